@@ -1,0 +1,4 @@
+import { Migration20261122000000 } from './Migration20261122000000.ts';
+
+// Migrations run in this order. Add each new migration here (the loader does not scan folders).
+export const migrationsList = [{ name: 'Migration20261122000000', class: Migration20261122000000 }];

@@ -1,0 +1,96 @@
+import swagger from '@fastify/swagger';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { API_VERSION } from '../src/http/problem.ts';
+import type { FacadeRoute } from './define-route.ts';
+import { MetaSchema } from './envelope.ts';
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.Literal('about:blank'),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.Union(
+      ['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN_SCOPE', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE'].map((c) => Type.Literal(c)),
+    ),
+    requestId: Type.String(),
+    apiVersion: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }))),
+    blockers: Type.Optional(Type.Array(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }))),
+    missing: Type.Optional(Type.Array(Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false }))),
+  },
+  { $id: 'Problem', additionalProperties: false, description: 'RFC 9457 problem details with bomcore extension members.' },
+);
+
+const PROBLEM_TEXT: Record<number, string> = {
+  400: 'Invalid input (INVALID_INPUT); `errors` names each field.',
+  401: 'Missing, malformed, unknown, expired or revoked API key (UNAUTHENTICATED).',
+  403: 'The API key lacks the route\'s scope (FORBIDDEN_SCOPE).',
+  404: 'Not found (NOT_FOUND); objects of another shop are reported as not found.',
+  409: 'Conflict (CONFLICT): stale expectedUpdatedAt or a move that is not allowed; `blockers` names why.',
+  413: 'Body over 1 MiB (PAYLOAD_TOO_LARGE).',
+  415: 'PATCH without Content-Type: application/json (UNSUPPORTED_MEDIA_TYPE).',
+  429: 'Over the API key\'s rate limit (RATE_LIMITED); see Retry-After.',
+  500: 'Unexpected error (INTERNAL), logged with the request id.',
+  503: 'Database or platform unreachable, or shutting down (UNAVAILABLE); see Retry-After.',
+};
+
+/** Problem responses of a route: the common ones plus the route's own. */
+export function problemResponses(route: Pick<FacadeRoute, 'method' | 'extraProblems'>) {
+  const statuses = [400, 401, 403, 429, 500, 503, ...(route.method === 'PATCH' ? [413, 415] : []), ...(route.extraProblems ?? [])];
+  return Object.fromEntries(
+    [...new Set(statuses)].sort().map((s) => [s, {
+      description: PROBLEM_TEXT[s] ?? 'Error',
+      content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+    }]),
+  );
+}
+
+export const OPENAPI_DESCRIPTION = `bomcore REST API v1 (${API_VERSION}): raw materials and per-location stock, bills of materials and
+their buildable quantities, order BOM breakdowns, work orders, assignees and locations.
+
+Every route needs \`Authorization: Bearer <API key>\` (keys are issued per shop with \`bomcore key create\`;
+scope \`read\` for GET, \`write\` for PATCH). Every 200 is \`{ data, meta: { requestId, apiVersion } }\`;
+every error is RFC 9457 problem+json with \`code\`, \`requestId\`, \`apiVersion\` and, where they apply,
+\`errors\`, \`blockers\`, \`missing\`. Every response carries \`X-Request-Id\` (a client value of 1–128
+characters \`[A-Za-z0-9._:-]\` is echoed). Unknown query parameters are 400; unknown body fields are ignored.
+Methods other than those documented answer 405 with \`Allow\`. Rate limit: a token bucket per key
+(default burst 40, refill 4/s), reported in \`RateLimit-Limit/Remaining/Reset\`.
+Quantities and money are exact decimals with at most 6 fractional digits, written as JSON numbers.`;
+
+/** Registers @fastify/swagger; must run before the routes it documents. */
+export async function registerSwagger(app: FastifyInstance): Promise<void> {
+  app.addSchema(ProblemSchema);
+  app.addSchema(MetaSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'bomcore REST API',
+        version: API_VERSION,
+        description: OPENAPI_DESCRIPTION,
+        contact: { name: 'bomcore maintainers', url: 'https://github.com/bomcore/bomcore' },
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: '/', description: 'This bomcore server' }],
+      tags: [
+        { name: 'locations', description: 'Platform locations.' },
+        { name: 'assignees', description: 'People work orders are assigned to.' },
+        { name: 'meta', description: 'The API description itself.' },
+      ],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A bomcore API key (bck_…).' } },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+}
+
+/** `GET /openapi.json`: public, no shop data. */
+export function registerOpenApiRoute(app: FastifyInstance): void {
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('application/json').send(app.swagger());
+  });
+}

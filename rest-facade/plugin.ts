@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLError, GraphQLSchema } from 'graphql';
+import { withQueryStats, type QueryStats } from '../src/db/query-stats.ts';
+import { DomainError, type ErrorCode } from '../src/domain-error.ts';
+import { sendProblem } from '../src/http/problem.ts';
+import type { Scope } from '../src/modules/auth/keys.ts';
+import type { ShopContext } from '../src/shop-context.ts';
+import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
+import type { FacadeRoute, RouteInput } from './define-route.ts';
+import { envelope, envelopeSchema } from './envelope.ts';
+import { problemResponses, registerOpenApiRoute } from './openapi.ts';
+import { loadOperation } from './operations.ts';
+import { routes } from './routes/index.ts';
+
+export interface FacadeOptions {
+  schema: GraphQLSchema;
+  authorize: (request: FastifyRequest, reply: FastifyReply, scope: Scope) => Promise<boolean>;
+  makeContext: (request: FastifyRequest) => ShopContext;
+  /** Adds `X-Query-Count` (SQL round trips of the operation) to responses; for tests and benchmarks. */
+  exposeQueryCount: boolean;
+}
+
+/** Turns the first GraphQL error of a result into the domain error it carries. */
+function toDomainError(error: GraphQLError): Error {
+  if (error.originalError instanceof DomainError) return error.originalError;
+  const code = error.extensions?.code as ErrorCode | undefined;
+  if (code && code !== 'INTERNAL') return new DomainError(code, error.message);
+  return error.originalError ?? new Error(error.message);
+}
+
+/** The REST v1 facade: every route runs a stored GraphQL operation in-process. */
+export async function restFacade(app: FastifyInstance, options: FacadeOptions): Promise<void> {
+  const implemented = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const operation = loadOperation(options.schema, route.operation);
+    implemented.set(route.url, (implemented.get(route.url) ?? new Set()).add(route.method));
+    app.route({
+      method: route.method,
+      url: route.url,
+      schema: {
+        operationId: route.operationId,
+        summary: route.summary,
+        description: route.description,
+        tags: [route.tag],
+        security: [{ bearerAuth: [] }],
+        ...(route.querystring ? { querystring: route.querystring } : {}),
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.body ? { body: route.body } : {}),
+        response: { 200: { description: 'OK', ...envelopeSchema(route.data) }, ...problemResponses(route) },
+      },
+      preHandler: async (request, reply) => {
+        if (!(await options.authorize(request, reply, route.scope))) return reply;
+        return undefined;
+      },
+      handler: async (request, reply) => {
+        const input: RouteInput = {
+          query: (request.query ?? {}) as Record<string, unknown>,
+          params: (request.params ?? {}) as Record<string, string>,
+          body: request.body,
+        };
+        const context = options.makeContext(request);
+        const stats: QueryStats = { count: 0, queries: [] };
+        const result = await withQueryStats(
+          async () => operation.compiled.query(undefined, context, route.variables(input, request)),
+          stats,
+        );
+        if (options.exposeQueryCount) reply.header('X-Query-Count', String(stats.count));
+        if (result.errors?.length) throw toDomainError(result.errors[0]!);
+        return envelope(request.id, route.toData(result.data as Record<string, unknown>, input));
+      },
+    });
+  }
+
+  registerOpenApiRoute(app);
+  implemented.set('/openapi.json', new Set(['GET']));
+
+  for (const [url, methods] of Object.entries(CONTRACT_PATHS)) {
+    const allow = allowHeader(methods);
+    const missing = methods.filter((m) => !implemented.get(url)?.has(m));
+    if (missing.length > 0) {
+      app.route({
+        method: missing,
+        url,
+        schema: { hide: true },
+        handler: (request, reply) => sendProblem(request, reply, { code: 'NOT_FOUND', detail: `${request.method} ${url} is part of API v1 but not available in this build yet` }),
+      });
+    }
+    app.route({
+      method: [...FOREIGN_METHODS, ...(['GET', 'PATCH'] as const).filter((m) => !methods.includes(m))],
+      url,
+      schema: { hide: true },
+      handler: (request, reply) => {
+        reply.header('Allow', allow);
+        return sendProblem(request, reply, { code: 'METHOD_NOT_ALLOWED', detail: `${request.method} is not allowed here; use ${allow}` });
+      },
+    });
+  }
+}

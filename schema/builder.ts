@@ -1,0 +1,33 @@
+import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import DirectivePlugin from '@pothos/plugin-directives';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import FederationPlugin from '@pothos/plugin-federation';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { DomainError } from '../src/domain-error.ts';
+import type { GraphQLContext } from './context.ts';
+
+/** The one schema builder. It defines no types: each lives in `schema/types/<type>.ts`. */
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  AuthScopes: { read: boolean; write: boolean };
+  Scalars: {
+    Decimal: { Input: string; Output: string };
+    DateTime: { Input: Date; Output: Date | string };
+  };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, DataloaderPlugin, ComplexityPlugin, DirectivePlugin, FederationPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({ read: ctx.scopes.includes('read'), write: ctx.scopes.includes('write') }),
+    unauthorizedError: (_parent, _ctx, info) =>
+      new DomainError('FORBIDDEN_SCOPE', `the API key lacks the scope that ${info.parentType.name}.${info.fieldName} requires`),
+  },
+  errors: { defaultTypes: [] },
+  complexity: { defaultComplexity: 1, defaultListMultiplier: 10, limit: { complexity: 50_000, depth: 20, breadth: 200 } },
+});
+
+builder.queryType({});
+// The mutation type is added by the first type file that defines a mutation (builder.mutationType).

@@ -1,0 +1,107 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import mercurius from 'mercurius';
+import { GraphQLError } from 'graphql';
+import { getSchema } from '../schema/index.ts';
+import { restFacade } from '../rest-facade/plugin.ts';
+import { registerSwagger } from '../rest-facade/openapi.ts';
+import type { Config } from './config.ts';
+import type { Orm } from './db/orm.ts';
+import { DomainError } from './domain-error.ts';
+import { authorizeRequest, createShopContext } from './http/auth.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { sendProblem } from './http/problem.ts';
+import { TokenBucketLimiter } from './http/rate-limiter.ts';
+import { requestIdFor } from './http/request-id.ts';
+import type { PlatformGatewayFactory } from './platform/gateway.ts';
+import { LocalPlatformGateway } from './platform/local-gateway.ts';
+
+export interface AppOptions {
+  config: Config;
+  orm: Orm;
+  platform?: PlatformGatewayFactory;
+  logger?: FastifyServerOptions['logger'];
+  exposeQueryCount?: boolean;
+}
+
+export interface App extends FastifyInstance {
+  /** Stops taking requests: everything but health checks answers 503 from here on. */
+  beginShutdown(): void;
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, orm } = options;
+  const platform = options.platform ?? ((shop) => new LocalPlatformGateway(shop));
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    genReqId: requestIdFor,
+    requestIdLogLabel: 'requestId',
+    bodyLimit: config.bodyLimitBytes,
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+  }) as unknown as App;
+
+  let shuttingDown = false;
+  app.beginShutdown = () => {
+    shuttingDown = true;
+  };
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    if (shuttingDown && !request.url.startsWith('/healthz')) {
+      reply.header('Retry-After', '5');
+      return sendProblem(request, reply, { code: 'UNAVAILABLE', detail: 'the server is shutting down' });
+    }
+    return undefined;
+  });
+  registerErrorHandling(app);
+
+  const limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
+  const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
+    authorizeRequest({ orm, limiter }, request, reply, scope);
+  const makeContext = (request: Parameters<typeof createShopContext>[1]) => createShopContext({ orm, config, platform }, request);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await orm.em.fork().execute('select 1');
+      return { status: 'ready' };
+    } catch (error) {
+      request.log.error({ err: error }, 'database unreachable');
+      reply.header('Retry-After', '5');
+      return sendProblem(request, reply, { code: 'UNAVAILABLE', detail: 'the database is unreachable' });
+    }
+  });
+
+  const schema = getSchema();
+  await registerSwagger(app);
+  await app.register(restFacade, { prefix: '/api/v1', schema, authorize, makeContext, exposeQueryCount: options.exposeQueryCount ?? false });
+
+  await app.register(async (graphqlScope) => {
+    // Every GraphQL request needs a key with at least `read`; fields needing `write` check it themselves.
+    graphqlScope.addHook('preHandler', async (request, reply) => {
+      if (!(await authorize(request, reply, 'read'))) return reply;
+      return undefined;
+    });
+    await graphqlScope.register(mercurius, {
+      schema,
+      path: '/graphql',
+      graphiql: false,
+      jit: 1,
+      context: (request) => makeContext(request) as unknown as Record<string, unknown>,
+      errorFormatter: (execution, context) => {
+        const formatted = mercurius.defaultErrorFormatter(execution, context);
+        const errors = (execution.errors ?? []).map((error) => {
+          const original = error.originalError;
+          const code = original instanceof DomainError ? original.code : (error.extensions?.code as string | undefined) ?? 'INTERNAL';
+          const message = code === 'INTERNAL' && original && !(original instanceof GraphQLError) ? 'unexpected error' : error.message;
+          if (code === 'INTERNAL' && original) app.log.error({ err: original }, 'graphql resolver failed');
+          return { message, locations: error.locations, path: error.path, extensions: { code } };
+        });
+        return { statusCode: formatted.statusCode, response: { data: execution.data ?? null, errors } };
+      },
+    });
+  });
+
+  return app;
+}

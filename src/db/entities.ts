@@ -1,0 +1,37 @@
+import { ApiKey } from '../modules/auth/api-key.entity.ts';
+import { InventoryAdjustment, Material, MaterialLevel } from '../modules/materials/material.entity.ts';
+import { Assignee, Flow, Task } from '../modules/people/people.entity.ts';
+import {
+  PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
+} from '../modules/platform/platform.entity.ts';
+import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from '../modules/recipes/recipe.entity.ts';
+import { Shop } from '../modules/shops/shop.entity.ts';
+import { PreassembledStock, Reservation, Residual } from '../modules/stock/stock.entity.ts';
+import {
+  LifecycleEvent, QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage,
+} from '../modules/work-orders/work-order-records.entity.ts';
+import {
+  BuildRun, BuildRunItem, BuildRunPick, WorkOrder, WorkOrderItem, WorkOrderManualMaterial,
+} from '../modules/work-orders/work-order.entity.ts';
+
+/** Every entity, in one list for the ORM and the migration check. */
+export const entities = [
+  Shop, ApiKey,
+  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield,
+  Material, MaterialLevel, InventoryAdjustment,
+  CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion,
+  PreassembledStock, Residual, Reservation,
+  Assignee, Flow, Task,
+  WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
+  QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
+];
+
+/** Tables whose rows belong to one shop and are replaced wholesale by `bomcore load`. */
+export const datasetTables = [
+  'platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines',
+  'platform_order_metafields', 'materials', 'material_levels', 'cost_factors', 'assembly_bills', 'boms',
+  'recipe_lines', 'location_rules', 'location_rule_overrides', 'bill_versions', 'preassembled_stock', 'residuals', 'reservations',
+  'assignees', 'flows', 'tasks', 'work_orders', 'work_order_items', 'work_order_manual_materials', 'build_runs',
+  'build_run_items', 'build_run_picks', 'qc_reviews', 'rework_items', 'work_order_documents',
+  'work_order_messages', 'lifecycle_events',
+] as const;

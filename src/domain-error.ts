@@ -1,0 +1,36 @@
+/** Stable error codes of the public contract (decisions.md). */
+export type ErrorCode =
+  | 'INVALID_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN_SCOPE' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL' | 'UNAVAILABLE';
+
+export interface FieldError { field: string; message: string }
+export interface Blocker { code: string; message: string }
+export interface MissingRef { kind: string; id: string }
+
+/**
+ * An expected business failure with a stable code. Services throw it; GraphQL carries the code in
+ * `extensions`, and the REST facade turns it into problem+json with the matching HTTP status.
+ */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: FieldError[] | undefined;
+  readonly blockers: Blocker[] | undefined;
+  readonly missing: MissingRef[] | undefined;
+
+  constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; blockers?: Blocker[]; missing?: MissingRef[] } = {}) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.errors = extra.errors;
+    this.blockers = extra.blockers;
+    this.missing = extra.missing;
+  }
+
+  static invalid(field: string, message: string): DomainError {
+    return new DomainError('INVALID_INPUT', `${field}: ${message}`, { errors: [{ field, message }] });
+  }
+
+  static notFound(kind: string, id: string): DomainError {
+    return new DomainError('NOT_FOUND', `${kind} ${id} not found`, { missing: [{ kind, id }] });
+  }
+}

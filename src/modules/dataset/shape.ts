@@ -1,0 +1,203 @@
+import type { Decimal } from 'decimal.js';
+import { canonicalDecimal, isJsonNumber, readDecimal } from './exact-number.ts';
+import type { DatasetError } from './types.ts';
+
+// One declarative description of each record drives three things: field-level validation,
+// normalisation (defaults, canonical decimals) and the canonical key order of the serializer.
+// Cross-record rules (references, duplicates, cycles) live in the reference checks.
+
+export type DecimalCheck = (value: Decimal) => string | null;
+
+interface Common {
+  /** Absent or null is allowed and normalised to the shape's default. */
+  optional: boolean;
+}
+export interface StringShape extends Common {
+  type: 'string';
+  /** Ids must carry at least one character; free text may be empty. */
+  nonEmpty: boolean;
+  pattern?: RegExp;
+  /** Message when `pattern` does not match. */
+  patternMessage?: string;
+  /** Extra check on a well-formed string (calendar validity of dates). */
+  check?: (value: string) => string | null;
+}
+export interface DecimalShape extends Common {
+  type: 'decimal';
+  default: string | null;
+  check?: DecimalCheck;
+}
+export interface IntegerShape extends Common {
+  type: 'integer';
+  min: number;
+}
+export interface BooleanShape extends Common {
+  type: 'boolean';
+  default: boolean;
+}
+export interface EnumShape extends Common {
+  type: 'enum';
+  values: readonly string[];
+}
+export interface ArrayShape extends Common {
+  type: 'array';
+  of: Shape;
+}
+export interface ObjectShape extends Common {
+  type: 'object';
+  fields: Record<string, Shape>;
+  /** Fields refused with a specific message instead of "unknown field". */
+  refused?: Record<string, string>;
+  /** Constant members added to the parsed value and never written back (discriminants). */
+  derived?: Record<string, string>;
+}
+export interface UnionShape extends Common {
+  type: 'union';
+  /** Chooses the member for a raw object, or says which field is wrong. */
+  pick: (raw: Record<string, unknown>) => ObjectShape | { field: string; message: string };
+  /** Chooses the member for an already-parsed value. */
+  pickParsed: (value: Record<string, unknown>) => ObjectShape;
+}
+export type Shape =
+  | StringShape | DecimalShape | IntegerShape | BooleanShape | EnumShape | ArrayShape | ObjectShape | UnionShape;
+
+/** JSONPath of a member: `.name` for identifier-like keys, `["odd key"]` otherwise. */
+export function memberPath(path: string, key: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isJsonNumber(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (isJsonNumber(value)) return 'a number';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function defaultOf(shape: Shape): unknown {
+  switch (shape.type) {
+    case 'decimal': return shape.default;
+    case 'boolean': return shape.default;
+    case 'array': return [];
+    case 'object': return normalizeObject(shape, {}, '$', []);
+    default: return null;
+  }
+}
+
+/**
+ * Validates `raw` against `shape`, pushing every problem onto `errors`. Returns the normalised
+ * value; a part that failed becomes null so that later checks can still run on the rest (the
+ * result is only handed out when `errors` stayed empty).
+ */
+export function normalize(shape: Shape, raw: unknown, path: string, errors: DatasetError[]): unknown {
+  if (raw === undefined || raw === null) {
+    if (shape.optional) return defaultOf(shape);
+    errors.push({ path, message: 'must not be null' });
+    return null;
+  }
+  const fail = (message: string): null => {
+    errors.push({ path, message });
+    return null;
+  };
+  switch (shape.type) {
+    case 'string': {
+      if (typeof raw !== 'string') return fail(`must be a string, got ${describe(raw)}`);
+      if (shape.nonEmpty && raw.length === 0) return fail('must not be empty');
+      if (shape.pattern && !shape.pattern.test(raw)) return fail(`${shape.patternMessage ?? 'is malformed'}, got ${JSON.stringify(raw)}`);
+      const problem = shape.check?.(raw);
+      return problem ? fail(problem) : raw;
+    }
+    case 'decimal': {
+      if (!isJsonNumber(raw)) return fail(`must be a number, got ${describe(raw)}`);
+      const reading = readDecimal(raw);
+      if (!reading.ok) return fail(reading.message);
+      const problem = shape.check?.(reading.value);
+      return problem ? fail(problem) : canonicalDecimal(reading.value);
+    }
+    case 'integer': {
+      if (!isJsonNumber(raw)) return fail(`must be a whole number, got ${describe(raw)}`);
+      const reading = readDecimal(raw);
+      if (!reading.ok) return fail(reading.message);
+      if (!reading.value.isInteger()) return fail(`must be a whole number, got ${reading.value.toFixed()}`);
+      const value = reading.value.toNumber();
+      return value < shape.min ? fail(`must be at least ${shape.min}, got ${value}`) : value;
+    }
+    case 'boolean':
+      return typeof raw === 'boolean' ? raw : fail(`must be true or false, got ${describe(raw)}`);
+    case 'enum': {
+      if (typeof raw === 'string' && shape.values.includes(raw)) return raw;
+      const shown = typeof raw === 'string' ? JSON.stringify(raw) : describe(raw);
+      return fail(`must be one of ${shape.values.map((v) => `"${v}"`).join(', ')}, got ${shown}`);
+    }
+    case 'array': {
+      if (!Array.isArray(raw)) return fail(`must be an array, got ${describe(raw)}`);
+      const out = new Array<unknown>(raw.length);
+      for (let i = 0; i < raw.length; i++) out[i] = normalize(shape.of, raw[i], `${path}[${i}]`, errors);
+      return out;
+    }
+    case 'object':
+      if (!isPlainObject(raw)) return fail(`must be an object, got ${describe(raw)}`);
+      return normalizeObject(shape, raw, path, errors);
+    case 'union': {
+      if (!isPlainObject(raw)) return fail(`must be an object, got ${describe(raw)}`);
+      const member = shape.pick(raw);
+      if ('message' in member) {
+        errors.push({ path: memberPath(path, member.field), message: member.message });
+        return null;
+      }
+      return normalizeObject(member, raw, path, errors);
+    }
+  }
+}
+
+function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, path: string, errors: DatasetError[]) {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    if (Object.hasOwn(shape.fields, key)) continue;
+    const refusal = shape.refused && Object.hasOwn(shape.refused, key) ? shape.refused[key] : undefined;
+    errors.push({ path: memberPath(path, key), message: refusal ?? `unknown field "${key}"` });
+  }
+  for (const [key, derivedValue] of Object.entries(shape.derived ?? {})) out[key] = derivedValue;
+  for (const [key, field] of Object.entries(shape.fields)) {
+    const present = Object.hasOwn(raw, key) && raw[key] !== undefined;
+    if (!present && !field.optional) {
+      errors.push({ path: memberPath(path, key), message: `required field "${key}" is missing` });
+      out[key] = null;
+      continue;
+    }
+    out[key] = normalize(field, raw[key], memberPath(path, key), errors);
+  }
+  return out;
+}
+
+// JSON.rawJSON (Node ≥ 21) writes a number's digits verbatim; TypeScript's lib lacks it.
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * Turns a parsed value back into a JSON-ready tree in the shape's key order, with decimal
+ * strings as raw JSON numbers (exact digits) and derived members dropped.
+ */
+export function toJsonTree(shape: Shape, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (shape.type) {
+    case 'decimal':
+      return rawJSON(value as string);
+    case 'array':
+      return (value as unknown[]).map((element) => toJsonTree(shape.of, element));
+    case 'object':
+      return objectToJsonTree(shape, value as Record<string, unknown>);
+    case 'union':
+      return objectToJsonTree(shape.pickParsed(value as Record<string, unknown>), value as Record<string, unknown>);
+    default:
+      return value;
+  }
+}
+
+function objectToJsonTree(shape: ObjectShape, value: Record<string, unknown>) {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(shape.fields)) out[key] = toJsonTree(field, value[key]);
+  return out;
+}

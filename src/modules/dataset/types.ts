@@ -1,0 +1,484 @@
+// The parsed, validated form of a dataset file (see /work/shared/spec/dataset.md).
+//
+// Conventions of this shape, so consumers never re-check them:
+// - every quantity and money value is a canonical decimal string ("0.4", "12.5", "-2");
+// - optional scalars are `null` when the file omits them, arrays default to [] and booleans
+//   to their documented defaults;
+// - the key order of each interface is the canonical order of the file format.
+
+/** Canonical decimal text: no exponent, no trailing fractional zeros, at most 6 fractional digits. */
+export type DecimalString = string;
+/** ISO 8601 UTC timestamp with milliseconds: `2026-11-01T09:00:00.000Z`. */
+export type IsoTimestamp = string;
+/** Calendar date `YYYY-MM-DD`. */
+export type IsoDate = string;
+
+export const DATASET_FORMAT_VERSION = 1;
+
+export const BOM_STATUSES = ['active', 'inactive'] as const;
+export type BomStatus = (typeof BOM_STATUSES)[number];
+
+export const COST_FACTOR_KINDS = ['labor', 'overhead', 'packaging', 'machine', 'other'] as const;
+export type CostFactorKind = (typeof COST_FACTOR_KINDS)[number];
+
+/** Owner of a recipe: a BOM (finished good) or an assembly bill (`sub_assembly`). */
+export const BILL_OWNER_TYPES = ['bom', 'sub_assembly'] as const;
+export type BillOwnerType = (typeof BILL_OWNER_TYPES)[number];
+
+export const LOCATION_RULE_ACTIONS = ['replace', 'remove', 'add', 'adjust'] as const;
+export type LocationRuleAction = (typeof LOCATION_RULE_ACTIONS)[number];
+
+export const RESIDUAL_KINDS = ['buildRun', 'safetyStock'] as const;
+export type ResidualKind = (typeof RESIDUAL_KINDS)[number];
+
+export const RESERVATION_KINDS = ['order', 'safetyStock'] as const;
+export type ReservationKind = (typeof RESERVATION_KINDS)[number];
+
+export const WORK_ORDER_STATUSES = [
+  'draft', 'ready', 'in_progress', 'paused', 'quality_control', 'qc_approved', 'completed', 'cancelled',
+] as const;
+export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
+
+export const WORK_ORDER_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export type WorkOrderPriority = (typeof WORK_ORDER_PRIORITIES)[number];
+
+export const WORK_ORDER_SOURCE_TYPES = ['flow', 'bom', 'sa', 'empty', 'orders'] as const;
+export type WorkOrderSourceType = (typeof WORK_ORDER_SOURCE_TYPES)[number];
+
+export const BUILD_RUN_STATUSES = ['started', 'completed', 'reversed'] as const;
+export type BuildRunStatus = (typeof BUILD_RUN_STATUSES)[number];
+
+export const BUILD_RUN_TYPES = ['production', 'rework'] as const;
+export type BuildRunType = (typeof BUILD_RUN_TYPES)[number];
+
+export const QC_DECISIONS = ['approved', 'rejected'] as const;
+export type QcDecision = (typeof QC_DECISIONS)[number];
+
+export const REWORK_ITEM_STATUSES = ['open', 'resolved'] as const;
+export type ReworkItemStatus = (typeof REWORK_ITEM_STATUSES)[number];
+
+export const BILL_VERSION_STATES = ['ready', 'pending'] as const;
+export type BillVersionState = (typeof BILL_VERSION_STATES)[number];
+
+export interface Dataset {
+  formatVersion: typeof DATASET_FORMAT_VERSION;
+  shop: DatasetShop;
+  platform: DatasetPlatform;
+  materials: DatasetMaterial[];
+  costFactors: DatasetCostFactor[];
+  assemblyBills: DatasetAssemblyBill[];
+  boms: DatasetBom[];
+  locationRules: DatasetLocationRule[];
+  preassembled: DatasetPreassembled[];
+  residuals: DatasetResidual[];
+  reservations: DatasetReservation[];
+  assignees: DatasetAssignee[];
+  flows: DatasetFlow[];
+  tasks: DatasetTask[];
+  workOrders: DatasetWorkOrder[];
+  billVersions: DatasetBillVersion[];
+}
+
+export interface DatasetShop {
+  id: string;
+  name: string;
+  settings: DatasetShopSettings;
+}
+
+export interface DatasetShopSettings {
+  allowNegativeInventory: boolean;
+  materialRequirementsMetafield: boolean;
+}
+
+// ---------- platform ----------
+
+export interface DatasetPlatform {
+  locations: DatasetLocation[];
+  variants: DatasetVariant[];
+  orders: DatasetOrder[];
+}
+
+export interface DatasetLocation {
+  /** Bare numeric id. */
+  id: string;
+  name: string;
+}
+
+export interface DatasetLevel {
+  locationId: string;
+  available: DecimalString;
+}
+
+/** A platform variant: a finished good or the platform side of a platform-linked material. */
+export interface DatasetVariant {
+  variantId: string;
+  productId: string;
+  inventoryItemId: string;
+  productName: string;
+  variantName: string | null;
+  sku: string | null;
+  vendor: string | null;
+  price: DecimalString | null;
+  cost: DecimalString | null;
+  imageUrl: string | null;
+  productType: string | null;
+  productCategory: string | null;
+  weightValue: DecimalString | null;
+  weightUnitId: string | null;
+  /** Whole numbers; [] = the platform has no per-location data for this variant. */
+  levels: DatasetLevel[];
+}
+
+export interface DatasetOrder {
+  orderId: string;
+  name: string;
+  lineItems: DatasetOrderLineItem[];
+}
+
+export interface DatasetOrderLineItem {
+  variantId: string;
+  productId: string | null;
+  sku: string | null;
+  title: string;
+  /** A whole number ≥ 1. */
+  quantity: DecimalString;
+}
+
+// ---------- materials ----------
+
+/**
+ * `origin` is not written in the file: it is derived from the variantId form (numeric =
+ * platform-linked, `VMAT-VAR-…` = virtual) and lets TypeScript narrow the union.
+ */
+export type DatasetMaterial = DatasetPlatformMaterial | DatasetVirtualMaterial;
+
+/** Platform-linked: names, sku, prices, weight, image, type and levels come from platform.variants. */
+export interface DatasetPlatformMaterial {
+  origin: 'platform';
+  variantId: string;
+  unit: string;
+  isNonEssentialMaterial: boolean;
+  specifications: string | null;
+  /** Defaults to the sum of the platform variant's levels. */
+  cachedQuantity: DecimalString;
+}
+
+export interface DatasetVirtualMaterial {
+  origin: 'virtual';
+  variantId: string;
+  productId: string;
+  inventoryItemId: string;
+  productName: string;
+  variantName: string | null;
+  sku: string | null;
+  vendor: string | null;
+  unit: string;
+  unitCost: DecimalString;
+  unitPrice: DecimalString | null;
+  specifications: string | null;
+  imageUrl: string | null;
+  isNonEssentialMaterial: boolean;
+  weightValue: DecimalString | null;
+  weightUnitId: string | null;
+  productType: string | null;
+  productCategory: string | null;
+  /** May be fractional. */
+  levels: DatasetLevel[];
+}
+
+// ---------- recipes ----------
+
+export interface DatasetCostFactor {
+  costFactorId: string;
+  name: string;
+  kind: CostFactorKind;
+  unit: string;
+  unitCost: DecimalString;
+}
+
+export interface DatasetRawMaterialReference {
+  nodeId: string;
+  quantity: DecimalString;
+  /** 0 ≤ w < 1000; "0" when omitted. */
+  wastePercentage: DecimalString;
+}
+
+export interface DatasetSubAssemblyReference {
+  nodeId: string;
+  quantity: DecimalString;
+}
+
+export interface DatasetCostFactorReference {
+  costFactorId: string;
+  quantity: DecimalString;
+}
+
+/** The recipe lines shared by BOMs and assembly bills. */
+export interface DatasetRecipe {
+  rawMaterialReferences: DatasetRawMaterialReference[];
+  subAssemblyReferences: DatasetSubAssemblyReference[];
+  costFactorReferences: DatasetCostFactorReference[];
+}
+
+export interface DatasetAssemblyBill extends DatasetRecipe {
+  assemblyId: string;
+  name: string;
+  onlyConsumePreassembled: boolean;
+}
+
+export interface DatasetBom extends DatasetRecipe {
+  bomId: string;
+  name: string;
+  status: BomStatus;
+  /** The finished good's platform variant; null = not platform-linked. */
+  variantId: string | null;
+}
+
+export interface DatasetLocationRule {
+  ownerType: BillOwnerType;
+  ownerId: string;
+  locationId: string;
+  overrides: DatasetLocationOverride[];
+}
+
+export type DatasetLocationOverride =
+  | DatasetReplaceOverride
+  | DatasetRemoveOverride
+  | DatasetAddOverride
+  | DatasetAdjustOverride;
+
+/** quantity / wastePercentage null = keep the replaced line's. */
+export interface DatasetReplaceOverride {
+  action: 'replace';
+  nodeId: string;
+  replacementNodeId: string;
+  quantity: DecimalString | null;
+  wastePercentage: DecimalString | null;
+}
+
+export interface DatasetRemoveOverride {
+  action: 'remove';
+  nodeId: string;
+}
+
+export interface DatasetAddOverride {
+  action: 'add';
+  nodeId: string;
+  quantity: DecimalString;
+  wastePercentage: DecimalString;
+}
+
+/** null = keep the line's own value; at least one of the two is set. */
+export interface DatasetAdjustOverride {
+  action: 'adjust';
+  nodeId: string;
+  quantity: DecimalString | null;
+  wastePercentage: DecimalString | null;
+}
+
+// ---------- stock bookkeeping ----------
+
+export interface DatasetPreassembled {
+  /** A platform variant id (finished good) or an assembly id. */
+  itemId: string;
+  locationId: string;
+  quantity: DecimalString;
+}
+
+export interface DatasetResidual {
+  itemId: string;
+  locationId: string;
+  kind: ResidualKind;
+  /** 0 ≤ q < 1. */
+  quantity: DecimalString;
+}
+
+export type DatasetReservation = DatasetOrderReservation | DatasetSafetyStockReservation;
+
+export interface DatasetOrderReservation {
+  kind: 'order';
+  itemId: string;
+  locationId: string;
+  orderId: string;
+  quantity: DecimalString;
+  /** ≤ quantity; open quantity = quantity − fulfilledQuantity. */
+  fulfilledQuantity: DecimalString;
+}
+
+export interface DatasetSafetyStockReservation {
+  kind: 'safetyStock';
+  itemId: string;
+  locationId: string;
+  ownerType: BillOwnerType;
+  ownerId: string;
+  quantity: DecimalString;
+  active: boolean;
+}
+
+// ---------- people and planning ----------
+
+export interface DatasetAssignee {
+  assigneeId: string;
+  displayName: string;
+  active: boolean;
+}
+
+export interface DatasetFlow {
+  flowId: string;
+  name: string;
+}
+
+export interface DatasetTask {
+  taskId: string;
+  title: string;
+}
+
+// ---------- work orders ----------
+
+export interface DatasetWorkOrder {
+  workOrderId: string;
+  name: string;
+  description: string | null;
+  notes: string | null;
+  status: WorkOrderStatus;
+  priority: WorkOrderPriority;
+  dueDate: IsoDate | null;
+  assigneeId: string | null;
+  productionLocationId: string | null;
+  defaultConsumptionLocationId: string | null;
+  sourceType: WorkOrderSourceType;
+  sourceFlowId: string | null;
+  sourceTodoId: string | null;
+  sourceOrderIds: string[];
+  tags: string[];
+  plannedLaborCost: DecimalString | null;
+  actualLaborCost: DecimalString | null;
+  createdAt: IsoTimestamp;
+  updatedAt: IsoTimestamp;
+  items: DatasetWorkOrderItem[];
+  manualMaterials: DatasetManualMaterial[];
+  buildRuns: DatasetBuildRun[];
+  qcReviews: DatasetQcReview[];
+  reworkItems: DatasetReworkItem[];
+  documents: DatasetDocument[];
+  conversation: DatasetMessage[];
+  lifecycleEvents: DatasetLifecycleEvent[];
+}
+
+export interface DatasetWorkOrderItem {
+  /** Unique within its work order. */
+  itemId: string;
+  ownerType: BillOwnerType;
+  ownerId: string;
+  quantity: DecimalString;
+  completedQuantity: DecimalString;
+}
+
+export interface DatasetManualMaterial {
+  variantId: string;
+  quantity: DecimalString;
+  locationId: string | null;
+  note: string | null;
+}
+
+export interface DatasetBuildRun {
+  /** Unique within its work order (the idempotency key of a build-run write). */
+  buildRunId: string;
+  status: BuildRunStatus;
+  runType: BuildRunType;
+  startedAt: IsoTimestamp;
+  /** Set when status is completed, null while started. */
+  completedAt: IsoTimestamp | null;
+  items: DatasetBuildRunItem[];
+  picks: DatasetPick[];
+}
+
+export interface DatasetBuildRunItem {
+  /** An itemId of the same work order. */
+  itemId: string;
+  quantity: DecimalString;
+}
+
+export interface DatasetPick {
+  variantId: string;
+  locationId: string;
+  quantity: DecimalString;
+}
+
+export interface DatasetQcReview {
+  reviewId: string;
+  buildRunId: string | null;
+  decision: QcDecision;
+  note: string | null;
+  reviewerName: string | null;
+  createdAt: IsoTimestamp;
+}
+
+export interface DatasetReworkItem {
+  reworkItemId: string;
+  description: string;
+  quantity: DecimalString;
+  status: ReworkItemStatus;
+  buildRunId: string | null;
+  createdAt: IsoTimestamp;
+  /** Set exactly when status is resolved. */
+  resolvedAt: IsoTimestamp | null;
+}
+
+export interface DatasetDocument {
+  documentId: string;
+  name: string;
+  url: string;
+  createdAt: IsoTimestamp;
+}
+
+export interface DatasetMessage {
+  messageId: string;
+  authorName: string | null;
+  body: string;
+  createdAt: IsoTimestamp;
+}
+
+export interface DatasetLifecycleEvent {
+  eventId: string;
+  fromStatus: WorkOrderStatus | null;
+  toStatus: WorkOrderStatus;
+  note: string | null;
+  actorUserId: string | null;
+  actorDisplayName: string | null;
+  createdAt: IsoTimestamp;
+}
+
+// ---------- bill versions ----------
+
+export interface DatasetBillVersion {
+  ownerType: BillOwnerType;
+  ownerId: string;
+  /** ≥ 1, unique per owner. */
+  version: number;
+  state: BillVersionState;
+  savedAt: IsoTimestamp;
+  savedBy: string | null;
+  trigger: string;
+  contentHash: string | null;
+  changes: DatasetBillVersionChanges;
+}
+
+export interface DatasetBillVersionChanges {
+  recipeFields: number;
+  materials: number;
+  locationRules: number;
+  overrides: number;
+}
+
+// ---------- results ----------
+
+export interface DatasetError {
+  /** JSONPath of the offending value, e.g. `$.boms[3].rawMaterialReferences[0].nodeId`. */
+  path: string;
+  message: string;
+}
+
+export type DatasetResult =
+  | { ok: true; dataset: Dataset }
+  | { ok: false; errors: DatasetError[] };

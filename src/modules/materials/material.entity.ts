@@ -1,0 +1,79 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+
+/**
+ * A raw material. Platform-linked materials (numeric variantId) keep a mirror of the platform
+ * variant's catalogue fields (refreshed by the gateway sync, read-only in API v1) so that lists
+ * can search, filter and sort both origins in one indexed query.
+ */
+export const Material = defineEntity({
+  name: 'Material',
+  tableName: 'materials',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.string().primary(),
+    variantId: p.string().primary(),
+    origin: p.enum(['platform', 'virtual']),
+    productId: p.string(),
+    inventoryItemId: p.string(),
+    productName: p.string(),
+    variantName: p.string().nullable(),
+    sku: p.string().nullable(),
+    vendor: p.string().nullable(),
+    unit: p.string().nullable(),
+    unitCost: decimal().nullable(),
+    unitPrice: decimal().nullable(),
+    specifications: p.text().nullable(),
+    imageUrl: p.text().nullable(),
+    isNonEssentialMaterial: p.boolean().default(false),
+    weightValue: decimal().nullable(),
+    weightUnitId: p.string().nullable(),
+    productType: p.string().nullable(),
+    productCategory: p.string().nullable(),
+    /** Platform-linked: the last known platform total. Virtual: unused (levels are the truth). */
+    cachedQuantity: decimal().nullable(),
+    updatedAt: timestamp().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [
+    { properties: ['shopId', 'productName', 'variantId'] },
+    { properties: ['shopId', 'variantName', 'variantId'] },
+    { properties: ['shopId', 'origin'] },
+    { properties: ['shopId', 'vendor'] },
+  ],
+});
+
+/** Stock levels of virtual materials, owned by this service (may be fractional). */
+export const MaterialLevel = defineEntity({
+  name: 'MaterialLevel',
+  tableName: 'material_levels',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.string().primary(),
+    variantId: p.string().primary(),
+    locationId: p.string().primary(),
+    available: decimal(),
+  },
+  indexes: [{ properties: ['shopId', 'locationId'] }],
+});
+
+/** Every applied inventory change, for audit. Kept when a dataset is re-loaded. */
+export const InventoryAdjustment = defineEntity({
+  name: 'InventoryAdjustment',
+  tableName: 'inventory_adjustments',
+  filters: tenantFilter,
+  properties: {
+    id: p.string().primary(),
+    shopId: p.string(),
+    variantId: p.string(),
+    locationId: p.string(),
+    before: decimal(),
+    after: decimal(),
+    delta: decimal(),
+    requestedDelta: decimal(),
+    source: p.string(),
+    requestId: p.string().nullable(),
+    apiKeyId: p.string().nullable(),
+    createdAt: timestamp(),
+  },
+  indexes: [{ properties: ['shopId', 'variantId', 'createdAt'] }],
+});

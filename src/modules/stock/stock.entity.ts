@@ -1,0 +1,51 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { decimal, tenantFilter } from '../../db/columns.ts';
+
+/** Countable pre-assembled shelf stock: finished goods by variantId, assembly bills by assemblyId. */
+export const PreassembledStock = defineEntity({
+  name: 'PreassembledStock',
+  tableName: 'preassembled_stock',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.string().primary(),
+    itemId: p.string().primary(),
+    locationId: p.string().primary(),
+    quantity: decimal(),
+  },
+  indexes: [{ properties: ['shopId', 'locationId'] }],
+});
+
+/** Fractional remainders carried from recipe consumption (0 <= quantity < 1). Never availability. */
+export const Residual = defineEntity({
+  name: 'Residual',
+  tableName: 'residuals',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.string().primary(),
+    itemId: p.string().primary(),
+    locationId: p.string().primary(),
+    kind: p.enum(['buildRun', 'safetyStock']).primary(),
+    quantity: decimal(),
+  },
+});
+
+/** A commitment on a stock item: an order's open quantity or a bill's safety-stock hold. */
+export const Reservation = defineEntity({
+  name: 'Reservation',
+  tableName: 'reservations',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.string().primary(),
+    reservationId: p.string().primary(),
+    kind: p.enum(['order', 'safetyStock']),
+    itemId: p.string(),
+    locationId: p.string(),
+    orderId: p.string().nullable(),
+    ownerType: p.enum(['bom', 'sub_assembly']).nullable(),
+    ownerId: p.string().nullable(),
+    quantity: decimal(),
+    fulfilledQuantity: decimal().default('0'),
+    active: p.boolean().default(true),
+  },
+  indexes: [{ properties: ['shopId', 'itemId', 'locationId'] }, { properties: ['shopId', 'orderId'] }],
+});
