@@ -7,6 +7,7 @@ import type { DecimalString } from './types.ts';
 export const MAX_FRACTION_DIGITS = 6;
 /** Integer digits a stored quantity may carry (leaves room in a numeric(21, 6) column). */
 export const MAX_INTEGER_DIGITS = 15;
+const INTEGER_LIMIT = new Decimal(10).pow(MAX_INTEGER_DIGITS);
 
 /** A JSON number as written in the file; produced by {@link exactNumberReviver}. */
 export class ExactNumber {
@@ -51,7 +52,7 @@ export function readDecimal(input: ExactNumber | number): DecimalReading {
   if (value.decimalPlaces() > MAX_FRACTION_DIGITS) {
     return { ok: false, message: `has more than ${MAX_FRACTION_DIGITS} fractional digits: ${text}` };
   }
-  if (value.abs().gte(new Decimal(10).pow(MAX_INTEGER_DIGITS))) {
+  if (value.abs().gte(INTEGER_LIMIT)) {
     return { ok: false, message: `is out of range (more than ${MAX_INTEGER_DIGITS} integer digits): ${text}` };
   }
   return { ok: true, value };

@@ -66,6 +66,28 @@ export function memberPath(path: string, key: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * Where a value sits, as a chain of steps. Only turned into JSONPath text when a problem is
+ * reported: building a string for each of millions of valid values costs more than the checks.
+ */
+export interface PathRef {
+  readonly parent: PathRef | null;
+  readonly step: string | number;
+}
+
+export function pathText(ref: PathRef | null): string {
+  if (ref === null) return '$';
+  const parentText = pathText(ref.parent);
+  return typeof ref.step === 'number' ? `${parentText}[${ref.step}]` : memberPath(parentText, ref.step);
+}
+
+const fieldLists = new WeakMap<ObjectShape, [string, Shape][]>();
+function fieldsOf(shape: ObjectShape): [string, Shape][] {
+  let list = fieldLists.get(shape);
+  if (!list) fieldLists.set(shape, (list = Object.entries(shape.fields)));
+  return list;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isJsonNumber(value);
 }
@@ -82,7 +104,7 @@ function defaultOf(shape: Shape): unknown {
     case 'decimal': return shape.default;
     case 'boolean': return shape.default;
     case 'array': return [];
-    case 'object': return normalizeObject(shape, {}, '$', []);
+    case 'object': return normalizeObject(shape, {}, null, []);
     default: return null;
   }
 }
@@ -92,16 +114,12 @@ function defaultOf(shape: Shape): unknown {
  * value; a part that failed becomes null so that later checks can still run on the rest (the
  * result is only handed out when `errors` stayed empty).
  */
-export function normalize(shape: Shape, raw: unknown, path: string, errors: DatasetError[]): unknown {
-  if (raw === undefined || raw === null) {
-    if (shape.optional) return defaultOf(shape);
-    errors.push({ path, message: 'must not be null' });
-    return null;
-  }
+export function normalize(shape: Shape, raw: unknown, path: PathRef | null, errors: DatasetError[]): unknown {
   const fail = (message: string): null => {
-    errors.push({ path, message });
+    errors.push({ path: pathText(path), message });
     return null;
   };
+  if (raw === undefined || raw === null) return shape.optional ? defaultOf(shape) : fail('must not be null');
   switch (shape.type) {
     case 'string': {
       if (typeof raw !== 'string') return fail(`must be a string, got ${describe(raw)}`);
@@ -135,7 +153,7 @@ export function normalize(shape: Shape, raw: unknown, path: string, errors: Data
     case 'array': {
       if (!Array.isArray(raw)) return fail(`must be an array, got ${describe(raw)}`);
       const out = new Array<unknown>(raw.length);
-      for (let i = 0; i < raw.length; i++) out[i] = normalize(shape.of, raw[i], `${path}[${i}]`, errors);
+      for (let i = 0; i < raw.length; i++) out[i] = normalize(shape.of, raw[i], { parent: path, step: i }, errors);
       return out;
     }
     case 'object':
@@ -145,7 +163,7 @@ export function normalize(shape: Shape, raw: unknown, path: string, errors: Data
       if (!isPlainObject(raw)) return fail(`must be an object, got ${describe(raw)}`);
       const member = shape.pick(raw);
       if ('message' in member) {
-        errors.push({ path: memberPath(path, member.field), message: member.message });
+        errors.push({ path: pathText({ parent: path, step: member.field }), message: member.message });
         return null;
       }
       return normalizeObject(member, raw, path, errors);
@@ -153,22 +171,22 @@ export function normalize(shape: Shape, raw: unknown, path: string, errors: Data
   }
 }
 
-function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, path: string, errors: DatasetError[]) {
+function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, path: PathRef | null, errors: DatasetError[]) {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(raw)) {
-    if (Object.hasOwn(shape.fields, key)) continue;
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key) || Object.hasOwn(shape.fields, key)) continue;
     const refusal = shape.refused && Object.hasOwn(shape.refused, key) ? shape.refused[key] : undefined;
-    errors.push({ path: memberPath(path, key), message: refusal ?? `unknown field "${key}"` });
+    errors.push({ path: pathText({ parent: path, step: key }), message: refusal ?? `unknown field "${key}"` });
   }
-  for (const [key, derivedValue] of Object.entries(shape.derived ?? {})) out[key] = derivedValue;
-  for (const [key, field] of Object.entries(shape.fields)) {
-    const present = Object.hasOwn(raw, key) && raw[key] !== undefined;
-    if (!present && !field.optional) {
-      errors.push({ path: memberPath(path, key), message: `required field "${key}" is missing` });
+  if (shape.derived) Object.assign(out, shape.derived);
+  for (const [key, field] of fieldsOf(shape)) {
+    const value = Object.hasOwn(raw, key) ? raw[key] : undefined;
+    if (value === undefined && !field.optional) {
+      errors.push({ path: pathText({ parent: path, step: key }), message: `required field "${key}" is missing` });
       out[key] = null;
       continue;
     }
-    out[key] = normalize(field, raw[key], memberPath(path, key), errors);
+    out[key] = normalize(field, value, { parent: path, step: key }, errors);
   }
   return out;
 }
@@ -198,6 +216,6 @@ export function toJsonTree(shape: Shape, value: unknown): unknown {
 
 function objectToJsonTree(shape: ObjectShape, value: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(shape.fields)) out[key] = toJsonTree(field, value[key]);
+  for (const [key, field] of fieldsOf(shape)) out[key] = toJsonTree(field, value[key]);
   return out;
 }

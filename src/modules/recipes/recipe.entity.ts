@@ -114,7 +114,7 @@ export const BillVersion = defineEntity({
     savedAt: timestamp(),
     savedBy: p.string().nullable(),
     trigger: p.string(),
-    contentHash: p.string(),
+    contentHash: p.string().nullable(),
     changedRecipeFields: p.integer().default(0),
     changedMaterials: p.integer().default(0),
     changedLocationRules: p.integer().default(0),

@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { migrate, openOrm, type Orm } from '../db/orm.ts';
+import { ApiKey } from '../modules/auth/api-key.entity.ts';
+import { createApiKey } from '../modules/auth/keys.ts';
+import { loadDataset } from '../modules/dataset/load.ts';
+import { parseDatasetText } from '../modules/dataset/parse.ts';
+import { parse } from './args.ts';
+
+const DEMO_FILE = new URL('../../data/demo-dataset.json', import.meta.url);
+const START_KEY_NAME = 'npm start (embedded demo)';
+
+/**
+ * On the embedded database: load the demo shop when the database is empty, and issue a fresh
+ * read-write key for it on every start (revoking the one the previous start printed), so the key
+ * printed is always one that works.
+ */
+async function prepareEmbeddedDemo(orm: Orm): Promise<{ shopId: string; key: string } | null> {
+  const em = orm.em.fork();
+  const [{ count }] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
+  if (Number(count) === 0) {
+    const parsed = parseDatasetText(await readFile(DEMO_FILE, 'utf8'));
+    if (!parsed.ok) throw new Error(`the bundled demo dataset is invalid: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
+    await loadDataset(orm.em, parsed.dataset);
+    console.log(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
+  }
+  const [demo] = await em.execute<{ id: string }[]>(`select id from shops where id = 'demo'`);
+  if (!demo) return null;
+  await em.nativeUpdate(ApiKey, { shopId: 'demo', name: START_KEY_NAME, revokedAt: null }, { revokedAt: new Date() });
+  const created = await createApiKey(orm.em.fork(), { shopId: 'demo', scopes: ['read', 'write'], name: START_KEY_NAME });
+  return { shopId: 'demo', key: created.key };
+}
+
+function printWelcome(config: Config, address: string, demo: { shopId: string; key: string } | null): void {
+  console.log(`\nbomcore listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
+  if (!demo) {
+    console.log('Create an API key with: npx bomcore key create --shop <shop id> --scopes read,write');
+    return;
+  }
+  console.log(`\nRead-write API key for shop "${demo.shopId}" (valid until the next start):\n\n  ${demo.key}\n`);
+  console.log('Try:');
+  console.log(`  curl -s ${address}/api/v1/locations -H "Authorization: Bearer ${demo.key}"`);
+  console.log(`  curl -s ${address}/api/v1/assignees?includeInactive=true -H "Authorization: Bearer ${demo.key}"`);
+  console.log(`  curl -s ${address}/graphql -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"query":"{ locations { locationId name } }"}'`);
+  console.log(`  curl -s ${address}/api/v1/openapi.json\n`);
+}
+
+export async function serveCommand(args: string[]): Promise<void> {
+  parse(args, {});
+  const config = loadConfig();
+  const orm = await openOrm(config);
+  await migrate(orm);
+  const demo = config.databaseUrl ? null : await prepareEmbeddedDemo(orm);
+  const app = await buildApp({ config, orm });
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an error');
+    else app.log.info({ signal }, 'shutting down');
+    app.beginShutdown();
+    await app.close();
+    await orm.close();
+  });
+  const address = await app.listen({ host: config.host, port: config.port });
+  printWelcome(config, address, demo);
+}

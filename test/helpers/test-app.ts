@@ -1,0 +1,57 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Orm } from '../../src/db/orm.ts';
+import { createApiKey } from '../../src/modules/auth/keys.ts';
+import { loadDataset } from '../../src/modules/dataset/load.ts';
+import type { Dataset } from '../../src/modules/dataset/types.ts';
+import { openTestOrm } from './database.ts';
+import { OpenApiValidator } from './openapi-validator.ts';
+
+export interface TestApp {
+  app: App;
+  orm: Orm;
+  config: Config;
+  /** Injects a request; every documented REST response is validated against openapi.json. */
+  request(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
+  /** GET with a key, returning the response and its parsed JSON body. */
+  get(url: string, key: string): Promise<{ status: number; body: any; headers: LightMyRequestResponse['headers'] }>;
+  createKey(shopId: string, scopes: ('read' | 'write')[], extra?: { expiresInMs?: number }): Promise<string>;
+  load(dataset: Dataset): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(options: { config?: Partial<Config>; orm?: Orm } = {}): Promise<TestApp> {
+  const config: Config = { ...loadConfig({}), dataDir: 'memory://', ...options.config };
+  const orm = options.orm ?? (await openTestOrm());
+  const app = await buildApp({ config, orm, logger: false, exposeQueryCount: true });
+  await app.ready();
+  const validator = new OpenApiValidator(app.swagger());
+
+  const request: TestApp['request'] = async ({ key, headers, ...rest }) => {
+    const response = await app.inject({ ...rest, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+    const type = response.headers['content-type'] as string | undefined;
+    if (type?.includes('json')) {
+      validator.validate(rest.method ?? 'GET', String(rest.url), response.statusCode, type, response.json());
+    }
+    return response;
+  };
+
+  return {
+    app, orm, config, request,
+    async get(url, key) {
+      const response = await request({ method: 'GET', url, key });
+      return { status: response.statusCode, body: response.json(), headers: response.headers };
+    },
+    async createKey(shopId, scopes, extra = {}) {
+      return (await createApiKey(orm.em.fork(), { shopId, scopes, expiresInMs: extra.expiresInMs ?? null })).key;
+    },
+    async load(dataset) {
+      await loadDataset(orm.em, dataset);
+    },
+    async close() {
+      await app.close();
+      if (!options.orm) await orm.close();
+    },
+  };
+}
