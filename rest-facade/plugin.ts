@@ -94,6 +94,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
       method: [...FOREIGN_METHODS, ...(['GET', 'PATCH'] as const).filter((m) => !methods.includes(m))],
       url,
       schema: { hide: true },
+      config: { methodNotAllowed: true },
       handler: (request, reply) => {
         reply.header('Allow', allow);
         return sendProblem(request, reply, { code: 'METHOD_NOT_ALLOWED', detail: `${request.method} is not allowed here; use ${allow}` });

@@ -55,6 +55,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return undefined;
   });
   registerErrorHandling(app);
+  // Bodies are JSON or nothing: without the text parser, any other media type is 415.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config as { methodNotAllowed?: boolean } | undefined;
+    if (request.method === 'PATCH' && request.url.startsWith('/api/v1/') && !request.is404 && !config?.methodNotAllowed) {
+      const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') {
+        return sendProblem(request, reply, { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'send the body as Content-Type: application/json' });
+      }
+    }
+    return undefined;
+  });
 
   const limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>

@@ -4,6 +4,14 @@ export interface TableRows { table: string; columns: string[]; rows: unknown[][]
 
 type Owner = ['bom' | 'sub_assembly', string];
 
+/**
+ * A text[] value as a PostgreSQL array literal. Raw-query parameters expand JS arrays into lists
+ * (and an empty one into nothing), so arrays travel as their literal text.
+ */
+export function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+
 function recipeRows(owner: Owner, recipe: DatasetRecipe): unknown[][] {
   return [
     ...recipe.rawMaterialReferences.map((l, i) => [...owner, 'raw', i, l.nodeId, l.quantity, l.wastePercentage]),
@@ -70,7 +78,7 @@ export function datasetToRows(d: Dataset): TableRows[] {
     t('tasks', ['task_id', 'title'], d.tasks.map((x) => [x.taskId, x.title])),
     t('work_orders',
       ['work_order_id', 'name', 'description', 'notes', 'status', 'priority', 'due_date', 'assignee_id', 'production_location_id', 'default_consumption_location_id', 'source_type', 'source_flow_id', 'source_todo_id', 'source_order_ids', 'tags', 'planned_labor_cost', 'actual_labor_cost', 'created_at', 'updated_at'],
-      wo.map((w) => [w.workOrderId, w.name, w.description, w.notes, w.status, w.priority, w.dueDate, w.assigneeId, w.productionLocationId, w.defaultConsumptionLocationId, w.sourceType, w.sourceFlowId, w.sourceTodoId, w.sourceOrderIds, w.tags, w.plannedLaborCost, w.actualLaborCost, w.createdAt, w.updatedAt])),
+      wo.map((w) => [w.workOrderId, w.name, w.description, w.notes, w.status, w.priority, w.dueDate, w.assigneeId, w.productionLocationId, w.defaultConsumptionLocationId, w.sourceType, w.sourceFlowId, w.sourceTodoId, textArrayLiteral(w.sourceOrderIds), textArrayLiteral(w.tags), w.plannedLaborCost, w.actualLaborCost, w.createdAt, w.updatedAt])),
     t('work_order_items', ['work_order_id', 'item_id', 'position', 'owner_type', 'owner_id', 'quantity', 'completed_quantity'],
       wo.flatMap((w) => w.items.map((x, i) => [w.workOrderId, x.itemId, i, x.ownerType, x.ownerId, x.quantity, x.completedQuantity]))),
     t('work_order_manual_materials', ['work_order_id', 'position', 'variant_id', 'quantity', 'location_id', 'note'],

@@ -30,7 +30,7 @@ export function parseDatasetText(text: string): DatasetResult {
  */
 export function validateDataset(value: unknown): DatasetResult {
   const errors: DatasetError[] = [];
-  const normalized = normalize(DATASET_SHAPE, value, null, errors);
+  const normalized = normalize(DATASET_SHAPE, value, null, null, errors);
   if (normalized === null) return { ok: false, errors };
   const dataset = normalized as Dataset;
   if (dataset.formatVersion !== null && dataset.formatVersion !== DATASET_FORMAT_VERSION) {

@@ -113,80 +113,101 @@ function defaultOf(shape: Shape): unknown {
  * Validates `raw` against `shape`, pushing every problem onto `errors`. Returns the normalised
  * value; a part that failed becomes null so that later checks can still run on the rest (the
  * result is only handed out when `errors` stayed empty).
+ *
+ * The value sits at `step` of `parent` (both null for the root); a path object is only made
+ * for containers and failures.
  */
-export function normalize(shape: Shape, raw: unknown, path: PathRef | null, errors: DatasetError[]): unknown {
-  const fail = (message: string): null => {
-    errors.push({ path: pathText(path), message });
-    return null;
-  };
-  if (raw === undefined || raw === null) return shape.optional ? defaultOf(shape) : fail('must not be null');
+export function normalize(shape: Shape, raw: unknown, parent: PathRef | null, step: string | number | null, errors: DatasetError[]): unknown {
+  if (raw === undefined || raw === null) {
+    if (shape.optional) return defaultOf(shape);
+    return fail(errors, parent, step, 'must not be null');
+  }
   switch (shape.type) {
-    case 'string': {
-      if (typeof raw !== 'string') return fail(`must be a string, got ${describe(raw)}`);
-      if (shape.nonEmpty && raw.length === 0) return fail('must not be empty');
-      if (shape.pattern && !shape.pattern.test(raw)) return fail(`${shape.patternMessage ?? 'is malformed'}, got ${JSON.stringify(raw)}`);
-      const problem = shape.check?.(raw);
-      return problem ? fail(problem) : raw;
-    }
-    case 'decimal': {
-      if (!isJsonNumber(raw)) return fail(`must be a number, got ${describe(raw)}`);
-      const reading = readDecimal(raw);
-      if (!reading.ok) return fail(reading.message);
-      const problem = shape.check?.(reading.value);
-      return problem ? fail(problem) : canonicalDecimal(reading.value);
-    }
-    case 'integer': {
-      if (!isJsonNumber(raw)) return fail(`must be a whole number, got ${describe(raw)}`);
-      const reading = readDecimal(raw);
-      if (!reading.ok) return fail(reading.message);
-      if (!reading.value.isInteger()) return fail(`must be a whole number, got ${reading.value.toFixed()}`);
-      const value = reading.value.toNumber();
-      return value < shape.min ? fail(`must be at least ${shape.min}, got ${value}`) : value;
-    }
-    case 'boolean':
-      return typeof raw === 'boolean' ? raw : fail(`must be true or false, got ${describe(raw)}`);
-    case 'enum': {
-      if (typeof raw === 'string' && shape.values.includes(raw)) return raw;
-      const shown = typeof raw === 'string' ? JSON.stringify(raw) : describe(raw);
-      return fail(`must be one of ${shape.values.map((v) => `"${v}"`).join(', ')}, got ${shown}`);
-    }
     case 'array': {
-      if (!Array.isArray(raw)) return fail(`must be an array, got ${describe(raw)}`);
+      if (!Array.isArray(raw)) return fail(errors, parent, step, `must be an array, got ${describe(raw)}`);
+      const here = refTo(parent, step);
       const out = new Array<unknown>(raw.length);
-      for (let i = 0; i < raw.length; i++) out[i] = normalize(shape.of, raw[i], { parent: path, step: i }, errors);
+      for (let i = 0; i < raw.length; i++) out[i] = normalize(shape.of, raw[i], here, i, errors);
       return out;
     }
     case 'object':
-      if (!isPlainObject(raw)) return fail(`must be an object, got ${describe(raw)}`);
-      return normalizeObject(shape, raw, path, errors);
+      if (!isPlainObject(raw)) return fail(errors, parent, step, `must be an object, got ${describe(raw)}`);
+      return normalizeObject(shape, raw, refTo(parent, step), errors);
     case 'union': {
-      if (!isPlainObject(raw)) return fail(`must be an object, got ${describe(raw)}`);
+      if (!isPlainObject(raw)) return fail(errors, parent, step, `must be an object, got ${describe(raw)}`);
       const member = shape.pick(raw);
-      if ('message' in member) {
-        errors.push({ path: pathText({ parent: path, step: member.field }), message: member.message });
-        return null;
-      }
-      return normalizeObject(member, raw, path, errors);
+      if ('message' in member) return fail(errors, refTo(parent, step), member.field, member.message);
+      return normalizeObject(member, raw, refTo(parent, step), errors);
+    }
+    default: {
+      const value = normalizeScalar(shape, raw);
+      return value instanceof Problem ? fail(errors, parent, step, value.message) : value;
     }
   }
 }
 
-function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, path: PathRef | null, errors: DatasetError[]) {
+class Problem {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+}
+
+function refTo(parent: PathRef | null, step: string | number | null): PathRef | null {
+  return step === null ? parent : { parent, step };
+}
+
+function fail(errors: DatasetError[], parent: PathRef | null, step: string | number | null, message: string): null {
+  errors.push({ path: pathText(refTo(parent, step)), message });
+  return null;
+}
+
+function normalizeScalar(shape: StringShape | DecimalShape | IntegerShape | BooleanShape | EnumShape, raw: unknown): unknown {
+  switch (shape.type) {
+    case 'string': {
+      if (typeof raw !== 'string') return new Problem(`must be a string, got ${describe(raw)}`);
+      if (shape.nonEmpty && raw.length === 0) return new Problem('must not be empty');
+      if (shape.pattern && !shape.pattern.test(raw)) return new Problem(`${shape.patternMessage ?? 'is malformed'}, got ${JSON.stringify(raw)}`);
+      const problem = shape.check?.(raw);
+      return problem ? new Problem(problem) : raw;
+    }
+    case 'decimal': {
+      if (!isJsonNumber(raw)) return new Problem(`must be a number, got ${describe(raw)}`);
+      const reading = readDecimal(raw);
+      if (!reading.ok) return new Problem(reading.message);
+      const problem = shape.check?.(reading.value);
+      return problem ? new Problem(problem) : canonicalDecimal(reading.value);
+    }
+    case 'integer': {
+      if (!isJsonNumber(raw)) return new Problem(`must be a whole number, got ${describe(raw)}`);
+      const reading = readDecimal(raw);
+      if (!reading.ok) return new Problem(reading.message);
+      if (!reading.value.isInteger()) return new Problem(`must be a whole number, got ${reading.value.toFixed()}`);
+      const value = reading.value.toNumber();
+      return value < shape.min ? new Problem(`must be at least ${shape.min}, got ${value}`) : value;
+    }
+    case 'boolean':
+      return typeof raw === 'boolean' ? raw : new Problem(`must be true or false, got ${describe(raw)}`);
+    case 'enum': {
+      if (typeof raw === 'string' && shape.values.includes(raw)) return raw;
+      const shown = typeof raw === 'string' ? JSON.stringify(raw) : describe(raw);
+      return new Problem(`must be one of ${shape.values.map((v) => `"${v}"`).join(', ')}, got ${shown}`);
+    }
+  }
+}
+
+function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, here: PathRef | null, errors: DatasetError[]) {
   const out: Record<string, unknown> = {};
   for (const key in raw) {
     if (!Object.hasOwn(raw, key) || Object.hasOwn(shape.fields, key)) continue;
     const refusal = shape.refused && Object.hasOwn(shape.refused, key) ? shape.refused[key] : undefined;
-    errors.push({ path: pathText({ parent: path, step: key }), message: refusal ?? `unknown field "${key}"` });
+    fail(errors, here, key, refusal ?? `unknown field "${key}"`);
   }
   if (shape.derived) Object.assign(out, shape.derived);
   for (const [key, field] of fieldsOf(shape)) {
     const value = Object.hasOwn(raw, key) ? raw[key] : undefined;
-    if (value === undefined && !field.optional) {
-      errors.push({ path: pathText({ parent: path, step: key }), message: `required field "${key}" is missing` });
-      out[key] = null;
-      continue;
-    }
-    out[key] = normalize(field, value, { parent: path, step: key }, errors);
+    if (value === undefined && !field.optional) out[key] = fail(errors, here, key, `required field "${key}" is missing`);
+    else out[key] = normalize(field, value, here, key, errors);
   }
   return out;
 }
