@@ -76,9 +76,14 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
       },
       servers: [{ url: '/', description: 'This bomcore server' }],
       tags: [
+        { name: 'raw-materials', description: 'Raw materials (platform-linked and virtual) and their per-location stock views.' },
+        { name: 'assembly-bills', description: 'Assembly bills (sub-assemblies) and their pre-assembled stock.' },
+        { name: 'bills-of-materials', description: 'Recipes of finished goods, costs, buildable quantities and location rules.' },
+        { name: 'bill-versions', description: 'Saved versions of BOMs and assembly bills.' },
+        { name: 'order-bom-breakdown', description: 'What the warehouse must pack for orders.' },
+        { name: 'work-orders', description: 'Work orders, their material plans and build runs.' },
         { name: 'locations', description: 'Platform locations.' },
         { name: 'assignees', description: 'People work orders are assigned to.' },
-        { name: 'meta', description: 'The API description itself.' },
       ],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A bomcore API key (bck_…).' } },

@@ -6,7 +6,7 @@ import { sendProblem } from '../src/http/problem.ts';
 import type { Scope } from '../src/modules/auth/keys.ts';
 import type { ShopContext } from '../src/shop-context.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
-import type { FacadeRoute, RouteInput } from './define-route.ts';
+import type { RouteInput } from './define-route.ts';
 import { envelope, envelopeSchema } from './envelope.ts';
 import { problemResponses, registerOpenApiRoute } from './openapi.ts';
 import { loadOperation } from './operations.ts';

@@ -3,6 +3,8 @@ import { builder } from './builder.ts';
 import './scalars.ts';
 import './types/location.ts';
 import './types/assignee.ts';
+import './types/materials/index.ts';
+import './types/boms/index.ts';
 
 let built: GraphQLSchema | undefined;
 

@@ -19,8 +19,8 @@ const START_KEY_NAME = 'npm start (embedded demo)';
  */
 async function prepareEmbeddedDemo(orm: Orm): Promise<{ shopId: string; key: string } | null> {
   const em = orm.em.fork();
-  const [{ count }] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
-  if (Number(count) === 0) {
+  const [shops] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
+  if (Number(shops?.count ?? 0) === 0) {
     const parsed = parseDatasetText(await readFile(DEMO_FILE, 'utf8'));
     if (!parsed.ok) throw new Error(`the bundled demo dataset is invalid: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
     await loadDataset(orm.em, parsed.dataset);

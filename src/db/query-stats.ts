@@ -23,9 +23,9 @@ export class CountingLogger extends DefaultLogger {
     super(options);
   }
 
-  override logQuery(context: LogContext): void {
+  override logQuery(context: LogContext & { query: string }): void {
     const stats = storage.getStore();
-    if (stats && context.query) {
+    if (stats) {
       stats.count += 1;
       if (stats.queries.length < 500) stats.queries.push(context.query);
     }

@@ -1,0 +1,2 @@
+// Raw materials and per-location stock (issue 3): one file per GraphQL type, imported here.
+export {};
