@@ -37,6 +37,8 @@ export function checkAssemblyCycles(ctx: CheckContext): void {
 function checkCyclesThroughLocationRules(ctx: CheckContext, base: Map<string, Edge[]>): void {
   // location id → bill id → that bill's edges at the location
   const perLocation = new Map<string, Map<string, Edge[]>>();
+  // Only a rule that adds an edge can close a loop; removals still count where one does.
+  const withNewEdges = new Set<string>();
   for (const [rule, i] of present(ctx.dataset.locationRules)) {
     if (rule.ownerType !== 'sub_assembly' || typeof rule.locationId !== 'string') continue;
     const baseEdges = typeof rule.ownerId === 'string' ? base.get(rule.ownerId) : undefined;
@@ -54,12 +56,14 @@ function checkCyclesThroughLocationRules(ctx: CheckContext, base: Map<string, Ed
         added.push({ to: override.nodeId, path: `${path}.nodeId`, fromRule: true });
       }
     }
-    if (added.length === 0) continue;
+    if (added.length === 0 && dropped.size === 0) continue;
+    if (added.length > 0) withNewEdges.add(rule.locationId);
     let graph = perLocation.get(rule.locationId);
     if (!graph) perLocation.set(rule.locationId, (graph = new Map(base)));
     graph.set(rule.ownerId, [...baseEdges.filter((edge) => !dropped.has(edge.to)), ...added]);
   }
   for (const [locationId, graph] of perLocation) {
+    if (!withNewEdges.has(locationId)) continue;
     findCycles(graph, (cycle, nodes) => {
       const ruleEdge = cycle.find((edge) => edge.fromRule) ?? (cycle[0] as Edge);
       report(ctx, ruleEdge.path, `at location "${locationId}" the location rules make assembly bills form a cycle: ${nodes.join(' → ')}`);

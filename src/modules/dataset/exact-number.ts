@@ -5,8 +5,8 @@ import type { DecimalString } from './types.ts';
 // exactly 0.1 and a value with too many digits is refused instead of silently rounded.
 
 export const MAX_FRACTION_DIGITS = 6;
-/** Integer digits a stored quantity may carry (leaves room in a numeric(21, 6) column). */
-export const MAX_INTEGER_DIGITS = 15;
+/** Integer digits a stored quantity may carry: what fits the numeric(20, 6) columns (src/db/columns.ts). */
+export const MAX_INTEGER_DIGITS = 14;
 const INTEGER_LIMIT = new Decimal(10).pow(MAX_INTEGER_DIGITS);
 
 /** A JSON number as written in the file; produced by {@link exactNumberReviver}. */
