@@ -16,7 +16,7 @@ function baseOptions(): Partial<Options> {
     extensions: [Migrator],
     loggerFactory: (options) => new CountingLogger(options),
     debug: process.env.BOMCORE_SQL_DEBUG === '1' ? ['query', 'query-params'] : false,
-    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     // Each request forks its own EntityManager; the global one must never hold request state.
     allowGlobalContext: false,
     forceUtcTimezone: true,
