@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openOrm } from '../../src/db/orm.ts';
+import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp } from '../helpers/test-app.ts';
@@ -31,9 +32,9 @@ describe('infrastructure failures', () => {
     const key = await t.createKey(shop, ['read']);
     const failing = await buildApp({
       config: t.config, orm: t.orm, logger: false,
-      platform: () => ({
+      // A platform adapter that fails unexpectedly: the real local adapter with one method broken.
+      platform: (shop) => Object.assign(new LocalPlatformGateway(shop), {
         listLocations: () => Promise.reject(new Error('relation "secret_table" does not exist at 10.0.0.7')),
-        getLevels: () => Promise.resolve([]),
       }),
     });
     try {
