@@ -1,0 +1,9 @@
+// The recipe engine: loads recipe forests in a constant number of round trips and expands them
+// exactly (Decimal), with location rules applied per bill. Reused by BOM reads, buildable, order
+// breakdowns and work orders.
+export type { BillKey, BillOwnerType, EngineBill, EngineLine, EngineOverride, LineType, RecipeForest } from './types.ts';
+export { billKeyString } from './types.ts';
+export { loadRecipeForest, loadShopRecipeForest } from './load.ts';
+export { effectiveLines, getBill, hasBill, ruleLocations } from './lines.ts';
+export { explodeToLeaves, lineNeed } from './explode.ts';
+export { Exact, exact, ceilDiv, floorDiv } from './exact.ts';

@@ -1,0 +1,58 @@
+import type { Decimal } from 'decimal.js';
+
+export type BillOwnerType = 'bom' | 'sub_assembly';
+
+export interface BillKey { ownerType: BillOwnerType; ownerId: string }
+
+export type LineType = 'raw' | 'sub' | 'cost';
+
+export interface EngineLine {
+  lineType: LineType;
+  nodeId: string;
+  quantity: Decimal;
+  wastePercentage: Decimal;
+  position: number;
+  changedBy: 'replace' | 'add' | 'adjust' | null;
+}
+
+/** One override of a bill's location rule, in rule order. */
+export interface EngineOverride {
+  action: 'replace' | 'remove' | 'add' | 'adjust';
+  position: number;
+  nodeId: string;
+  replacementNodeId: string | null;
+  quantity: Decimal | null;
+  wastePercentage: Decimal | null;
+  /** The node the override introduces (nodeId for add, replacementNodeId for replace) is an assembly bill. */
+  introducesAssembly: boolean;
+}
+
+export interface EngineBill {
+  key: BillKey;
+  name: string;
+  /** Assembly bills only; always false for BOMs. */
+  onlyConsumePreassembled: boolean;
+  /** BOMs only: the finished good's platform variant (null = not platform-linked). */
+  variantId: string | null;
+  /** BOMs only. */
+  status: 'active' | 'inactive' | null;
+  /** Base recipe: raw lines, then sub lines, then cost lines, each by position. */
+  lines: EngineLine[];
+  /** locationId → overrides of the bill's rule there (a rule may have none). */
+  rules: Map<string, EngineOverride[]>;
+}
+
+/**
+ * Every bill reachable from the roots (through sub-assembly lines and through assemblies that
+ * location rules add or swap in), with base lines, flags and location-rule overrides.
+ * Treat as immutable; effective lines are memoised inside.
+ */
+export interface RecipeForest {
+  readonly bills: ReadonlyMap<string, EngineBill>;
+  /** Memo of effectiveLines: `${billKey}@${locationId ?? ''}` → lines. */
+  readonly lineCache: Map<string, EngineLine[]>;
+}
+
+export function billKeyString(bill: BillKey): string {
+  return `${bill.ownerType}:${bill.ownerId}`;
+}
