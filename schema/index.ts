@@ -5,6 +5,7 @@ import './types/location.ts';
 import './types/assignee.ts';
 import './types/materials/index.ts';
 import './types/boms/index.ts';
+import './types/orders/breakdown.ts';
 
 let built: GraphQLSchema | undefined;
 

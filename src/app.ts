@@ -13,7 +13,6 @@ import { sendProblem } from './http/problem.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
 import { requestIdFor } from './http/request-id.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
-import { LocalPlatformGateway } from './platform/local-gateway.ts';
 
 export interface AppOptions {
   config: Config;
@@ -30,7 +29,7 @@ export interface App extends FastifyInstance {
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
-  const platform = options.platform ?? ((shop) => new LocalPlatformGateway(shop));
+  const platform = options.platform;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     genReqId: requestIdFor,
@@ -71,7 +70,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
     authorizeRequest({ orm, limiter }, request, reply, scope);
-  const makeContext = (request: Parameters<typeof createShopContext>[1]) => createShopContext({ orm, config, platform }, request);
+  const makeContext = (request: Parameters<typeof createShopContext>[1]) => createShopContext({ orm, config, ...(platform ? { platform } : {}) }, request);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {

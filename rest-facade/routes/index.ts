@@ -3,6 +3,7 @@ import { listAssigneesRoute } from './assignees/route.ts';
 import { bomRoutes } from './bills-of-materials/index.ts';
 import { listLocationsRoute } from './locations/route.ts';
 import { materialRoutes } from './raw-materials/index.ts';
+import { orderBreakdownBatchRoute, orderBreakdownRoute } from './order-bom-breakdown/route.ts';
 
 /** Every implemented route of the facade. */
-export const routes: FacadeRoute[] = [listLocationsRoute, listAssigneesRoute, ...materialRoutes, ...bomRoutes];
+export const routes: FacadeRoute[] = [listLocationsRoute, listAssigneesRoute, ...materialRoutes, ...bomRoutes, orderBreakdownRoute, orderBreakdownBatchRoute];

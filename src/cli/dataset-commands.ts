@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { exportDataset } from '../modules/dataset/export.ts';
-import { loadDataset } from '../modules/dataset/load.ts';
+import { importDataset } from '../modules/dataset/import.ts';
 import { parseDatasetText } from '../modules/dataset/parse.ts';
 import { serializeDataset } from '../modules/dataset/serialize.ts';
 import { migrate } from '../db/orm.ts';
@@ -34,9 +34,9 @@ export async function loadCommand(args: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  await withDatabase(async (orm) => {
+  await withDatabase(async (orm, config) => {
     const started = Date.now();
-    const report = await loadDataset(orm.em, parsed.dataset, progress);
+    const report = await importDataset({ orm, config }, parsed.dataset, progress);
     const total = Object.values(report.rows).reduce((a, b) => a + b, 0);
     progress(`loaded shop ${report.shopId}: ${total} rows in ${Date.now() - started} ms`);
   });

@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../config.ts';
 import { migrate, openOrm, type Orm } from '../db/orm.ts';
 import { ApiKey } from '../modules/auth/api-key.entity.ts';
 import { createApiKey } from '../modules/auth/keys.ts';
-import { loadDataset } from '../modules/dataset/load.ts';
+import { importDataset } from '../modules/dataset/import.ts';
 import { parseDatasetText } from '../modules/dataset/parse.ts';
 import { parse } from './args.ts';
 
@@ -17,13 +17,13 @@ const START_KEY_NAME = 'npm start (embedded demo)';
  * read-write key for it on every start (revoking the one the previous start printed), so the key
  * printed is always one that works.
  */
-async function prepareEmbeddedDemo(orm: Orm): Promise<{ shopId: string; key: string } | null> {
+async function prepareEmbeddedDemo(orm: Orm, config: Config): Promise<{ shopId: string; key: string } | null> {
   const em = orm.em.fork();
   const [shops] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
   if (Number(shops?.count ?? 0) === 0) {
     const parsed = parseDatasetText(await readFile(DEMO_FILE, 'utf8'));
     if (!parsed.ok) throw new Error(`the bundled demo dataset is invalid: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
-    await loadDataset(orm.em, parsed.dataset);
+    await importDataset({ orm, config }, parsed.dataset);
     console.log(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
   }
   const [demo] = await em.execute<{ id: string }[]>(`select id from shops where id = 'demo'`);
@@ -52,7 +52,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   const config = loadConfig();
   const orm = await openOrm(config);
   await migrate(orm);
-  const demo = config.databaseUrl ? null : await prepareEmbeddedDemo(orm);
+  const demo = config.databaseUrl ? null : await prepareEmbeddedDemo(orm, config);
   const app = await buildApp({ config, orm });
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error');

@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { authenticate, type AuthenticatedKey, type Scope } from '../modules/auth/keys.ts';
-import type { PlatformGatewayFactory } from '../platform/gateway.ts';
-import type { ShopContext } from '../shop-context.ts';
+import { shopContextFor, type ContextDeps, type ShopContext } from '../shop-context.ts';
 import { sendProblem } from './problem.ts';
 import type { TokenBucketLimiter } from './rate-limiter.ts';
 
@@ -52,15 +50,10 @@ export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, 
 
 /** A fresh per-request shop context: forked EntityManager bound to the key's shop. */
 export function createShopContext(
-  deps: { orm: Orm; config: Config; platform: PlatformGatewayFactory },
+  deps: ContextDeps,
   request: FastifyRequest,
 ): ShopContext {
   const auth = request.auth;
   if (!auth) throw new Error('createShopContext called on an unauthenticated request');
-  const em = deps.orm.em.fork();
-  em.setFilterParams('tenant', { shopId: auth.shopId });
-  return {
-    shopId: auth.shopId, em, platform: deps.platform({ shopId: auth.shopId, em }), config: deps.config,
-    requestId: request.id, apiKeyId: auth.keyId, scopes: auth.scopes,
-  };
+  return shopContextFor(deps, auth.shopId, { requestId: request.id, apiKeyId: auth.keyId, scopes: auth.scopes });
 }

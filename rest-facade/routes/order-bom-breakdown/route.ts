@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox';
+import { splitIds } from '../../../src/modules/orders/order-ids.ts';
+import { defineRoute } from '../../define-route.ts';
+import { decimalsToNumbers } from '../../envelope.ts';
+import { BreakdownSchema, DECIMAL_KEYS, LocationIdParam } from './schemas.ts';
+
+const RULES = `Each order line whose product has a BOM (active or inactive) is expanded to leaf raw materials:
+effective need per unit (waste included, nested assembly bills multiplied through, non-essential materials
+included — the warehouse packs them too) × the ordered quantity. Pre-assembled shelf stock is not
+subtracted: this is the recipe, not a stock allocation. Always computed from the order's current lines.`;
+
+export const orderBreakdownRoute = defineRoute({
+  method: 'GET',
+  url: '/order-bom-breakdown/:id',
+  scope: 'read',
+  operationId: 'getOrderBomBreakdown',
+  summary: 'Order BOM breakdown',
+  description: `${RULES}\n\nThe id is a bare numeric order id, or the global id gid://<platform>/Order/<digits> percent-encoded. An id that resolves to no order of the shop (malformed ones included) is 404. An order without BOM products is 200 with boms: [].`,
+  tag: 'order-bom-breakdown',
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+  querystring: Type.Object({ locationId: Type.Optional(LocationIdParam) }, { additionalProperties: false }),
+  data: BreakdownSchema,
+  operation: new URL('./single.graphql', import.meta.url),
+  variables: (input) => ({ id: input.params.id, locationId: input.query.locationId ?? null }),
+  toData: (result) => decimalsToNumbers(result.orderBomBreakdown, DECIMAL_KEYS),
+  extraProblems: [404],
+});
+
+export const orderBreakdownBatchRoute = defineRoute({
+  method: 'GET',
+  url: '/order-bom-breakdown',
+  scope: 'read',
+  operationId: 'listOrderBomBreakdowns',
+  summary: 'Order BOM breakdowns (batch)',
+  description: `${RULES}\n\n\`ids\` is repeatable and/or comma-separated, bare or global ids (no encoding needed); 1–50 ids after splitting, duplicates included, more is 400. Partial success: ids that resolve to no order are listed in notFound as sent; items follow the request order, one per order. One call costs one rate-limit token whatever the number of orders. An unknown locationId is 404.`,
+  tag: 'order-bom-breakdown',
+  querystring: Type.Object({
+    ids: Type.Array(Type.String(), { minItems: 1, description: 'Order ids: repeat the parameter and/or separate with commas.' }),
+    locationId: Type.Optional(LocationIdParam),
+  }, { additionalProperties: false }),
+  data: Type.Object({
+    items: Type.Array(BreakdownSchema),
+    notFound: Type.Array(Type.String(), { description: 'Requested ids, as sent, that resolve to no order.' }),
+  }, { additionalProperties: false }),
+  operation: new URL('./batch.graphql', import.meta.url),
+  variables: (input) => ({ ids: splitIds(input.query.ids as string[]), locationId: input.query.locationId ?? null }),
+  toData: (result) => decimalsToNumbers(result.orderBomBreakdowns, DECIMAL_KEYS),
+  extraProblems: [404],
+});

@@ -1,0 +1,99 @@
+import type {
+  BreakdownBom, BreakdownMaterial, BreakdownOtherItem, BreakdownTotal, OrderBreakdown,
+} from '../../../src/modules/orders/breakdown.service.ts';
+import { orderBreakdown, orderBreakdowns } from '../../../src/modules/orders/breakdown.service.ts';
+import { builder } from '../../builder.ts';
+
+const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMaterial').implement({
+  description: 'A leaf raw material of one BOM line: quantity already multiplied by the ordered quantity, waste included.',
+  fields: (t) => ({
+    productId: t.exposeString('productId', { nullable: true }),
+    variantId: t.exposeString('variantId'),
+    sku: t.exposeString('sku', { nullable: true }),
+    title: t.exposeString('title'),
+    productName: t.exposeString('productName', { nullable: true }),
+    variantName: t.exposeString('variantName', { nullable: true }),
+    specifications: t.exposeString('specifications', { nullable: true }),
+    notes: t.exposeString('notes', { nullable: true }),
+    quantity: t.field({ type: 'Decimal', resolve: (m) => m.quantity.toFixed() }),
+  }),
+});
+
+const BreakdownBomRef = builder.objectRef<BreakdownBom>('OrderBomLine').implement({
+  description: 'One order line whose product has a BOM, expanded to leaf raw materials.',
+  fields: (t) => ({
+    bomId: t.exposeString('bomId'),
+    bomName: t.exposeString('bomName'),
+    bomImageUrl: t.exposeString('bomImageUrl', { nullable: true }),
+    bomProductId: t.exposeString('bomProductId', { nullable: true }),
+    bomVariantId: t.exposeString('bomVariantId'),
+    bomSku: t.exposeString('bomSku', { nullable: true }),
+    orderQuantity: t.field({ type: 'Decimal', resolve: (b) => b.orderQuantity.toFixed() }),
+    materials: t.field({ type: [BreakdownMaterialRef], resolve: (b) => b.materials }),
+  }),
+});
+
+const BreakdownTotalRef = builder.objectRef<BreakdownTotal>('OrderTotalMaterial').implement({
+  description: 'A raw material summed over every BOM line of the order (de-duplicated by variant).',
+  fields: (t) => ({
+    variantId: t.exposeString('variantId'),
+    productId: t.exposeString('productId', { nullable: true }),
+    sku: t.exposeString('sku', { nullable: true }),
+    title: t.exposeString('title'),
+    productName: t.exposeString('productName', { nullable: true }),
+    variantName: t.exposeString('variantName', { nullable: true }),
+    specifications: t.exposeString('specifications', { nullable: true }),
+    notes: t.exposeString('notes', { nullable: true }),
+    totalQuantity: t.field({ type: 'Decimal', resolve: (m) => m.totalQuantity.toFixed() }),
+    imageUrl: t.exposeString('imageUrl', { nullable: true }),
+    isVirtual: t.exposeBoolean('isVirtual'),
+    unitCost: t.field({ type: 'Decimal', nullable: true, resolve: (m) => m.unitCost?.toFixed() ?? null }),
+  }),
+});
+
+const OtherItemRef = builder.objectRef<BreakdownOtherItem>('OrderOtherItem').implement({
+  description: 'An order line whose product has no BOM.',
+  fields: (t) => ({
+    variantId: t.exposeString('variantId', { nullable: true }),
+    productId: t.exposeString('productId', { nullable: true }),
+    sku: t.exposeString('sku', { nullable: true }),
+    title: t.exposeString('title'),
+    quantity: t.field({ type: 'Decimal', resolve: (i) => i.quantity.toFixed() }),
+  }),
+});
+
+export const OrderBreakdownRef = builder.objectRef<OrderBreakdown>('OrderBomBreakdown').implement({
+  description: 'What the warehouse must pack for an order. Always computed from the current line items.',
+  fields: (t) => ({
+    orderId: t.exposeString('orderId'),
+    orderName: t.exposeString('orderName'),
+    generatedAt: t.field({ type: 'DateTime', resolve: (b) => b.generatedAt }),
+    boms: t.field({ type: [BreakdownBomRef], resolve: (b) => b.boms }),
+    totalMaterials: t.field({ type: [BreakdownTotalRef], resolve: (b) => b.totalMaterials }),
+    otherItems: t.field({ type: [OtherItemRef], resolve: (b) => b.otherItems }),
+  }),
+});
+
+const BatchRef = builder.objectRef<{ items: OrderBreakdown[]; notFound: string[] }>('OrderBomBreakdownBatch').implement({
+  fields: (t) => ({
+    items: t.field({ type: [OrderBreakdownRef], resolve: (b) => b.items }),
+    notFound: t.exposeStringList('notFound', { description: 'Requested ids (as sent) that resolve to no order of the shop.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  orderBomBreakdown: t.field({
+    type: OrderBreakdownRef,
+    description: 'One order by bare id or gid://<platform>/Order/<digits>; NOT_FOUND when it does not resolve.',
+    authScopes: { read: true },
+    args: { id: t.arg.string({ required: true }), locationId: t.arg.string({ required: false }) },
+    resolve: (_root, args, ctx) => orderBreakdown(ctx, args.id, args.locationId ?? null),
+  }),
+  orderBomBreakdowns: t.field({
+    type: BatchRef,
+    description: '1–50 orders (duplicates count); unresolvable ids are listed in notFound.',
+    authScopes: { read: true },
+    args: { ids: t.arg.stringList({ required: true }), locationId: t.arg.string({ required: false }) },
+    resolve: (_root, args, ctx) => orderBreakdowns(ctx, args.ids, args.locationId ?? null),
+  }),
+}));

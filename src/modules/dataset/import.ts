@@ -1,0 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import { shopContextFor, type ContextDeps } from '../../shop-context.ts';
+import { syncMaterialRequirements, type MetafieldSyncResult } from '../orders/metafield-sync.ts';
+import { loadDataset, type LoadReport } from './load.ts';
+import type { Dataset } from './types.ts';
+
+/**
+ * `bomcore load`: replace the shop's data, then — the order lines having been (re)loaded — write the
+ * material-requirements metafield of every order when the shop has opted in.
+ */
+export async function importDataset(
+  deps: ContextDeps,
+  dataset: Dataset,
+  onProgress: (message: string) => void = () => {},
+): Promise<LoadReport & { metafields: MetafieldSyncResult }> {
+  const report = await loadDataset(deps.orm.em, dataset, onProgress);
+  const ctx = shopContextFor(deps, dataset.shop.id, { requestId: `load-${randomUUID()}`, apiKeyId: null, scopes: ['read', 'write'] });
+  const metafields = await syncMaterialRequirements(ctx, null);
+  if (metafields.enabled) onProgress(`wrote ${metafields.namespace}.${metafields.key} on ${metafields.written} orders`);
+  return { ...report, metafields };
+}

@@ -1,0 +1,125 @@
+import { Decimal } from 'decimal.js';
+import { DomainError } from '../../domain-error.ts';
+import type { PlatformOrderInfo } from '../../platform/gateway.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { parseOrderId } from './order-ids.ts';
+
+export interface BreakdownMaterial {
+  productId: string | null; variantId: string; sku: string | null; title: string; productName: string | null;
+  variantName: string | null; specifications: string | null; notes: string | null; quantity: Decimal;
+}
+export interface BreakdownBom {
+  bomId: string; bomName: string; bomImageUrl: string | null; bomProductId: string | null; bomVariantId: string;
+  bomSku: string | null; orderQuantity: Decimal; materials: BreakdownMaterial[];
+}
+export interface BreakdownTotal extends Omit<BreakdownMaterial, 'quantity'> {
+  totalQuantity: Decimal; imageUrl: string | null; isVirtual: boolean; unitCost: Decimal | null;
+}
+export interface BreakdownOtherItem { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: Decimal }
+export interface OrderBreakdown {
+  orderId: string; orderName: string; generatedAt: Date; boms: BreakdownBom[]; totalMaterials: BreakdownTotal[]; otherItems: BreakdownOtherItem[];
+}
+
+interface BomRow { bom_id: string; name: string; variant_id: string }
+interface MaterialRow {
+  variant_id: string; origin: string; product_id: string | null; sku: string | null; product_name: string | null; variant_name: string | null;
+  specifications: string | null; image_url: string | null; unit_cost: string | null;
+}
+
+function materialTitle(m: MaterialRow | undefined, variantId: string): string {
+  if (!m?.product_name) return variantId;
+  return m.variant_name && m.variant_name !== 'Default Title' ? `${m.product_name} - ${m.variant_name}` : m.product_name;
+}
+
+/**
+ * What the warehouse must pack for each order: every BOM line's recipe expanded to leaf raw
+ * materials (waste included, the location's rules applied when a location is given) multiplied
+ * by the ordered quantity, the same totals de-duplicated by material, and the lines that are not
+ * BOM products. A fixed number of SQL round trips for any number of orders and lines.
+ */
+export async function buildBreakdowns(ctx: ShopContext, orders: readonly PlatformOrderInfo[], locationId: string | null): Promise<OrderBreakdown[]> {
+  const lineVariants = [...new Set(orders.flatMap((o) => o.lineItems.map((l) => l.variantId).filter((v): v is string => v !== null)))];
+  const boms = lineVariants.length === 0 ? [] : await ctx.em.execute<BomRow[]>(
+    'select bom_id, name, variant_id from boms where shop_id = ? and variant_id in (?)', [ctx.shopId, lineVariants]);
+  const bomByVariant = new Map(boms.map((b) => [b.variant_id, b]));
+  const bomKeys: BillKey[] = boms.map((b) => ({ ownerType: 'bom', ownerId: b.bom_id }));
+  const [forest, finishedGoods] = await Promise.all([
+    loadRecipeForest(ctx, bomKeys),
+    ctx.platform.getVariants(boms.map((b) => b.variant_id)),
+  ]);
+  const perUnit = new Map(boms.map((b) => [b.bom_id, explodeToLeaves(forest, { ownerType: 'bom', ownerId: b.bom_id }, locationId)]));
+  const leafIds = [...new Set([...perUnit.values()].flatMap((m) => [...m.keys()]))];
+  const materials = leafIds.length === 0 ? [] : await ctx.em.execute<MaterialRow[]>(
+    `select variant_id, origin, product_id, sku, product_name, variant_name, specifications, image_url, unit_cost
+       from materials where shop_id = ? and variant_id in (?)`, [ctx.shopId, leafIds]);
+  const materialById = new Map(materials.map((m) => [m.variant_id, m]));
+  const goodById = new Map(finishedGoods.map((v) => [v.variantId, v]));
+  const generatedAt = new Date();
+
+  return orders.map((order) => {
+    const result: OrderBreakdown = { orderId: order.orderId, orderName: order.name, generatedAt, boms: [], totalMaterials: [], otherItems: [] };
+    const totals = new Map<string, BreakdownTotal>();
+    for (const line of order.lineItems) {
+      const bom = line.variantId ? bomByVariant.get(line.variantId) : undefined;
+      const orderQuantity = new Decimal(line.quantity);
+      if (!bom) {
+        result.otherItems.push({ variantId: line.variantId, productId: line.productId, sku: line.sku, title: line.title, quantity: orderQuantity });
+        continue;
+      }
+      const good = goodById.get(bom.variant_id);
+      const lineMaterials: BreakdownMaterial[] = [];
+      for (const [variantId, need] of perUnit.get(bom.bom_id) ?? new Map<string, Decimal>()) {
+        const m = materialById.get(variantId);
+        const base = {
+          productId: m?.product_id ?? null, variantId, sku: m?.sku ?? null, title: materialTitle(m, variantId), productName: m?.product_name ?? null,
+          variantName: m?.variant_name ?? null, specifications: m?.specifications ?? null, notes: null,
+        };
+        const quantity = need.times(orderQuantity);
+        lineMaterials.push({ ...base, quantity });
+        const total = totals.get(variantId);
+        if (total) total.totalQuantity = total.totalQuantity.plus(quantity);
+        else totals.set(variantId, { ...base, totalQuantity: quantity, imageUrl: m?.image_url ?? null, isVirtual: m?.origin === 'virtual', unitCost: m?.unit_cost == null ? null : new Decimal(m.unit_cost) });
+      }
+      result.boms.push({
+        bomId: bom.bom_id, bomName: bom.name, bomImageUrl: good?.imageUrl ?? null, bomProductId: good?.productId ?? null,
+        bomVariantId: bom.variant_id, bomSku: good?.sku ?? null, orderQuantity, materials: lineMaterials,
+      });
+    }
+    result.totalMaterials = [...totals.values()];
+    return result;
+  });
+}
+
+async function assertLocation(ctx: ShopContext, locationId: string | null): Promise<void> {
+  if (locationId === null) return;
+  const known = await ctx.platform.listLocations();
+  if (!known.some((l) => l.locationId === locationId)) throw DomainError.notFound('location', locationId);
+}
+
+/** One order by bare or global id; 404 when it does not resolve. */
+export async function orderBreakdown(ctx: ShopContext, rawId: string, locationId: string | null): Promise<OrderBreakdown> {
+  const orderId = parseOrderId(rawId, ctx.config.platformName);
+  if (!orderId) throw DomainError.notFound('order', rawId);
+  await assertLocation(ctx, locationId);
+  const [order] = await ctx.platform.getOrders([orderId]);
+  if (!order) throw DomainError.notFound('order', rawId);
+  return (await buildBreakdowns(ctx, [order], locationId))[0]!;
+}
+
+export const MAX_BATCH_IDS = 50;
+
+/** Many orders: partial success, ids that do not resolve listed in `notFound` as sent. */
+export async function orderBreakdowns(ctx: ShopContext, rawIds: readonly string[], locationId: string | null) {
+  if (rawIds.length < 1 || rawIds.length > MAX_BATCH_IDS) {
+    throw DomainError.invalid('ids', `must name between 1 and ${MAX_BATCH_IDS} orders (got ${rawIds.length})`);
+  }
+  await assertLocation(ctx, locationId);
+  const parsed = rawIds.map((raw) => ({ raw, orderId: parseOrderId(raw, ctx.config.platformName) }));
+  const wanted = [...new Set(parsed.map((p) => p.orderId).filter((id): id is string => id !== null))];
+  const orders = wanted.length ? await ctx.platform.getOrders(wanted) : [];
+  const found = new Map(orders.map((o) => [o.orderId, o]));
+  const notFound = [...new Set(parsed.filter((p) => !p.orderId || !found.has(p.orderId)).map((p) => p.raw))];
+  const inRequestOrder = wanted.filter((id) => found.has(id)).map((id) => found.get(id)!);
+  return { items: await buildBreakdowns(ctx, inRequestOrder, locationId), notFound };
+}
