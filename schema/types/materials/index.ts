@@ -1,2 +1,4 @@
 // Raw materials and per-location stock (issue 3): one file per GraphQL type, imported here.
-export {};
+import './raw-material.ts';
+import './inventory.ts';
+import './stock.ts';

@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../define-route.ts';
+import { LocationIdsQuery, scopeVariable } from '../raw-materials/schemas.ts';
+import { PreassembledData, preassembledToData } from '../raw-materials/stock.route.ts';
+
+export const getAssemblyBillPreassembledRoute = defineRoute({
+  method: 'GET',
+  url: '/assembly-bills/:id/preassembled',
+  scope: 'read',
+  operationId: 'getAssemblyBillPreassembled',
+  summary: 'Pre-assembled stock of an assembly bill per location',
+  description: 'Countable pre-assembled units of the assembly bill per location (stocked under its assembly id); same shape as GET /raw-materials/{variantId}/preassembled. An unknown assembly bill is 404.',
+  tag: 'assembly-bills',
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255, description: 'Assembly id (ASM-…).' }) }, { additionalProperties: false }),
+  querystring: LocationIdsQuery,
+  data: PreassembledData,
+  operation: new URL('./preassembled.graphql', import.meta.url),
+  extraProblems: [404],
+  variables: ({ params, query }) => ({ assemblyId: params.id, locationIds: scopeVariable(query) }),
+  toData: (result) => preassembledToData(result.assemblyBillPreassembled as Record<string, any>),
+});

@@ -1,0 +1,135 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../define-route.ts';
+import { decimalVariable, LocationIdsQuery, num0, scopeVariable, VariantIdParams } from './schemas.ts';
+
+export const getRawMaterialInventoryRoute = defineRoute({
+  method: 'GET',
+  url: '/raw-materials/:variantId/inventory',
+  scope: 'read',
+  operationId: 'getRawMaterialInventory',
+  summary: 'Per-location stock of a material',
+  description: `Platform-linked materials: a live read of the platform levels (each with \`locationName\`). Virtual materials:
+the service's own levels (without \`locationName\`). \`totalAvailable\` sums the levels in scope (0 when the scope
+matches nothing); \`cachedQuantity\` is the material row's inventoryQuantity (the cached platform total, or the sum of
+every virtual level), not scoped. Levels are ordered by location id.`,
+  tag: 'raw-materials',
+  params: VariantIdParams,
+  querystring: LocationIdsQuery,
+  data: Type.Object(
+    {
+      variantId: Type.String(),
+      origin: Type.Union([Type.Literal('platform'), Type.Literal('virtual')]),
+      totalAvailable: Type.Number(),
+      cachedQuantity: Type.Number(),
+      levels: Type.Array(Type.Object(
+        {
+          locationId: Type.String(),
+          locationName: Type.Optional(Type.String({ description: 'Platform-linked materials only.' })),
+          available: Type.Number(),
+        },
+        { additionalProperties: false },
+      )),
+    },
+    { additionalProperties: false },
+  ),
+  operation: new URL('./inventory.graphql', import.meta.url),
+  extraProblems: [404],
+  variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
+  toData: (result) => {
+    const v = result.rawMaterialInventory as Record<string, any>;
+    return {
+      variantId: v.variantId, origin: v.origin, totalAvailable: num0(v.totalAvailable), cachedQuantity: num0(v.cachedQuantity),
+      levels: v.levels.map((l: Record<string, any>) => ({
+        locationId: l.locationId, ...(v.origin === 'platform' ? { locationName: l.locationName ?? l.locationId } : {}), available: num0(l.available),
+      })),
+    };
+  },
+});
+
+const Row = Type.Object(
+  {
+    locationId: Type.String({ pattern: '^[0-9]+$', description: 'Bare numeric location id.' }),
+    delta: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Relative change. Exactly one of delta or absolute.' })),
+    absolute: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Target level (≥ 0), turned into a delta inside the transaction (retry-safe).' })),
+    variantId: Type.Optional(Type.String({ description: 'Optional; must equal the path id.' })),
+  },
+  { description: 'One level change; unrecognised fields are ignored.' },
+);
+
+const RowResult = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: 'Position of the row in `updates`.' }),
+    ok: Type.Boolean(),
+    id: Type.Optional(Type.String({ description: 'Adjustment-history id of the applied change.' })),
+    locationId: Type.String(),
+    skipped: Type.Optional(Type.Literal(true, { description: 'The row changes nothing (delta 0, or absolute equal to the level): nothing is recorded; counted in skippedCount.' })),
+    previousAvailable: Type.Optional(Type.Number({ description: 'Level before this row.' })),
+    available: Type.Optional(Type.Number({ description: 'Level after this row.' })),
+    requestedDelta: Type.Optional(Type.Number({ description: 'The delta asked for (absolute − previous level for an absolute row).' })),
+    appliedDelta: Type.Optional(Type.Number({ description: 'The delta applied (differs when clamping at zero truncated it).' })),
+    truncated: Type.Optional(Type.Boolean({ description: 'True when clamping at zero cut the change short (still ok).' })),
+    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const patchRawMaterialInventoryRoute = defineRoute({
+  method: 'PATCH',
+  url: '/raw-materials/:variantId/inventory',
+  scope: 'write',
+  operationId: 'adjustRawMaterialInventory',
+  summary: 'Batch level changes of a virtual material',
+  description: `Body \`{ updates: [{ locationId, delta | absolute, variantId? }] }\`, applied in order in one transaction (rows
+on the same location compound). Virtual materials only (a platform-linked id is 400 before anything changes; an
+unknown material 404).
+
+Request-level 400 (nothing changes), naming each bad field as \`updates[i].<field>\`: a row with both or neither of
+delta/absolute, a negative absolute, a variantId other than the path id, a number with more than 6 fractional
+digits, a non-numeric locationId, an empty \`updates\`. Per-row failures (\`ok: false\`, \`error: { code, message }\`):
+an unknown location (NOT_FOUND). When every row fails with the same error, the request fails with it (404).
+
+Decreases clamp at zero unless the shop allows negative inventory; a truncated change is still \`ok: true\` with
+\`truncated: true\`. A row that changes nothing is \`skipped\`. Every applied change is recorded in the adjustment
+history (before, after, applied and requested delta, request id, API key). okCount + failedCount + skippedCount =
+number of rows.`,
+  tag: 'raw-materials',
+  params: VariantIdParams,
+  body: Type.Object({ updates: Type.Array(Row, { minItems: 1, maxItems: 1000 }) }, { description: 'Unrecognised fields are ignored.' }),
+  data: Type.Object(
+    {
+      results: Type.Array(RowResult),
+      okCount: Type.Integer({ minimum: 0 }),
+      failedCount: Type.Integer({ minimum: 0 }),
+      skippedCount: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+  operation: new URL('./inventory-patch.graphql', import.meta.url),
+  extraProblems: [404],
+  variables: ({ params, body }) => {
+    const updates = (body as { updates: Record<string, unknown>[] }).updates;
+    return {
+      variantId: params.variantId,
+      updates: updates.map((u, i) => ({
+        locationId: u.locationId,
+        delta: decimalVariable(u.delta, `updates[${i}].delta`),
+        absolute: decimalVariable(u.absolute, `updates[${i}].absolute`),
+        variantId: u.variantId ?? null,
+      })),
+    };
+  },
+  toData: (result) => {
+    const b = result.adjustRawMaterialInventory as Record<string, any>;
+    return {
+      results: b.results.map((r: Record<string, any>) => ({
+        index: r.index, ok: r.ok, ...(r.id ? { id: r.id } : {}), locationId: r.locationId, ...(r.skipped ? { skipped: true } : {}),
+        ...(r.ok ? {
+          previousAvailable: num0(r.previousAvailable), available: num0(r.available), requestedDelta: num0(r.requestedDelta),
+          appliedDelta: num0(r.appliedDelta), truncated: r.truncated,
+        } : {}),
+        ...(r.error ? { error: r.error } : {}),
+      })),
+      okCount: b.okCount, failedCount: b.failedCount, skippedCount: b.skippedCount,
+    };
+  },
+});

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../define-route.ts';
+import { MaterialListRowSchema, toMaterial } from './schemas.ts';
+
+const enumOf = (values: string[], description: string) =>
+  Type.Union(values.map((v) => Type.Literal(v)), { default: values[0], description });
+
+export const listRawMaterialsRoute = defineRoute({
+  method: 'GET',
+  url: '/raw-materials',
+  scope: 'read',
+  operationId: 'listRawMaterials',
+  summary: 'List raw materials',
+  description: `Platform-linked and virtual materials in one list, paged (page ≥ 1, pageSize 1–1000, default 50;
+totalPages = ceil(totalCount / pageSize); a page past the end is 200 with no items). \`search\` is a
+case-insensitive substring over productName, variantName, sku and vendor; \`vendorFilter\` is repeatable (OR).
+Sorting: \`sortBy\` productName (default) | variantName | inventoryQuantity (text sorts are case-insensitive;
+an unrecognised sortBy is ignored), \`sortOrder\` asc (default) | desc; ties break on variantId ascending.
+\`availableVendors\` lists the distinct vendors of every material of the shop, whatever the filters, sorted.
+Only this list's parameters are accepted (another list's filter, e.g. statusFilter, is 400).`,
+  tag: 'raw-materials',
+  querystring: Type.Object(
+    {
+      search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of productName, variantName, sku or vendor.' })),
+      usageFilter: Type.Optional(enumOf(['all', 'used', 'unused'], '`used`: named by at least one BOM or assembly bill (own recipe lines).')),
+      originFilter: Type.Optional(enumOf(['all', 'platform', 'virtual'], 'Material origin.')),
+      vendorFilter: Type.Optional(Type.Array(Type.String(), { description: 'Repeatable; a row matches any of the vendors given.' })),
+      sortBy: Type.Optional(Type.String({ description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
+      sortOrder: Type.Optional(enumOf(['asc', 'desc'], 'Sort direction.')),
+      page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number.' }),
+      pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+    },
+    { additionalProperties: false },
+  ),
+  data: Type.Object(
+    {
+      items: Type.Array(MaterialListRowSchema),
+      totalCount: Type.Integer({ minimum: 0 }),
+      page: Type.Integer({ minimum: 1 }),
+      pageSize: Type.Integer({ minimum: 1 }),
+      totalPages: Type.Integer({ minimum: 0 }),
+      availableVendors: Type.Array(Type.String(), { description: 'Distinct vendors of all the shop\'s materials (not filtered), sorted.' }),
+    },
+    { additionalProperties: false },
+  ),
+  operation: new URL('./list.graphql', import.meta.url),
+  variables: ({ query }) => ({
+    search: query.search === undefined || query.search === '' ? null : query.search,
+    usageFilter: query.usageFilter ?? 'all',
+    originFilter: query.originFilter ?? 'all',
+    vendorFilter: query.vendorFilter ?? [],
+    sortBy: query.sortBy ?? null,
+    sortOrder: query.sortOrder ?? 'asc',
+    page: query.page,
+    pageSize: query.pageSize,
+  }),
+  toData: (result) => {
+    const page = result.rawMaterials as Record<string, any>;
+    return {
+      items: page.items.map((m: Record<string, any>) => ({ ...toMaterial(m), bomUsageCount: m.bomUsageCount, subAssemblyUsageCount: m.subAssemblyUsageCount })),
+      totalCount: page.totalCount, page: page.page, pageSize: page.pageSize, totalPages: page.totalPages, availableVendors: page.availableVendors,
+    };
+  },
+});

@@ -1,0 +1,163 @@
+import { materialConnections, type MaterialConnection, type MaterialConnections } from '../../../src/modules/materials/material-connections.service.ts';
+import { listMaterials, type MaterialListRow, type MaterialPage } from '../../../src/modules/materials/material-list.service.ts';
+import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
+import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
+import { builder } from '../../builder.ts';
+
+export const MaterialOriginEnum = builder.enumType('RawMaterialOrigin', {
+  description: '`platform`: a platform variant (numeric id, catalogue fields mirrored, read-only in API v1); `virtual`: owned by this service (VMAT-… ids).',
+  values: ['platform', 'virtual'] as const,
+});
+const UsageFilterEnum = builder.enumType('RawMaterialUsageFilter', { values: ['all', 'used', 'unused'] as const });
+const OriginFilterEnum = builder.enumType('RawMaterialOriginFilter', { values: ['all', 'platform', 'virtual'] as const });
+const SortOrderEnum = builder.enumType('RawMaterialSortOrder', { values: ['asc', 'desc'] as const });
+
+// Shared by RawMaterial and RawMaterialListItem (whose source extends MaterialView); typed loosely
+// because Pothos field builders are invariant in their parent type.
+function materialFields<T extends MaterialView>(t: any): Record<string, any> {
+  const text = (name: keyof MaterialView, description?: string) => t.exposeString(name, { nullable: true, ...(description ? { description } : {}) });
+  const dec = (name: keyof MaterialView, description?: string) => t.expose(name, { type: 'Decimal', nullable: true, ...(description ? { description } : {}) });
+  return {
+    variantId: t.exposeString('variantId', { description: 'Numeric platform variant id, or VMAT-VAR-<uuid> for a virtual material.' }),
+    origin: t.expose('origin', { type: MaterialOriginEnum }),
+    isVirtual: t.boolean({ resolve: (m: T) => m.origin === 'virtual' }),
+    productId: t.exposeString('productId'),
+    inventoryItemId: t.exposeString('inventoryItemId'),
+    productName: t.exposeString('productName'),
+    variantName: text('variantName'),
+    sku: text('sku'),
+    vendor: text('vendor'),
+    unit: text('unit'),
+    unitCost: dec('unitCost'),
+    unitPrice: dec('unitPrice'),
+    inventoryQuantity: t.expose('inventoryQuantity', { type: 'Decimal', description: 'Platform: the cached platform total. Virtual: the sum of its levels.' }),
+    specifications: text('specifications'),
+    imageUrl: text('imageUrl'),
+    isNonEssentialMaterial: t.exposeBoolean('isNonEssentialMaterial'),
+    weightValue: dec('weightValue'),
+    weightUnitId: text('weightUnitId'),
+    productType: text('productType'),
+    productCategory: text('productCategory'),
+  };
+}
+
+const ConnectionRef = builder.objectRef<MaterialConnection>('RawMaterialConnection').implement({
+  description: 'One use of a material by a bill: a line of its base recipe (locationId null, every location) or a location-rule override (that location).',
+  fields: (t) => ({
+    ownerType: t.exposeString('ownerType', { description: '`bom` or `sub_assembly`.' }),
+    ownerId: t.exposeString('ownerId', { description: 'The BOM id (BOM-…) or assembly id (ASM-…).' }),
+    name: t.exposeString('name'),
+    status: t.exposeString('status', { nullable: true, description: 'BOMs: active | inactive; null for assembly bills.' }),
+    quantity: t.expose('quantity', { type: 'Decimal', description: 'Quantity of this material per unit of the bill (0 when a rule removes or replaces it).' }),
+    wastePercentage: t.expose('wastePercentage', { type: 'Decimal' }),
+    source: t.exposeString('source', { description: '`recipe` (base recipe line) or `locationRule` (an override of the rule at locationId).' }),
+    action: t.exposeString('action', { nullable: true, description: 'The override: add | adjust | replace | remove; null for recipe lines.' }),
+    locationId: t.exposeString('locationId', { nullable: true, description: 'Null: the base recipe, at every location without a rule changing it.' }),
+    locationName: t.exposeString('locationName', { nullable: true }),
+  }),
+});
+
+const ConnectionsRef = builder.objectRef<MaterialConnections>('RawMaterialConnections').implement({
+  fields: (t) => ({
+    boms: t.field({ type: [ConnectionRef], resolve: (c) => c.boms }),
+    subAssemblies: t.field({ type: [ConnectionRef], resolve: (c) => c.subAssemblies }),
+  }),
+});
+
+export const RawMaterialRef = builder.objectRef<MaterialView>('RawMaterial').implement({
+  description: 'A raw material, platform-linked or virtual.',
+  fields: (t) => ({
+    ...materialFields<MaterialView>(t),
+    connections: t.field({
+      type: ConnectionsRef,
+      description: 'The BOMs and assembly bills that use this material (base recipes and location rules).',
+      resolve: (m, _args, ctx) => materialConnections(ctx, m.variantId),
+    }),
+  }),
+});
+
+const ListItemRef = builder.objectRef<MaterialListRow>('RawMaterialListItem').implement({
+  description: 'A raw-material list row: the material with its usage counts.',
+  fields: (t) => ({
+    ...materialFields<MaterialListRow>(t),
+    bomUsageCount: t.exposeInt('bomUsageCount', { description: 'BOMs whose own recipe lines name the material.' }),
+    subAssemblyUsageCount: t.exposeInt('subAssemblyUsageCount', { description: 'Assembly bills whose own lines name the material.' }),
+  }),
+});
+
+const PageRef = builder.objectRef<MaterialPage>('RawMaterialPage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [ListItemRef], resolve: (p) => p.items }),
+    totalCount: t.exposeInt('totalCount'),
+    page: t.exposeInt('page'),
+    pageSize: t.exposeInt('pageSize'),
+    totalPages: t.exposeInt('totalPages'),
+    availableVendors: t.exposeStringList('availableVendors', { description: 'Distinct vendors of every material of the shop, whatever the filters; sorted.' }),
+  }),
+});
+
+builder.queryField('rawMaterials', (t) =>
+  t.field({
+    type: PageRef,
+    description: 'A page of raw materials (both origins), filtered and sorted; ties break on variantId.',
+    authScopes: { read: true },
+    args: {
+      search: t.arg.string({ required: false }),
+      usageFilter: t.arg({ type: UsageFilterEnum, required: false }),
+      originFilter: t.arg({ type: OriginFilterEnum, required: false }),
+      vendorFilter: t.arg.stringList({ required: false }),
+      sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' }),
+      sortOrder: t.arg({ type: SortOrderEnum, required: false }),
+      page: t.arg.int({ required: false }),
+      pageSize: t.arg.int({ required: false }),
+    },
+    resolve: (_root, args, ctx) => listMaterials(ctx, {
+      search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
+      vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc',
+      page: Math.max(1, args.page ?? 1), pageSize: Math.min(1000, Math.max(1, args.pageSize ?? 50)),
+    }),
+  }),
+);
+
+builder.queryField('rawMaterial', (t) =>
+  t.field({
+    type: RawMaterialRef,
+    description: 'One raw material; NOT_FOUND when the shop has no such material.',
+    authScopes: { read: true },
+    args: { variantId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => toMaterialView(await findMaterialRow(ctx, String(args.variantId))),
+  }),
+);
+
+const PatchInput = builder.inputType('RawMaterialPatchInput', {
+  description: 'Editable fields of a virtual material; only the fields sent change (null clears a nullable field).',
+  fields: (t) => ({
+    productName: t.string(),
+    variantName: t.string(),
+    sku: t.string(),
+    unit: t.string(),
+    vendor: t.string(),
+    specifications: t.string(),
+    imageUrl: t.string(),
+    weightUnitId: t.string(),
+    productType: t.string(),
+    productCategory: t.string(),
+    unitCost: t.field({ type: 'Decimal' }),
+    unitPrice: t.field({ type: 'Decimal' }),
+    weightValue: t.field({ type: 'Decimal' }),
+    inventoryQuantity: t.field({ type: 'Decimal', description: 'Only for a material stocked at exactly one location: that level becomes this value.' }),
+    isNonEssentialMaterial: t.boolean(),
+  }),
+});
+
+builder.mutationType({});
+
+builder.mutationField('updateRawMaterial', (t) =>
+  t.field({
+    type: RawMaterialRef,
+    description: 'Changes fields of a virtual material; platform-linked materials are read-only in API v1 (INVALID_INPUT).',
+    authScopes: { write: true },
+    args: { variantId: t.arg.id({ required: true }), input: t.arg({ type: PatchInput, required: true }) },
+    resolve: (_root, args, ctx) => updateMaterial(ctx, String(args.variantId), args.input),
+  }),
+);

@@ -1,0 +1,111 @@
+import { commitmentsOf, type CommitmentHolder, type CommitmentLevel, type CommitmentsView } from '../../../src/modules/stock/commitments.service.ts';
+import { preassembledOf, residualsOf, type PreassembledLevel, type PreassembledView, type ResidualLevel, type ResidualView } from '../../../src/modules/stock/stock-reads.service.ts';
+import { builder } from '../../builder.ts';
+
+const SCOPE = { required: false, description: 'Bare numeric location ids; empty or absent: every location.' } as const;
+
+const ResidualLevelRef = builder.objectRef<ResidualLevel>('StockResidualLevel').implement({
+  fields: (t) => ({
+    locationId: t.exposeString('locationId'),
+    locationName: t.exposeString('locationName', { nullable: true }),
+    buildRun: t.expose('buildRun', { type: 'Decimal', description: 'Remainder carried by work orders and order execution.' }),
+    safetyStock: t.expose('safetyStock', { type: 'Decimal', description: 'Remainder carried by safety-stock reservations.' }),
+  }),
+});
+const ResidualTotalsRef = builder.objectRef<ResidualView['totals']>('StockResidualTotals').implement({
+  fields: (t) => ({ buildRun: t.expose('buildRun', { type: 'Decimal' }), safetyStock: t.expose('safetyStock', { type: 'Decimal' }) }),
+});
+const ResidualRef = builder.objectRef<ResidualView>('StockResidual').implement({
+  description: 'Fractional remainders per location (bookkeeping, never availability).',
+  fields: (t) => ({
+    variantId: t.exposeString('variantId'),
+    levels: t.field({ type: [ResidualLevelRef], resolve: (v) => v.levels }),
+    totals: t.field({ type: ResidualTotalsRef, resolve: (v) => v.totals }),
+  }),
+});
+
+builder.queryField('rawMaterialResidual', (t) =>
+  t.field({
+    type: ResidualRef,
+    authScopes: { read: true },
+    args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
+    resolve: (_root, args, ctx) => residualsOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null),
+  }),
+);
+
+const PreassembledLevelRef = builder.objectRef<PreassembledLevel>('StockPreassembledLevel').implement({
+  fields: (t) => ({
+    locationId: t.exposeString('locationId'),
+    locationName: t.exposeString('locationName', { nullable: true }),
+    quantity: t.expose('quantity', { type: 'Decimal', description: 'Units already built and on the shelf.' }),
+  }),
+});
+const PreassembledTotalsRef = builder.objectRef<PreassembledView['totals']>('StockPreassembledTotals').implement({
+  fields: (t) => ({ quantity: t.expose('quantity', { type: 'Decimal' }) }),
+});
+const PreassembledRef = builder.objectRef<PreassembledView>('StockPreassembled').implement({
+  description: 'Pre-assembled shelf stock per location: finished goods by variant id, assembly bills by assembly id.',
+  fields: (t) => ({
+    itemId: t.exposeString('itemId'),
+    itemType: t.exposeString('itemType', { description: '`variant` (finished good or material) or `assemblyBill`.' }),
+    levels: t.field({ type: [PreassembledLevelRef], resolve: (v) => v.levels }),
+    totals: t.field({ type: PreassembledTotalsRef, resolve: (v) => v.totals }),
+  }),
+});
+
+builder.queryField('rawMaterialPreassembled', (t) =>
+  t.field({
+    type: PreassembledRef,
+    authScopes: { read: true },
+    args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
+    resolve: (_root, args, ctx) => preassembledOf(ctx, 'variant', String(args.variantId), args.locationIds?.map(String) ?? null),
+  }),
+);
+
+builder.queryField('assemblyBillPreassembled', (t) =>
+  t.field({
+    type: PreassembledRef,
+    authScopes: { read: true },
+    args: { assemblyId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
+    resolve: (_root, args, ctx) => preassembledOf(ctx, 'assemblyBill', String(args.assemblyId), args.locationIds?.map(String) ?? null),
+  }),
+);
+
+const CommitmentHolderRef = builder.objectRef<CommitmentHolder>('StockCommitmentHolder').implement({
+  fields: (t) => ({
+    holderType: t.exposeString('holderType', { description: '`order` (open order quantity) or `bom` / `sub_assembly` (the bill behind a safety-stock hold).' }),
+    holderId: t.exposeString('holderId', { description: 'Order id, BOM id or assembly id.' }),
+    name: t.exposeString('name'),
+    quantity: t.expose('quantity', { type: 'Decimal' }),
+  }),
+});
+const CommitmentLevelRef = builder.objectRef<CommitmentLevel>('StockCommitmentLevel').implement({
+  fields: (t) => ({
+    locationId: t.exposeString('locationId'),
+    locationName: t.exposeString('locationName', { nullable: true }),
+    orders: t.expose('orders', { type: 'Decimal', description: 'Open quantity of order reservations (quantity − fulfilled).' }),
+    safetyStock: t.expose('safetyStock', { type: 'Decimal', description: 'Held by active safety-stock reservations.' }),
+    holders: t.field({ type: [CommitmentHolderRef], resolve: (l) => l.holders, description: 'The 20 largest holders.' }),
+    otherHoldersCount: t.exposeInt('otherHoldersCount'),
+    otherHoldersQuantity: t.expose('otherHoldersQuantity', { type: 'Decimal' }),
+  }),
+});
+const CommitmentTotalsRef = builder.objectRef<CommitmentsView['totals']>('StockCommitmentTotals').implement({
+  fields: (t) => ({ orders: t.expose('orders', { type: 'Decimal' }), safetyStock: t.expose('safetyStock', { type: 'Decimal' }) }),
+});
+const CommitmentsRef = builder.objectRef<CommitmentsView>('StockCommitments').implement({
+  fields: (t) => ({
+    variantId: t.exposeString('variantId'),
+    levels: t.field({ type: [CommitmentLevelRef], resolve: (v) => v.levels }),
+    totals: t.field({ type: CommitmentTotalsRef, resolve: (v) => v.totals }),
+  }),
+});
+
+builder.queryField('rawMaterialCommitments', (t) =>
+  t.field({
+    type: CommitmentsRef,
+    authScopes: { read: true },
+    args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
+    resolve: (_root, args, ctx) => commitmentsOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null),
+  }),
+);

@@ -1,0 +1,42 @@
+import { Decimal } from 'decimal.js';
+import type { ShopContext } from '../../shop-context.ts';
+import { compareLocationIds, findMaterialRow, normaliseScope } from './material-view.ts';
+
+export interface InventoryLevelView { locationId: string; locationName: string | null; available: string }
+
+export interface InventoryView {
+  variantId: string;
+  origin: 'platform' | 'virtual';
+  totalAvailable: string;
+  cachedQuantity: string;
+  /** Platform-linked levels carry `locationName`; virtual ones do not (null here, omitted in REST). */
+  levels: InventoryLevelView[];
+}
+
+/**
+ * Per-location stock of one material within a scope (null = every location). Platform-linked
+ * levels are a live read through the platform gateway; virtual levels are the service's own.
+ * A scope that matches nothing gives no levels and 0, never a shop-wide figure.
+ */
+export async function materialInventory(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<InventoryView> {
+  const scope = normaliseScope(locationIds);
+  const material = await findMaterialRow(ctx, variantId);
+  let levels: InventoryLevelView[];
+  if (material.origin === 'platform') {
+    const [live, locations] = await Promise.all([ctx.platform.getLevels([variantId], scope), ctx.platform.listLocations()]);
+    const names = new Map(locations.map((l) => [l.locationId, l.name]));
+    levels = live.map((l) => ({ locationId: l.locationId, locationName: names.get(l.locationId) ?? null, available: new Decimal(l.available).toFixed() }));
+  } else {
+    const rows = await ctx.em.execute<{ location_id: string; available: string }[]>(
+      `select location_id, available from material_levels where shop_id = ? and variant_id = ?${scope ? ' and location_id in (?)' : ''}`,
+      scope ? [ctx.shopId, variantId, scope] : [ctx.shopId, variantId],
+    );
+    levels = rows.map((r) => ({ locationId: r.location_id, locationName: null, available: new Decimal(r.available).toFixed() }));
+  }
+  levels.sort((a, b) => compareLocationIds(a.locationId, b.locationId));
+  const total = levels.reduce((sum, l) => sum.plus(l.available), new Decimal(0));
+  return {
+    variantId, origin: material.origin, totalAvailable: total.toFixed(),
+    cachedQuantity: new Decimal(material.inventory_quantity).toFixed(), levels,
+  };
+}

@@ -1,0 +1,93 @@
+import { Decimal } from 'decimal.js';
+import { DomainError } from '../../domain-error.ts';
+import type { ShopContext } from '../../shop-context.ts';
+
+/** A raw material as every read returns it (decimals as exact strings). */
+export interface MaterialView {
+  variantId: string;
+  origin: 'platform' | 'virtual';
+  productId: string;
+  inventoryItemId: string;
+  productName: string;
+  variantName: string | null;
+  sku: string | null;
+  vendor: string | null;
+  unit: string | null;
+  unitCost: string | null;
+  unitPrice: string | null;
+  inventoryQuantity: string;
+  specifications: string | null;
+  imageUrl: string | null;
+  isNonEssentialMaterial: boolean;
+  weightValue: string | null;
+  weightUnitId: string | null;
+  productType: string | null;
+  productCategory: string | null;
+  /** Platform: the last known platform total. Virtual: the sum of its levels. */
+  cachedQuantity: string;
+}
+
+export type MaterialRow = Record<string, any>;
+
+/**
+ * The columns of a material row. `inventory_quantity` follows dataset.md: the cached platform total
+ * for platform-linked materials, the sum of the service's own levels for virtual ones.
+ */
+export const MATERIAL_COLUMNS = `m.shop_id, m.variant_id, m.origin, m.product_id, m.inventory_item_id, m.product_name, m.variant_name, m.sku,
+  m.vendor, m.unit, m.unit_cost, m.unit_price, m.specifications, m.image_url, m.is_non_essential_material, m.weight_value,
+  m.weight_unit_id, m.product_type, m.product_category, m.cached_quantity,
+  case when m.origin = 'platform' then coalesce(m.cached_quantity, 0)
+       else coalesce((select sum(l.available) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id), 0)
+  end as inventory_quantity`;
+
+const dec = (v: string | number): string => new Decimal(v).toFixed();
+const decOrNull = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : dec(v));
+
+export function toMaterialView(r: MaterialRow): MaterialView {
+  return {
+    variantId: r.variant_id, origin: r.origin, productId: r.product_id, inventoryItemId: r.inventory_item_id,
+    productName: r.product_name, variantName: r.variant_name, sku: r.sku, vendor: r.vendor, unit: r.unit,
+    unitCost: decOrNull(r.unit_cost), unitPrice: decOrNull(r.unit_price), inventoryQuantity: dec(r.inventory_quantity),
+    specifications: r.specifications, imageUrl: r.image_url, isNonEssentialMaterial: Boolean(r.is_non_essential_material),
+    weightValue: decOrNull(r.weight_value), weightUnitId: r.weight_unit_id, productType: r.product_type,
+    productCategory: r.product_category, cachedQuantity: dec(r.inventory_quantity),
+  };
+}
+
+/** Numeric variant ids are platform-managed (dataset.md: material origin). */
+export function isPlatformVariantId(variantId: string): boolean {
+  return /^[0-9]+$/.test(variantId);
+}
+
+/** The material row, or 404 (an unknown id and another shop's id look the same). One query. */
+export async function findMaterialRow(ctx: ShopContext, variantId: string, extraColumns = ''): Promise<MaterialRow> {
+  const [row] = await ctx.em.execute<MaterialRow[]>(
+    `select ${MATERIAL_COLUMNS}${extraColumns} from materials m where m.shop_id = ? and m.variant_id = ?`,
+    [ctx.shopId, variantId],
+  );
+  if (!row) throw DomainError.notFound('raw material', variantId);
+  return row;
+}
+
+/** Material PATCH routes take virtual materials only (api-v1.md, general rule 6). */
+export function readOnlyError(variantId: string): DomainError {
+  return new DomainError(
+    'INVALID_INPUT',
+    `raw material ${variantId} is platform-linked: its fields and levels are read-only in API v1 (they are mirrored from the platform); only virtual (VMAT-…) materials can be changed`,
+    { errors: [{ field: 'variantId', message: 'platform-linked materials are read-only in API v1' }] },
+  );
+}
+
+/**
+ * A `locationIds` scope: null means every location; otherwise the distinct ids (possibly an empty
+ * list after the route dropped empty values, which then means every location too).
+ */
+export function normaliseScope(locationIds: readonly string[] | null | undefined): string[] | null {
+  const ids = [...new Set((locationIds ?? []).filter((id) => id !== ''))];
+  return ids.length === 0 ? null : ids;
+}
+
+/** Orders bare numeric location ids numerically ("9" before "10"). */
+export function compareLocationIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,44 @@
+import { Decimal } from 'decimal.js';
+import { DomainError } from '../../domain-error.ts';
+import type { ShopContext } from '../../shop-context.ts';
+
+/** Holder lists of the per-location reads are capped at this many entries (api-v1.md limits). */
+export const HOLDER_CAP = 20;
+
+export interface CappedHolders<T> { holders: T[]; otherHoldersCount: number; otherHoldersQuantity: Decimal }
+
+/**
+ * The 20 largest holders (by `quantity`, ties by type then id) and a count and sum of the rest;
+ * the level's own sums are computed from every holder, never from the capped list.
+ */
+export function capHolders<T extends { holderType: string; holderId: string; quantity: Decimal }>(all: readonly T[], cap = HOLDER_CAP): CappedHolders<T> {
+  const sorted = [...all].sort((a, b) => b.quantity.comparedTo(a.quantity) || cmp(a.holderType, b.holderType) || cmp(a.holderId, b.holderId));
+  const rest = sorted.slice(cap);
+  return { holders: sorted.slice(0, cap), otherHoldersCount: rest.length, otherHoldersQuantity: rest.reduce((s, h) => s.plus(h.quantity), new Decimal(0)) };
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Stock items read under /raw-materials/{variantId}/…: a material, or a finished good (the platform
+ * variant a BOM sells as). Anything else, or another shop's id, is 404. One query.
+ */
+export async function assertStockItem(ctx: ShopContext, variantId: string): Promise<void> {
+  const [row] = await ctx.em.execute<{ found: boolean }[]>(
+    `select exists (select 1 from materials where shop_id = ? and variant_id = ?)
+         or exists (select 1 from boms where shop_id = ? and variant_id = ?) as found`,
+    [ctx.shopId, variantId, ctx.shopId, variantId],
+  );
+  if (!row?.found) throw DomainError.notFound('raw material', variantId);
+}
+
+/** Location names for the levels of a read (one gateway call). */
+export async function locationNames(ctx: ShopContext): Promise<Map<string, string>> {
+  const locations = await ctx.platform.listLocations();
+  return new Map(locations.map((l) => [l.locationId, l.name]));
+}
+
+export const scopeSql = (scope: readonly string[] | null, column = 'location_id') => (scope ? ` and ${column} in (?)` : '');
+export const scopeArgs = (scope: readonly string[] | null) => (scope ? [scope] : []);
