@@ -20,7 +20,7 @@ export function exact(value: string | number | Decimal): Decimal {
 export function floorDiv(dividend: Decimal, divisor: Decimal): Decimal {
   let n = new Exact(dividend).div(divisor).floor();
   while (n.plus(1).times(divisor).lte(dividend)) n = n.plus(1);
-  while (n.gt(0) && n.times(divisor).gt(dividend)) n = n.minus(1);
+  while (n.times(divisor).gt(dividend)) n = n.minus(1);
   return n;
 }
 
