@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../define-route.ts';
+import { Num, NullableNumber, NullableString, num, num0, obj } from './schemas.ts';
+
+const BomRow = obj({
+  bomId: Type.String({ description: 'BOM-<digits>' }),
+  name: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]),
+  variantId: NullableString('Finished good platform variant; null when the BOM is not platform-linked.'),
+  productId: NullableString(), sku: NullableString('The finished good variant sku (null when not platform-linked).'),
+  price: NullableNumber('The finished good variant price.'),
+  totalRawMaterialCost: Num(), totalSubAssemblyCost: Num(), directCostFactorCost: Num(), totalCost: Num(),
+  preAssembledQuantity: Num('Pre-assembled finished units of the variant, summed over every location (0 when not platform-linked).'),
+  rawMaterialCount: Type.Integer({ minimum: 0, description: 'Raw-material lines of the base recipe.' }),
+  subAssemblyCount: Type.Integer({ minimum: 0, description: 'Sub-assembly lines of the base recipe.' }),
+  costFactorCount: Type.Integer({ minimum: 0, description: 'Cost-factor lines of the base recipe.' }),
+});
+
+const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\` over every BOM whatever the filters.
+- \`search\`: case-insensitive substring over name, sku and bomId. \`statusFilter\`: all (default) | active | inactive.
+- \`sortBy\`: name (default, case-insensitive) | bomId (by its number) | sku | price | totalCost | status; an unknown value is
+  ignored (name). \`sortOrder\`: asc (default) | desc. Nulls (sku, price of BOMs without a platform variant) sort last in
+  both directions; ties break on bomId ascending.
+- \`page\` ≥ 1 (default 1), \`pageSize\` 1–1000 (default 50); totalPages = ceil(totalCount / pageSize); a page past the end
+  is 200 with no items.
+- Costs (dataset.md): raw lines unitCost × quantity × (1 + waste/100), sub lines quantity × the assembly bill's unit cost,
+  cost-factor lines quantity × unitCost, on base recipes; exact, rounded half-up to 6 places in the response.
+- stats: total, active, inactive, totalValue = Σ totalCost, avgCost = totalValue / total (0 when none), platformLinked = BOMs
+  with a finished-good variant.
+- Cost: 5 SQL round trips whatever the page size or number of BOMs (the shop's recipe forest in one recursive query).`;
+
+export const listBomsRoute = defineRoute({
+  method: 'GET',
+  url: '/bills-of-materials',
+  scope: 'read',
+  operationId: 'listBillsOfMaterials',
+  summary: 'List bills of materials',
+  description,
+  tag: 'bills-of-materials',
+  querystring: Type.Object({
+    search: Type.Optional(Type.String({ maxLength: 255 })),
+    statusFilter: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('active'), Type.Literal('inactive')], { default: 'all' })),
+    sortBy: Type.Optional(Type.String({ maxLength: 64, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
+    sortOrder: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
+    page: Type.Integer({ minimum: 1, default: 1 }),
+    pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  }, { additionalProperties: false }),
+  data: obj({
+    items: Type.Array(BomRow),
+    totalCount: Type.Integer({ minimum: 0 }), page: Type.Integer({ minimum: 1 }), pageSize: Type.Integer({ minimum: 1 }), totalPages: Type.Integer({ minimum: 0 }),
+    stats: obj({
+      total: Type.Integer({ minimum: 0 }), active: Type.Integer({ minimum: 0 }), inactive: Type.Integer({ minimum: 0 }),
+      totalValue: Num('Σ totalCost over every BOM.'), avgCost: Num('totalValue / total; 0 when there are no BOMs.'),
+      platformLinked: Type.Integer({ minimum: 0, description: 'BOMs whose finished good is a platform variant.' }),
+    }, 'Over every BOM of the shop, whatever the filters.'),
+  }),
+  operation: new URL('./list.graphql', import.meta.url),
+  variables: ({ query }) => ({
+    search: query.search ?? null, statusFilter: query.statusFilter ?? 'all', sortBy: query.sortBy ?? null,
+    sortOrder: query.sortOrder ?? 'asc', page: query.page, pageSize: query.pageSize,
+  }),
+  toData: (result) => {
+    const p = result.boms as Record<string, any>;
+    return {
+      items: (p.items as Record<string, any>[]).map((b) => ({
+        bomId: b.bomId, name: b.name, status: b.status, variantId: b.variantId, productId: b.productId, sku: b.sku, price: num(b.price),
+        totalRawMaterialCost: num0(b.totalRawMaterialCost), totalSubAssemblyCost: num0(b.totalSubAssemblyCost),
+        directCostFactorCost: num0(b.directCostFactorCost), totalCost: num0(b.totalCost), preAssembledQuantity: num0(b.preAssembledQuantity),
+        rawMaterialCount: b.rawMaterialLines.length, subAssemblyCount: b.subAssemblyLines.length, costFactorCount: b.costFactorLines.length,
+      })),
+      totalCount: p.totalCount, page: p.page, pageSize: p.pageSize, totalPages: p.totalPages,
+      stats: { ...p.stats, totalValue: num0(p.stats.totalValue), avgCost: num0(p.stats.avgCost) },
+    };
+  },
+});

@@ -1,0 +1,55 @@
+import { listBillVersions, type BillVersionPage, type BillVersionView } from '../../../src/modules/recipes/bill-versions.service.ts';
+import { DomainError } from '../../../src/domain-error.ts';
+import { builder } from '../../builder.ts';
+
+const BillVersionChangesRef = builder.objectRef<BillVersionView['changes']>('BillVersionChanges').implement({
+  description: 'Counts changed against the previous version, frozen when saved.',
+  fields: (t) => ({
+    recipeFields: t.exposeInt('recipeFields'), materials: t.exposeInt('materials'),
+    locationRules: t.exposeInt('locationRules'), overrides: t.exposeInt('overrides'),
+  }),
+});
+
+const BillVersionRef = builder.objectRef<BillVersionView>('BillVersion').implement({
+  fields: (t) => ({
+    version: t.exposeInt('version'),
+    state: t.exposeString('state'),
+    savedAt: t.expose('savedAt', { type: 'DateTime' }),
+    savedBy: t.exposeString('savedBy', { nullable: true }),
+    trigger: t.exposeString('trigger'),
+    contentHash: t.exposeString('contentHash', { nullable: true }),
+    changes: t.field({ type: BillVersionChangesRef, resolve: (v) => v.changes }),
+  }),
+});
+
+const BillVersionPageRef = builder.objectRef<BillVersionPage>('BillVersionPage').implement({
+  fields: (t) => ({
+    ownerType: t.exposeString('ownerType'), ownerId: t.exposeString('ownerId'),
+    versions: t.field({ type: [BillVersionRef], resolve: (p) => p.versions }),
+    total: t.exposeInt('total'), limit: t.exposeInt('limit'), offset: t.exposeInt('offset'),
+    hasMore: t.exposeBoolean('hasMore'), pending: t.exposeInt('pending'),
+  }),
+});
+
+const BillOwnerType = builder.enumType('BillOwnerType', { values: ['bom', 'sub_assembly'] as const });
+
+builder.queryField('billVersions', (t) =>
+  t.field({
+    type: BillVersionPageRef,
+    description: 'Ready versions of a BOM or assembly bill, newest first; NOT_FOUND for an unknown owner.',
+    authScopes: { read: true },
+    args: {
+      ownerType: t.arg({ type: BillOwnerType, required: true }),
+      ownerId: t.arg.string({ required: true }),
+      limit: t.arg.int({ required: false, defaultValue: 10 }),
+      offset: t.arg.int({ required: false, defaultValue: 0 }),
+    },
+    resolve: (_root, args, ctx) => {
+      const limit = args.limit ?? 10;
+      const offset = args.offset ?? 0;
+      if (limit < 1 || limit > 20) throw DomainError.invalid('limit', 'must be between 1 and 20');
+      if (offset < 0) throw DomainError.invalid('offset', 'must be at least 0');
+      return listBillVersions(ctx, { ownerType: args.ownerType, ownerId: args.ownerId, limit, offset });
+    },
+  }),
+);

@@ -1,0 +1,115 @@
+import type { AssemblyBillView, BomView } from '../../../src/modules/recipes/bom-views.ts';
+import { BOM_STATUS_FILTERS, listBoms, type BomListPage, type BomStats } from '../../../src/modules/recipes/bom-list.service.ts';
+import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
+import { DomainError } from '../../../src/domain-error.ts';
+import { builder } from '../../builder.ts';
+import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
+
+export const AssemblyBillRef = builder.objectRef<AssemblyBillView>('AssemblyBill').implement({
+  description: 'An assembly bill (sub-assembly) with its base recipe and unit cost.',
+  fields: (t) => ({
+    assemblyId: t.exposeString('assemblyId'),
+    name: t.exposeString('name'),
+    onlyConsumePreassembled: t.exposeBoolean('onlyConsumePreassembled', { description: 'Sellable quantities take it only from its pre-assembled shelf.' }),
+    unitCost: t.expose('unitCost', { type: 'Decimal' }),
+    totalRawMaterialCost: t.expose('totalRawMaterialCost', { type: 'Decimal' }),
+    totalSubAssemblyCost: t.expose('totalSubAssemblyCost', { type: 'Decimal' }),
+    directCostFactorCost: t.expose('directCostFactorCost', { type: 'Decimal' }),
+    rawMaterialLines: t.field({ type: [RawMaterialLineRef], resolve: (b) => b.rawMaterialLines }),
+    subAssemblyLines: t.field({ type: [SubAssemblyLineRef], resolve: (b) => b.subAssemblyLines }),
+    costFactorLines: t.field({ type: [CostFactorLineRef], resolve: (b) => b.costFactorLines }),
+  }),
+});
+
+export const BomRef = builder.objectRef<BomView>('Bom').implement({
+  description: 'A bill of materials: the recipe of a finished good, with costs.',
+  fields: (t) => ({
+    bomId: t.exposeString('bomId'),
+    name: t.exposeString('name'),
+    status: t.exposeString('status', { description: 'active | inactive' }),
+    variantId: t.exposeString('variantId', { nullable: true, description: 'Finished good platform variant; null = not platform-linked.' }),
+    productId: t.exposeString('productId', { nullable: true }),
+    sku: t.exposeString('sku', { nullable: true }),
+    price: t.expose('price', { type: 'Decimal', nullable: true }),
+    totalRawMaterialCost: t.expose('totalRawMaterialCost', { type: 'Decimal' }),
+    totalSubAssemblyCost: t.expose('totalSubAssemblyCost', { type: 'Decimal' }),
+    directCostFactorCost: t.expose('directCostFactorCost', { type: 'Decimal' }),
+    totalCost: t.expose('totalCost', { type: 'Decimal' }),
+    preAssembledQuantity: t.expose('preAssembledQuantity', { type: 'Decimal', description: 'Pre-assembled finished units, summed over locations.' }),
+    rawMaterialLines: t.field({ type: [RawMaterialLineRef], resolve: (b) => b.rawMaterialLines }),
+    subAssemblyLines: t.field({ type: [SubAssemblyLineRef], resolve: (b) => b.subAssemblyLines }),
+    costFactorLines: t.field({ type: [CostFactorLineRef], resolve: (b) => b.costFactorLines }),
+    assemblyBills: t.field({
+      type: [AssemblyBillRef],
+      description: 'Every assembly bill the base recipe reaches, at any depth, each once (loaded with the BOM; empty on list rows).',
+      resolve: (b) => b.assemblyBills,
+    }),
+  }),
+});
+
+const BomStatsRef = builder.objectRef<BomStats>('BomStats').implement({
+  description: 'Totals over every BOM of the shop, whatever the filters.',
+  fields: (t) => ({
+    total: t.exposeInt('total'), active: t.exposeInt('active'), inactive: t.exposeInt('inactive'),
+    totalValue: t.expose('totalValue', { type: 'Decimal', description: 'Σ totalCost' }),
+    avgCost: t.expose('avgCost', { type: 'Decimal', description: 'totalValue / total (0 when there are none)' }),
+    platformLinked: t.exposeInt('platformLinked', { description: 'BOMs whose finished good is a platform variant.' }),
+  }),
+});
+
+const BomListPageRef = builder.objectRef<BomListPage>('BomListPage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [BomRef], resolve: (p) => p.items }),
+    totalCount: t.exposeInt('totalCount'), page: t.exposeInt('page'), pageSize: t.exposeInt('pageSize'), totalPages: t.exposeInt('totalPages'),
+    stats: t.field({ type: BomStatsRef, resolve: (p) => p.stats }),
+  }),
+});
+
+const BomStatusFilter = builder.enumType('BomStatusFilter', { values: BOM_STATUS_FILTERS });
+const BomSortOrder = builder.enumType('BomSortOrder', { values: ['asc', 'desc'] as const });
+
+builder.queryField('bom', (t) =>
+  t.field({
+    type: BomRef,
+    description: 'One BOM with costs and every assembly bill of its recipe. NOT_FOUND for an unknown id.',
+    authScopes: { read: true },
+    args: { bomId: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => getBom(ctx, args.bomId),
+  }),
+);
+
+builder.queryField('assemblyBill', (t) =>
+  t.field({
+    type: AssemblyBillRef,
+    description: 'One assembly bill with its base recipe and unit cost. NOT_FOUND for an unknown id.',
+    authScopes: { read: true },
+    args: { assemblyId: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => getAssemblyBill(ctx, args.assemblyId),
+  }),
+);
+
+builder.queryField('boms', (t) =>
+  t.field({
+    type: BomListPageRef,
+    description: 'BOMs filtered, sorted (name | bomId | sku | price | totalCost | status; unknown = name) and paged, with stats over all of them.',
+    authScopes: { read: true },
+    args: {
+      search: t.arg.string({ required: false }),
+      statusFilter: t.arg({ type: BomStatusFilter, required: false, defaultValue: 'all' }),
+      sortBy: t.arg.string({ required: false }),
+      sortOrder: t.arg({ type: BomSortOrder, required: false, defaultValue: 'asc' }),
+      page: t.arg.int({ required: false, defaultValue: 1 }),
+      pageSize: t.arg.int({ required: false, defaultValue: 50 }),
+    },
+    resolve: (_root, args, ctx) => {
+      const page = args.page ?? 1;
+      const pageSize = args.pageSize ?? 50;
+      if (page < 1) throw DomainError.invalid('page', 'must be at least 1');
+      if (pageSize < 1 || pageSize > 1000) throw DomainError.invalid('pageSize', 'must be between 1 and 1000');
+      return listBoms(ctx, {
+        search: args.search ?? null, statusFilter: args.statusFilter ?? 'all', sortBy: args.sortBy ?? null,
+        sortOrder: args.sortOrder ?? 'asc', page, pageSize,
+      });
+    },
+  }),
+);

@@ -1,0 +1,68 @@
+import type { CostLineView, RawLineView, SubLineView } from '../../../src/modules/recipes/bom-views.ts';
+import type { CostFactorInfo, MaterialInfo } from '../../../src/modules/recipes/recipe-data.ts';
+import { loadCostFactors } from '../../../src/modules/recipes/recipe-data.ts';
+import { builder } from '../../builder.ts';
+
+export const RecipeMaterialRef = builder.objectRef<MaterialInfo>('RecipeMaterial').implement({
+  description: 'The raw material a recipe line names (catalogue fields needed to read a recipe).',
+  fields: (t) => ({
+    variantId: t.exposeString('variantId'),
+    origin: t.exposeString('origin', { description: '`platform` (platform-linked) or `virtual`.' }),
+    productName: t.exposeString('productName'),
+    variantName: t.exposeString('variantName', { nullable: true }),
+    sku: t.exposeString('sku', { nullable: true }),
+    unit: t.exposeString('unit', { nullable: true }),
+    unitCost: t.expose('unitCost', { type: 'Decimal', nullable: true }),
+    isNonEssential: t.exposeBoolean('isNonEssential', { description: 'Non-essential materials are ignored by buildable.' }),
+  }),
+});
+
+export const CostFactorRef = builder.objectRef<CostFactorInfo>('CostFactor').implement({
+  description: 'A cost that is not a material (labour, overhead, packaging, machine, other), per unit.',
+  fields: (t) => ({
+    costFactorId: t.exposeString('costFactorId'),
+    name: t.exposeString('name'),
+    kind: t.exposeString('kind', { description: 'labor | overhead | packaging | machine | other' }),
+    unit: t.exposeString('unit', { nullable: true }),
+    unitCost: t.expose('unitCost', { type: 'Decimal' }),
+  }),
+});
+
+export const RawMaterialLineRef = builder.objectRef<RawLineView>('RawMaterialLine').implement({
+  description: 'A raw-material line of a base recipe.',
+  fields: (t) => ({
+    nodeId: t.exposeString('nodeId', { description: 'The material variantId.' }),
+    quantity: t.expose('quantity', { type: 'Decimal' }),
+    wastePercentage: t.expose('wastePercentage', { type: 'Decimal' }),
+    position: t.exposeInt('position'),
+    node: t.field({ type: RecipeMaterialRef, nullable: true, resolve: (l) => l.node }),
+  }),
+});
+
+export const SubAssemblyLineRef = builder.objectRef<SubLineView>('SubAssemblyLine').implement({
+  description: 'A sub-assembly line of a base recipe: quantity of an assembly bill (read it through `assemblyBills` of the BOM or `assemblyBill`).',
+  fields: (t) => ({
+    nodeId: t.exposeString('nodeId', { description: 'The assembly id (ASM-<id>).' }),
+    quantity: t.expose('quantity', { type: 'Decimal' }),
+    position: t.exposeInt('position'),
+  }),
+});
+
+export const CostFactorLineRef = builder.objectRef<CostLineView>('CostFactorLine').implement({
+  description: 'A cost-factor line of a base recipe.',
+  fields: (t) => ({
+    costFactorId: t.exposeString('costFactorId'),
+    quantity: t.expose('quantity', { type: 'Decimal' }),
+    position: t.exposeInt('position'),
+    node: t.field({ type: CostFactorRef, nullable: true, resolve: (l) => l.node }),
+  }),
+});
+
+builder.queryField('costFactors', (t) =>
+  t.field({
+    type: [CostFactorRef],
+    description: 'Every cost factor of the shop, by id.',
+    authScopes: { read: true },
+    resolve: async (_root, _args, ctx) => [...(await loadCostFactors(ctx, null)).values()],
+  }),
+);
