@@ -1,5 +1,6 @@
 import type { FacadeRoute } from '../../define-route.ts';
 import { getAssemblyBillPreassembledRoute } from '../assembly-bills/route.ts';
+import { getRawMaterialShelfAllocationRoute, getRawMaterialWorkOrderAllocationRoute } from './allocation.route.ts';
 import { getRawMaterialInventoryRoute, patchRawMaterialInventoryRoute } from './inventory.route.ts';
 import { listRawMaterialsRoute } from './list.route.ts';
 import { getRawMaterialRoute, patchRawMaterialRoute } from './material.route.ts';
@@ -16,4 +17,6 @@ export const materialRoutes: FacadeRoute[] = [
   getRawMaterialPreassembledRoute,
   getAssemblyBillPreassembledRoute,
   getRawMaterialCommitmentsRoute,
+  getRawMaterialShelfAllocationRoute,
+  getRawMaterialWorkOrderAllocationRoute,
 ];

@@ -2,3 +2,4 @@
 import './raw-material.ts';
 import './inventory.ts';
 import './stock.ts';
+import './allocation.ts';

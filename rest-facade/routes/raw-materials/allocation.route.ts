@@ -1,0 +1,124 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../define-route.ts';
+import { LocationIdsQuery, num0, scopeVariable, VariantIdParams } from './schemas.ts';
+import { holderFields, otherHolderFields } from './stock.route.ts';
+
+const strict = (properties: Parameters<typeof Type.Object>[0], description?: string) =>
+  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+const LocationName = Type.Union([Type.String(), Type.Null()]);
+
+export const getRawMaterialShelfAllocationRoute = defineRoute({
+  method: 'GET',
+  url: '/raw-materials/:variantId/shelf-allocation',
+  scope: 'read',
+  operationId: 'getRawMaterialShelfAllocation',
+  summary: 'Material embedded in pre-assembled shelf stock',
+  description: `Units of the material embedded in AVAILABLE pre-assembled shelf stock, per location, for every parent that
+consumes it at any depth (BOM finished goods, stocked under their variant id, and assembly bills), waste included and
+with that location's rules. Available shelf units = pre-assembled − committed (open order quantity and active
+safety-stock holds on the parent at that location), never below 0; committed units show under commitments instead.
+Each level: \`quantity\` (Σ over every parent) and \`holders\` — the 20 largest parents by \`quantity\`, each
+\`{ holderType: "bom" | "sub_assembly", holderId, name, shelfUnits, quantityPerUnit, quantity = shelfUnits × quantityPerUnit }\`
+— with \`otherHoldersCount\` / \`otherHoldersQuantity\` for the rest. Not availability: never subtract it from stock.
+An untouched material has empty levels and zero totals; an unknown material is 404.`,
+  tag: 'raw-materials',
+  params: VariantIdParams,
+  querystring: LocationIdsQuery,
+  data: strict({
+    variantId: Type.String(),
+    levels: Type.Array(strict({
+      locationId: Type.String(),
+      locationName: LocationName,
+      quantity: Type.Number({ description: 'Units of the material embedded in available shelf stock at this location.' }),
+      holders: Type.Array(strict({
+        holderType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]),
+        ...holderFields,
+        shelfUnits: Type.Number({ description: 'Available pre-assembled units of the parent (on the shelf − committed, ≥ 0).' }),
+        quantityPerUnit: Type.Number({ description: 'Material per unit of the parent at this location (every depth, waste included).' }),
+      })),
+      ...otherHolderFields,
+    })),
+    totals: strict({ quantity: Type.Number() }),
+  }),
+  operation: new URL('./shelf-allocation.graphql', import.meta.url),
+  extraProblems: [404],
+  variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
+  toData: (result) => {
+    const v = result.rawMaterialShelfAllocation as Record<string, any>;
+    return {
+      variantId: v.variantId,
+      levels: v.levels.map((l: Record<string, any>) => ({
+        locationId: l.locationId, locationName: l.locationName, quantity: num0(l.quantity),
+        holders: l.holders.map((h: Record<string, any>) => ({
+          holderType: h.holderType, holderId: h.holderId, name: h.name, quantity: num0(h.quantity), shelfUnits: num0(h.shelfUnits), quantityPerUnit: num0(h.quantityPerUnit),
+        })),
+        otherHoldersCount: l.otherHoldersCount, otherHoldersQuantity: num0(l.otherHoldersQuantity),
+      })),
+      totals: { quantity: num0(v.totals.quantity) },
+    };
+  },
+});
+
+const WoHolder = strict({
+  holderType: Type.Literal('work_order'),
+  ...holderFields,
+  status: Type.String({ description: 'Work-order status (open statuses only).' }),
+  picked: Type.Number(),
+  remaining: Type.Number(),
+  allocated: Type.Number({ description: '= picked + remaining = quantity.' }),
+});
+const figures = {
+  picked: Type.Number({ description: 'Σ picks of build runs that were not reversed.' }),
+  remaining: Type.Number({ description: 'Σ per work order of max(required − picked, 0).' }),
+  allocated: Type.Number({ description: 'picked + remaining.' }),
+  holders: Type.Array(WoHolder, { description: 'The 20 largest work orders by allocated.' }),
+  ...otherHolderFields,
+};
+
+export const getRawMaterialWorkOrderAllocationRoute = defineRoute({
+  method: 'GET',
+  url: '/raw-materials/:variantId/work-order-allocation',
+  scope: 'read',
+  operationId: 'getRawMaterialWorkOrderAllocation',
+  summary: 'Material held by open work orders',
+  description: `What open work orders (every status except completed and cancelled) hold of the material, per location.
+Per work order and location: required = every item's recipe expanded to leaf materials at the consumption location
+(waste included, that location's rules applied) plus manual materials; \`picked\` = Σ picks of build runs not reversed;
+\`remaining\` = max(required − picked, 0); \`allocated\` = picked + remaining. A line's location is its own, else the
+work order's defaultConsumptionLocationId, else its productionLocationId; demand with no location is reported under
+\`totals.unlocated\` (same figures and holders), which stays zero when \`locationIds\` restricts the scope (it belongs to
+no location). \`totals.picked/remaining/allocated\` sum the located levels in scope. Holders are work orders
+\`{ holderType: "work_order", holderId, name, status, picked, remaining, allocated, quantity = allocated }\`, the 20
+largest per location with \`otherHoldersCount\` / \`otherHoldersQuantity\` for the rest; sums are never capped.
+Not availability: never subtract it from stock. An untouched material has empty levels and zero totals.`,
+  tag: 'raw-materials',
+  params: VariantIdParams,
+  querystring: LocationIdsQuery,
+  data: strict({
+    variantId: Type.String(),
+    levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, ...figures })),
+    totals: strict({
+      picked: Type.Number(), remaining: Type.Number(), allocated: Type.Number(),
+      unlocated: strict(figures, 'Demand of work-order lines with no location (zero when locationIds restricts the scope).'),
+    }),
+  }),
+  operation: new URL('./work-order-allocation.graphql', import.meta.url),
+  extraProblems: [404],
+  variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
+  toData: (result) => {
+    const v = result.rawMaterialWorkOrderAllocation as Record<string, any>;
+    const fig = (f: Record<string, any>) => ({
+      picked: num0(f.picked), remaining: num0(f.remaining), allocated: num0(f.allocated),
+      holders: f.holders.map((h: Record<string, any>) => ({
+        holderType: h.holderType, holderId: h.holderId, name: h.name, quantity: num0(h.quantity), status: h.status,
+        picked: num0(h.picked), remaining: num0(h.remaining), allocated: num0(h.allocated),
+      })),
+      otherHoldersCount: f.otherHoldersCount, otherHoldersQuantity: num0(f.otherHoldersQuantity),
+    });
+    return {
+      variantId: v.variantId,
+      levels: v.levels.map((l: Record<string, any>) => ({ locationId: l.locationId, locationName: l.locationName, ...fig(l) })),
+      totals: { picked: num0(v.totals.picked), remaining: num0(v.totals.remaining), allocated: num0(v.totals.allocated), unlocated: fig(v.totals.unlocated) },
+    };
+  },
+});

@@ -1,0 +1,78 @@
+import { Decimal } from 'decimal.js';
+import { DomainError } from '../../domain-error.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { PARENTS_CTE } from '../materials/material-parents.ts';
+import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
+import { capHolders, locationNames, scopeArgs, scopeSql } from './holders.ts';
+
+export interface ShelfHolder {
+  holderType: 'bom' | 'sub_assembly';
+  holderId: string;
+  name: string;
+  /** Available shelf units of the parent: pre-assembled − committed (open orders + active safety stock), never below 0. */
+  shelfUnits: string;
+  /** Units of the material in one unit of the parent at this location (every depth, waste included). */
+  quantityPerUnit: string;
+  /** shelfUnits × quantityPerUnit. */
+  quantity: string;
+}
+
+interface ShelfRow { owner_type: 'bom' | 'sub_assembly'; owner_id: string; name: string; location_id: string; quantity: string; committed: string }
+
+export interface ShelfLevel { locationId: string; locationName: string | null; quantity: string; holders: ShelfHolder[]; otherHoldersCount: number; otherHoldersQuantity: string }
+export interface ShelfAllocationView { variantId: string; levels: ShelfLevel[]; totals: { quantity: string } }
+
+/**
+ * Units of a material embedded in available pre-assembled shelf stock, per location, for every
+ * parent (BOM finished good or assembly bill) that consumes it at any depth, waste included, with
+ * that location's rules. Committed shelf units are excluded (they show under commitments).
+ * Round trips: material check, parents-with-shelves CTE, recipe forest, location names.
+ */
+export async function shelfAllocationOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<ShelfAllocationView> {
+  const scope = normaliseScope(locationIds);
+  const [found, shelves, names] = await Promise.all([
+    ctx.em.execute<{ n: number }[]>('select 1 as n from materials where shop_id = ? and variant_id = ?', [ctx.shopId, variantId]),
+    ctx.em.execute<ShelfRow[]>(
+      `${PARENTS_CTE}
+       select p.owner_type, p.owner_id, coalesce(b.name, a.name, p.owner_id) as name, s.location_id, s.quantity,
+              (select coalesce(sum(case when r.kind = 'order' then greatest(r.quantity - r.fulfilled_quantity, 0)
+                                        when r.active then r.quantity else 0 end), 0)
+                 from reservations r where r.shop_id = s.shop_id and r.item_id = s.item_id and r.location_id = s.location_id) as committed
+         from parents p
+         left join boms b on p.owner_type = 'bom' and b.shop_id = ? and b.bom_id = p.owner_id
+         left join assembly_bills a on p.owner_type = 'sub_assembly' and a.shop_id = ? and a.assembly_id = p.owner_id
+         join preassembled_stock s on s.shop_id = ? and s.item_id = case when p.owner_type = 'bom' then b.variant_id else p.owner_id end${scopeSql(scope, 's.location_id')}`,
+      [ctx.shopId, ctx.shopId, variantId, ctx.shopId, ctx.shopId, ctx.shopId, ...scopeArgs(scope)],
+    ),
+    locationNames(ctx),
+  ]);
+  if (found.length === 0) throw DomainError.notFound('raw material', variantId);
+
+  const available = shelves
+    .map((s) => ({ ...s, units: Decimal.max(new Decimal(s.quantity).minus(s.committed), 0) }))
+    .filter((s) => s.units.gt(0));
+  const roots = new Map<string, BillKey>(available.map((s) => [`${s.owner_type}:${s.owner_id}`, { ownerType: s.owner_type, ownerId: s.owner_id }]));
+  const forest = await loadRecipeForest(ctx, [...roots.values()]);
+  const byLocation = new Map<string, (Omit<ShelfHolder, 'shelfUnits' | 'quantityPerUnit' | 'quantity'> & { shelfUnits: Decimal; perUnit: Decimal; quantity: Decimal })[]>();
+  for (const s of available) {
+    const perUnit = explodeToLeaves(forest, { ownerType: s.owner_type, ownerId: s.owner_id }, s.location_id).get(variantId);
+    if (!perUnit || perUnit.isZero()) continue;
+    const list = byLocation.get(s.location_id) ?? [];
+    list.push({ holderType: s.owner_type, holderId: s.owner_id, name: s.name, shelfUnits: s.units, perUnit, quantity: s.units.times(perUnit) });
+    byLocation.set(s.location_id, list);
+  }
+  const levels = [...byLocation].sort(([a], [b]) => compareLocationIds(a, b)).map(([locationId, all]): ShelfLevel => {
+    const capped = capHolders(all);
+    return {
+      locationId, locationName: names.get(locationId) ?? null,
+      quantity: all.reduce((sum, h) => sum.plus(h.quantity), new Decimal(0)).toFixed(),
+      holders: capped.holders.map((h) => ({
+        holderType: h.holderType, holderId: h.holderId, name: h.name, shelfUnits: h.shelfUnits.toFixed(),
+        quantityPerUnit: h.perUnit.toFixed(), quantity: h.quantity.toFixed(),
+      })),
+      otherHoldersCount: capped.otherHoldersCount, otherHoldersQuantity: capped.otherHoldersQuantity.toFixed(),
+    };
+  });
+  return { variantId, levels, totals: { quantity: levels.reduce((sum, l) => sum.plus(l.quantity), new Decimal(0)).toFixed() } };
+}

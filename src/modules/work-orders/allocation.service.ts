@@ -1,0 +1,142 @@
+import { Decimal } from 'decimal.js';
+import { DomainError } from '../../domain-error.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { PARENTS_CTE } from '../materials/material-parents.ts';
+import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
+import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { capHolders, locationNames } from '../stock/holders.ts';
+
+export interface WorkOrderHolder {
+  holderType: 'work_order';
+  holderId: string;
+  name: string;
+  status: string;
+  picked: string;
+  remaining: string;
+  allocated: string;
+  /** = allocated (the list is ranked by it). */
+  quantity: string;
+}
+
+export interface AllocationFigures { picked: string; remaining: string; allocated: string; holders: WorkOrderHolder[]; otherHoldersCount: number; otherHoldersQuantity: string }
+export interface AllocationLevel extends AllocationFigures { locationId: string; locationName: string | null }
+export interface WorkOrderAllocationView {
+  variantId: string;
+  levels: AllocationLevel[];
+  totals: { picked: string; remaining: string; allocated: string; unlocated: AllocationFigures };
+}
+
+interface DemandRow {
+  kind: 'item' | 'manual' | 'pick';
+  work_order_id: string;
+  name: string;
+  status: string;
+  location_id: string | null;
+  owner_type: 'bom' | 'sub_assembly' | null;
+  owner_id: string | null;
+  quantity: string;
+}
+
+const OPEN = `w.status not in ('completed', 'cancelled')`;
+
+/**
+ * What open work orders (every status but completed and cancelled) hold of a material, per
+ * location: `picked` = Σ picks of build runs not reversed; required = every item's recipe expanded
+ * to leaves at its consumption location (waste and that location's rules included) + manual
+ * materials; `remaining` = max(required − picked, 0) per work order and location; `allocated` =
+ * picked + remaining. A line's location is its own, else the work order's default consumption
+ * location, else its production location; demand with none is reported under `totals.unlocated`
+ * (only when the scope is every location: it belongs to no location).
+ * Round trips: one demand query (parents CTE + items, manual lines, picks), the recipe forest of
+ * the bills involved, the location names — whatever the number of work orders or locations.
+ */
+export async function workOrderAllocationOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<WorkOrderAllocationView> {
+  const scope = normaliseScope(locationIds);
+  const s = ctx.shopId;
+  const [found, rows, names] = await Promise.all([
+    ctx.em.execute<{ n: number }[]>('select 1 as n from materials where shop_id = ? and variant_id = ?', [s, variantId]),
+    ctx.em.execute<DemandRow[]>(
+      `${PARENTS_CTE}
+       select 'item' as kind, w.work_order_id, w.name, w.status, coalesce(w.default_consumption_location_id, w.production_location_id) as location_id,
+              i.owner_type, i.owner_id, i.quantity
+         from work_order_items i
+         join parents p on p.owner_type = i.owner_type and p.owner_id = i.owner_id
+         join work_orders w on w.shop_id = i.shop_id and w.work_order_id = i.work_order_id and ${OPEN}
+        where i.shop_id = ?
+       union all
+       select 'manual', w.work_order_id, w.name, w.status, coalesce(m.location_id, w.default_consumption_location_id, w.production_location_id),
+              null, null, m.quantity
+         from work_order_manual_materials m
+         join work_orders w on w.shop_id = m.shop_id and w.work_order_id = m.work_order_id and ${OPEN}
+        where m.shop_id = ? and m.variant_id = ?
+       union all
+       select 'pick', w.work_order_id, w.name, w.status, k.location_id, null, null, sum(k.quantity)
+         from build_run_picks k
+         join build_runs r on r.shop_id = k.shop_id and r.work_order_id = k.work_order_id and r.build_run_id = k.build_run_id and r.status <> 'reversed'
+         join work_orders w on w.shop_id = k.shop_id and w.work_order_id = k.work_order_id and ${OPEN}
+        where k.shop_id = ? and k.variant_id = ?
+        group by w.work_order_id, w.name, w.status, k.location_id`,
+      [s, s, variantId, s, s, variantId, s, variantId],
+    ),
+    locationNames(ctx),
+  ]);
+  if (found.length === 0) throw DomainError.notFound('raw material', variantId);
+
+  const inScope = (location: string | null) => (location === null ? scope === null : scope === null || scope.includes(location));
+  const relevant = rows.filter((r) => inScope(r.location_id));
+  const bills = new Map<string, BillKey>();
+  for (const r of relevant) if (r.kind === 'item') bills.set(`${r.owner_type}:${r.owner_id}`, { ownerType: r.owner_type!, ownerId: r.owner_id! });
+  const forest = await loadRecipeForest(ctx, [...bills.values()]);
+  const perUnit = new Map<string, Decimal>();
+  const need = (bill: BillKey, location: string | null): Decimal => {
+    const memo = `${bill.ownerType}:${bill.ownerId}@${location ?? ''}`;
+    let value = perUnit.get(memo);
+    if (!value) {
+      value = explodeToLeaves(forest, bill, location).get(variantId) ?? new Decimal(0);
+      perUnit.set(memo, value);
+    }
+    return value;
+  };
+
+  // (location or '' for unlocated) → work order → figures
+  const grid = new Map<string, Map<string, { name: string; status: string; required: Decimal; picked: Decimal }>>();
+  for (const r of relevant) {
+    const key = r.location_id ?? '';
+    const orders = grid.get(key) ?? new Map();
+    grid.set(key, orders);
+    const wo = orders.get(r.work_order_id) ?? { name: r.name, status: r.status, required: new Decimal(0), picked: new Decimal(0) };
+    orders.set(r.work_order_id, wo);
+    if (r.kind === 'pick') wo.picked = wo.picked.plus(r.quantity);
+    else if (r.kind === 'manual') wo.required = wo.required.plus(r.quantity);
+    else wo.required = wo.required.plus(new Decimal(r.quantity).times(need({ ownerType: r.owner_type!, ownerId: r.owner_id! }, r.location_id)));
+  }
+
+  const figures = (orders: Map<string, { name: string; status: string; required: Decimal; picked: Decimal }> | undefined): AllocationFigures & { sums: Decimal[] } => {
+    const holders = [...(orders ?? new Map()).entries()].map(([id, wo]) => {
+      const remaining = Decimal.max(wo.required.minus(wo.picked), 0);
+      return { holderType: 'work_order' as const, holderId: id, name: wo.name, status: wo.status, picked: wo.picked, remaining, quantity: wo.picked.plus(remaining) };
+    }).filter((h) => !h.quantity.isZero());
+    const sum = (f: 'picked' | 'remaining' | 'quantity') => holders.reduce((acc, h) => acc.plus(h[f]), new Decimal(0));
+    const capped = capHolders(holders);
+    return {
+      picked: sum('picked').toFixed(), remaining: sum('remaining').toFixed(), allocated: sum('quantity').toFixed(),
+      holders: capped.holders.map((h) => ({
+        holderType: h.holderType, holderId: h.holderId, name: h.name, status: h.status,
+        picked: h.picked.toFixed(), remaining: h.remaining.toFixed(), allocated: h.quantity.toFixed(), quantity: h.quantity.toFixed(),
+      })),
+      otherHoldersCount: capped.otherHoldersCount, otherHoldersQuantity: capped.otherHoldersQuantity.toFixed(),
+      sums: [sum('picked'), sum('remaining'), sum('quantity')],
+    };
+  };
+
+  const levels = [...grid.keys()].filter((k) => k !== '').sort(compareLocationIds)
+    .map((locationId) => ({ locationId, locationName: names.get(locationId) ?? null, ...figures(grid.get(locationId)) }))
+    .filter((l) => l.holders.length > 0);
+  const { sums: _unlocatedSums, ...unlocated } = figures(grid.get(''));
+  const total = (i: number) => levels.reduce((acc, l) => acc.plus(l.sums[i]!), new Decimal(0)).toFixed();
+  return {
+    variantId,
+    levels: levels.map(({ sums: _sums, ...level }) => level),
+    totals: { picked: total(0), remaining: total(1), allocated: total(2), unlocated },
+  };
+}
