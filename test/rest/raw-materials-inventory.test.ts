@@ -94,6 +94,13 @@ describe('PATCH /raw-materials/{variantId}/inventory', () => {
     expect((await inventory('VMAT-VAR-0001')).body.data.totalAvailable).toBe(5.3);
   });
 
+  it('is exact end to end with six fractional digits kept', async () => {
+    const res = await patch('VMAT-VAR-0003', { updates: [{ locationId: '102', absolute: 1.123456 }, { locationId: '102', delta: 0.000001 }, { locationId: '102', delta: -0.1 }, { locationId: '102', delta: -0.2 }] });
+    expect(res.json().data.results.map((r: any) => r.available)).toEqual([1.123456, 1.123457, 1.023457, 0.823457]);
+    const reset = await patch('VMAT-VAR-0003', { updates: [{ locationId: '102', absolute: 0 }] });
+    expect(reset.json().data.results[0]).toMatchObject({ available: 0, appliedDelta: -0.823457 });
+  });
+
   it('clamps at zero by default: a past-zero delta is ok with the applied change truncated', async () => {
     const res = await patch('VMAT-VAR-0003', { updates: [{ locationId: '101', delta: 2 }, { locationId: '101', delta: -5 }] });
     const data = res.json().data;

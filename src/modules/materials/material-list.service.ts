@@ -75,7 +75,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
     `with base as (select ${MATERIAL_COLUMNS} from materials m where ${where.join(' and ')}),
           page as (select * from base order by ${order} limit ? offset ?)
      select (select count(*) from base) as total_count,
-            (select coalesce(json_agg(v.vendor order by v.vendor), '[]'::json)
+            (select coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]'::json)
                from (select distinct vendor from materials where shop_id = ? and vendor is not null and vendor <> '') v) as vendors,
             p.*, ${usage('bom')} as bom_usage_count, ${usage('sub_assembly')} as sub_assembly_usage_count
        from (select 1) one left join page p on true
