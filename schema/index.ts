@@ -6,6 +6,7 @@ import './types/assignee.ts';
 import './types/materials/index.ts';
 import './types/boms/index.ts';
 import './types/orders/breakdown.ts';
+import './types/orders/material-requirements.ts';
 
 let built: GraphQLSchema | undefined;
 

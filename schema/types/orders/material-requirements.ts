@@ -1,0 +1,29 @@
+import { syncMaterialRequirements, type MetafieldSyncResult } from '../../../src/modules/orders/metafield-sync.ts';
+import { parseOrderId } from '../../../src/modules/orders/order-ids.ts';
+import { DomainError } from '../../../src/domain-error.ts';
+import { builder } from '../../builder.ts';
+
+const SyncResultRef = builder.objectRef<MetafieldSyncResult>('MaterialRequirementsSync').implement({
+  description: 'What a material-requirements metafield write did.',
+  fields: (t) => ({
+    enabled: t.exposeBoolean('enabled', { description: 'False when the shop has not opted in: nothing was written.' }),
+    written: t.exposeInt('written', { description: 'Orders whose metafield was written.' }),
+    namespace: t.exposeString('namespace'),
+    key: t.exposeString('key'),
+  }),
+});
+
+builder.mutationField('syncOrderMaterialRequirements', (t) =>
+  t.field({
+    type: SyncResultRef,
+    description: 'Writes <namespace>.material_requirements_json on the given orders (all orders when omitted) through the platform gateway, if the shop has opted in.',
+    authScopes: { write: true },
+    args: { orderIds: t.arg.stringList({ required: false, description: 'Bare or global order ids; at most 500.' }) },
+    resolve: (_root, args, ctx) => {
+      if (!args.orderIds) return syncMaterialRequirements(ctx, null);
+      if (args.orderIds.length > 500) throw DomainError.invalid('orderIds', 'at most 500 orders per call');
+      const ids = args.orderIds.map((raw) => parseOrderId(raw, ctx.config.platformName) ?? raw);
+      return syncMaterialRequirements(ctx, ids);
+    },
+  }),
+);
