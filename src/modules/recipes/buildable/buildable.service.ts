@@ -3,7 +3,7 @@ import { DomainError } from '../../../domain-error.ts';
 import type { ShopContext } from '../../../shop-context.ts';
 import { Exact, getBill, loadRecipeForest, type BillKey } from '../engine/index.ts';
 import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
-import { computeBuildable, treeHasShelfOnlyBill, type LimitRow, type StockView } from './calculate.ts';
+import { computeBuildable, treeHasShelfOnlyBill, type LimitRow, type PerUnitCache, type StockView } from './calculate.ts';
 
 export interface LimitingComponentView {
   nodeId: string; name: string; origin: 'platform' | 'virtual' | 'preassembled'; quantityPerUnit: string; wastePercentage: string;
@@ -100,8 +100,9 @@ export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds:
     }
     return view;
   }
+  const perUnit: PerUnitCache = new Map();
   for (const location of scope) {
-    const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId));
+    const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId), perUnit);
     view.perLocation.push({
       locationId: location.locationId, locationName: location.name,
       maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber(),

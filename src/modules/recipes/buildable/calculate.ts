@@ -96,13 +96,36 @@ function minimum(values: (Decimal | null)[]): Decimal {
 /** The slope of a per-unit (shelf-free) demand: the need per finished unit. */
 const slope = (f: Piecewise): Decimal => f[f.length - 1]!.m;
 
+/** Per-unit needs (no shelves) depend only on the recipe as a location sees it: memoised per rule signature. */
+export type PerUnitCache = Map<string, Constraint[]>;
+
+function ruleSignature(forest: RecipeForest, locationId: string | null): string {
+  if (locationId === null) return '';
+  for (const bill of forest.bills.values()) if (bill.rules.get(locationId)?.length) return locationId;
+  return '';
+}
+
 /**
  * maxBuildable, sellable and every limiting row of one BOM at one location (null = base recipe, used
  * for the shop-wide fallback). Exact: each leaf's bound solves its piecewise-affine demand for N.
+ * Shortcuts that do not change the result: per-unit needs are shared by locations without rules;
+ * sellable equals maxBuildable when the tree holds no only-consume-pre-assembled bill.
  */
-export function computeBuildable(forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>, stock: StockView): BuildableFigures {
-  const maxRows = constraints(forest, bom, locationId, nonEssential, stock, 'max');
-  const perUnit = new Map(constraints(forest, bom, locationId, nonEssential, stock, 'plain').map((c) => [c.nodeId, slope(c.demand)]));
+export function computeBuildable(
+  forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>, stock: StockView, perUnitCache: PerUnitCache = new Map(),
+): BuildableFigures {
+  const signature = ruleSignature(forest, locationId);
+  let plain = perUnitCache.get(signature);
+  if (!plain) {
+    plain = constraints(forest, bom, locationId, nonEssential, stock, 'plain');
+    perUnitCache.set(signature, plain);
+  }
+  const perUnit = new Map(plain.map((c) => [c.nodeId, slope(c.demand)]));
+  // Without any shelf in the tree here, demand is the per-unit need times N: no push-down needed.
+  const shelved = [...forest.bills.values()].some((b) => b.key.ownerType === 'sub_assembly' && stock.shelf(b.key.ownerId).gt(0));
+  const maxRows = shelved
+    ? constraints(forest, bom, locationId, nonEssential, stock, 'max')
+    : plain.map((c) => ({ ...c, available: c.kind === 'material' ? stock.available(c.nodeId) : ZERO }));
   const limits: LimitRow[] = maxRows.map((c) => ({
     nodeId: c.nodeId, kind: c.kind, quantityPerUnit: perUnit.get(c.nodeId) ?? ZERO, wastePercentage: c.waste,
     maxUnits: largestWithin(c.demand, c.available), available: c.available,
@@ -111,12 +134,11 @@ export function computeBuildable(forest: RecipeForest, bom: BillKey, locationId:
     if (a.maxUnits === null || b.maxUnits === null) return a.maxUnits === b.maxUnits ? 0 : a.maxUnits === null ? 1 : -1;
     return a.maxUnits.comparedTo(b.maxUnits) || b.quantityPerUnit.comparedTo(a.quantityPerUnit) || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0);
   });
-  const sellableRows = constraints(forest, bom, locationId, nonEssential, stock, 'sellable');
-  return {
-    maxBuildable: minimum(limits.map((l) => l.maxUnits)),
-    sellable: minimum(sellableRows.map((c) => largestWithin(c.demand, c.available))),
-    limits,
-  };
+  const maxBuildable = minimum(limits.map((l) => l.maxUnits));
+  const sellable = treeHasShelfOnlyBill(forest)
+    ? minimum(constraints(forest, bom, locationId, nonEssential, stock, 'sellable').map((c) => largestWithin(c.demand, c.available)))
+    : maxBuildable;
+  return { maxBuildable, sellable, limits };
 }
 
 export function treeHasShelfOnlyBill(forest: RecipeForest): boolean {

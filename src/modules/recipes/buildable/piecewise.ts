@@ -33,6 +33,7 @@ function pieceAt(f: Piecewise, n: Decimal): Piece {
 export function add(f: Piecewise, g: Piecewise): Piecewise {
   if (isZero(f)) return g;
   if (isZero(g)) return f;
+  if (f.length === 1 && g.length === 1) return [{ start: ZERO, c: f[0]!.c.plus(g[0]!.c), m: f[0]!.m.plus(g[0]!.m) }];
   const starts = [...f, ...g].map((p) => p.start).sort((a, b) => a.comparedTo(b)).filter((s, i, all) => i === 0 || !s.eq(all[i - 1]!));
   return starts.map((start) => {
     const a = pieceAt(f, start);

@@ -8,6 +8,9 @@ import { Decimal } from 'decimal.js';
 export const Exact = Decimal.clone({ precision: 1000, rounding: Decimal.ROUND_HALF_UP });
 export type Exact = Decimal;
 
+/** For quotient estimates only (a 1,000-digit division is slow); results are corrected exactly. */
+const Estimate = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_FLOOR });
+
 export const ZERO = new Exact(0);
 export const ONE = new Exact(1);
 export const HUNDRED = new Exact(100);
@@ -18,7 +21,7 @@ export function exact(value: string | number | Decimal): Decimal {
 
 /** Largest integer n with n × divisor ≤ dividend (divisor > 0), checked by multiplication so it is exact. */
 export function floorDiv(dividend: Decimal, divisor: Decimal): Decimal {
-  let n = new Exact(dividend).div(divisor).floor();
+  let n = new Exact(new Estimate(dividend).div(new Estimate(divisor)).floor());
   while (n.plus(1).times(divisor).lte(dividend)) n = n.plus(1);
   while (n.times(divisor).gt(dividend)) n = n.minus(1);
   return n;
@@ -26,7 +29,7 @@ export function floorDiv(dividend: Decimal, divisor: Decimal): Decimal {
 
 /** Smallest integer n with n × divisor ≥ dividend (divisor > 0). */
 export function ceilDiv(dividend: Decimal, divisor: Decimal): Decimal {
-  let n = new Exact(dividend).div(divisor).ceil();
+  let n = new Exact(new Estimate(dividend).div(new Estimate(divisor)).ceil());
   while (n.minus(1).times(divisor).gte(dividend)) n = n.minus(1);
   while (n.times(divisor).lt(dividend)) n = n.plus(1);
   return n;
