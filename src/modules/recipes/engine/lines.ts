@@ -17,8 +17,9 @@ export function ruleLocations(forest: RecipeForest, bill: BillKey): string[] {
 /**
  * A bill's lines at a location (null = base recipe) with that bill's location-rule overrides for
  * that location applied: replace (quantity/waste default to the replaced line's), remove, add
- * (appended after the lines of its type), adjust (null keeps the line's value). An override whose
- * target line is missing changes nothing. Unknown bills have no lines. Memoised per forest: do not mutate the result.
+ * (appended after the lines of its type, even when a replacement already brought the same node in),
+ * adjust (null keeps the line's value). Overrides target base lines; one whose line is missing
+ * changes nothing. Unknown bills have no lines. Memoised per forest: do not mutate the result.
  */
 export function effectiveLines(forest: RecipeForest, bill: BillKey, locationId: string | null): EngineLine[] {
   const cacheKey = `${billKeyString(bill)}@${locationId ?? ''}`;
@@ -28,28 +29,28 @@ export function effectiveLines(forest: RecipeForest, bill: BillKey, locationId: 
   const overrides = locationId === null ? undefined : record?.rules.get(locationId);
   let lines = record?.lines ?? [];
   if (overrides && overrides.length > 0) {
-    lines = lines.map((l) => ({ ...l }));
-    for (const o of overrides) {
-      const index = lines.findIndex((l) => l.lineType !== 'cost' && l.nodeId === o.nodeId);
-      if (o.action === 'add') {
-        if (index >= 0) continue;
-        const lineType = o.introducesAssembly ? 'sub' : 'raw';
-        const position = Math.max(-1, ...lines.filter((l) => l.lineType === lineType).map((l) => l.position)) + 1;
-        lines.push({ lineType, nodeId: o.nodeId, quantity: o.quantity!, wastePercentage: lineType === 'sub' ? ZERO : (o.wastePercentage ?? ZERO), position, changedBy: 'add' });
-        continue;
-      }
-      if (index < 0) continue;
-      const line = lines[index]!;
-      if (o.action === 'remove') lines.splice(index, 1);
+    // Overrides name base lines (one override per node, checked on load), so each base line takes the
+    // override of its node; adds are appended after, in rule order.
+    const byNode = new Map(overrides.filter((o) => o.action !== 'add').map((o) => [o.nodeId, o]));
+    const next: EngineLine[] = [];
+    for (const line of lines) {
+      const o = line.lineType === 'cost' ? undefined : byNode.get(line.nodeId);
+      if (!o) next.push(line);
       else if (o.action === 'replace') {
-        lines[index] = { ...line, nodeId: o.replacementNodeId ?? line.nodeId, quantity: o.quantity ?? line.quantity,
-          wastePercentage: o.wastePercentage ?? line.wastePercentage, changedBy: 'replace' };
-      } else {
-        lines[index] = { ...line, quantity: o.quantity ?? line.quantity, wastePercentage: o.wastePercentage ?? line.wastePercentage, changedBy: 'adjust' };
+        next.push({ ...line, nodeId: o.replacementNodeId ?? line.nodeId, quantity: o.quantity ?? line.quantity,
+          wastePercentage: o.wastePercentage ?? line.wastePercentage, changedBy: 'replace' });
+      } else if (o.action === 'adjust') {
+        next.push({ ...line, quantity: o.quantity ?? line.quantity, wastePercentage: o.wastePercentage ?? line.wastePercentage, changedBy: 'adjust' });
       }
     }
+    for (const o of overrides) {
+      if (o.action !== 'add' || o.quantity === null) continue;
+      const lineType = o.introducesAssembly ? 'sub' : 'raw';
+      const position = Math.max(-1, ...next.filter((l) => l.lineType === lineType).map((l) => l.position)) + 1;
+      next.push({ lineType, nodeId: o.nodeId, quantity: o.quantity, wastePercentage: lineType === 'sub' ? ZERO : (o.wastePercentage ?? ZERO), position, changedBy: 'add' });
+    }
     const order = { raw: 0, sub: 1, cost: 2 } as const;
-    lines.sort((a, b) => order[a.lineType] - order[b.lineType] || a.position - b.position);
+    lines = next.sort((a, b) => order[a.lineType] - order[b.lineType] || a.position - b.position);
   }
   forest.lineCache.set(cacheKey, lines);
   return lines;
