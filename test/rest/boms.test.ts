@@ -166,3 +166,33 @@ describe('GET /bill-versions/{ownerType}/{ownerId}', () => {
     }
   });
 });
+
+describe('GraphQL', () => {
+  const gql = async (query: string, variables: Record<string, unknown> = {}) =>
+    (await t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } })).json();
+
+  it('bom, assemblyBill and costFactors expose the recipe with exact decimals as strings', async () => {
+    const body = await gql(`{ bom(bomId: "BOM-1001") { totalCost assemblyBills { assemblyId unitCost } rawMaterialLines { nodeId quantity node { productName } } }
+      assemblyBill(assemblyId: "ASM-3") { name onlyConsumePreassembled unitCost subAssemblyLines { nodeId quantity } }
+      costFactors { costFactorId unitCost } }`);
+    expect(body.errors).toBeUndefined();
+    expect(body.data.bom).toEqual({ totalCost: '8.264', assemblyBills: [{ assemblyId: 'ASM-1', unitCost: '0.06' }, { assemblyId: 'ASM-2', unitCost: '0.6' }],
+      rawMaterialLines: [{ nodeId: '44001', quantity: '0.4', node: { productName: 'Soy wax' } }] });
+    expect(body.data.assemblyBill).toEqual({ name: 'Gift box', onlyConsumePreassembled: true, unitCost: '1.62', subAssemblyLines: [{ nodeId: 'ASM-1', quantity: '2' }] });
+    expect(body.data.costFactors).toEqual([{ costFactorId: 'CF-1', unitCost: '20' }]);
+  });
+
+  it('boms, bomBuildable, bomLocationRules and billVersions answer the same as REST; unknown ids carry NOT_FOUND', async () => {
+    const body = await gql(`{ boms(sortBy: "totalCost", pageSize: 1) { items { bomId } totalPages stats { avgCost } }
+      bomBuildable(bomId: "BOM-1001", locationIds: ["101"]) { totals { maxBuildable } perLocation { limitingComponents { nodeId maxUnitsByThisComponent } } }
+      bomLocationRules(bomId: "BOM-1001") { locations { locationId usesBaseRecipe } }
+      billVersions(ownerType: bom, ownerId: "BOM-1001", limit: 1) { versions { version } hasMore pending } }`);
+    expect(body.data.boms).toEqual({ items: [{ bomId: 'BOM-1003' }], totalPages: 3, stats: { avgCost: '4.599333' } });
+    expect(body.data.bomBuildable.totals.maxBuildable).toBe(10);
+    expect(body.data.bomBuildable.perLocation[0].limitingComponents[0]).toEqual({ nodeId: 'VMAT-VAR-0002', maxUnitsByThisComponent: 10 });
+    expect(body.data.bomLocationRules.locations.map((l: any) => l.usesBaseRecipe)).toEqual([false, false, true]);
+    expect(body.data.billVersions).toEqual({ versions: [{ version: 3 }], hasMore: true, pending: 1 });
+    const missing = await gql('{ bom(bomId: "BOM-404") { bomId } }');
+    expect(missing.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+});
