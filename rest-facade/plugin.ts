@@ -25,6 +25,9 @@ function toDomainError(error: GraphQLError): Error {
   if (error.originalError instanceof DomainError) return error.originalError;
   const code = error.extensions?.code as ErrorCode | undefined;
   if (code && code !== 'INTERNAL') return new DomainError(code, error.message);
+  // No path and no cause: the operation was refused before execution, i.e. a variable the route
+  // schema let through did not coerce to its GraphQL type. That is the client's input.
+  if (!error.originalError && !error.path) return new DomainError('INVALID_INPUT', error.message);
   return error.originalError ?? new Error(error.message);
 }
 

@@ -3,7 +3,8 @@ import mercurius from 'mercurius';
 import { GraphQLError } from 'graphql';
 import { getSchema } from '../schema/index.ts';
 import { restFacade } from '../rest-facade/plugin.ts';
-import { registerSwagger } from '../rest-facade/openapi.ts';
+import { ProblemSchema, registerSwagger } from '../rest-facade/openapi.ts';
+import { MetaSchema } from '../rest-facade/envelope.ts';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { DomainError } from './domain-error.ts';
@@ -12,6 +13,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { sendProblem } from './http/problem.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
 import { requestIdFor } from './http/request-id.ts';
+import { registerValidators } from './http/validators.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 
 export interface AppOptions {
@@ -37,7 +39,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
     return503OnClosing: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }) as unknown as App;
 
   let shuttingDown = false;
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const schema = getSchema();
+  registerValidators(app, [ProblemSchema, MetaSchema]);
   await registerSwagger(app);
   await app.register(restFacade, { prefix: '/api/v1', schema, authorize, makeContext, exposeQueryCount: options.exposeQueryCount ?? false });
 

@@ -7,7 +7,9 @@ interface AjvError { instancePath: string; message?: string; params: Record<stri
 /** Turns AJV errors into `{ field, message }` naming the query parameter, path parameter or body field. */
 export function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
   return validation.map((e) => {
-    const path = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    // /updates/0/delta → updates[0].delta
+    const path = e.instancePath.split('/').filter(Boolean)
+      .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : `${i === 0 ? '' : '.'}${seg}`)).join('');
     const extra = (e.params.additionalProperty ?? e.params.missingProperty) as string | undefined;
     const field = [path, extra].filter(Boolean).join('.') || context || 'body';
     if (e.params.additionalProperty) {

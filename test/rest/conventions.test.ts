@@ -133,3 +133,28 @@ describe('OpenAPI document (GET /api/v1/openapi.json)', () => {
     expect(doc.components.securitySchemes.bearerAuth.scheme).toBe('bearer');
   });
 });
+
+describe('request bodies are validated without type coercion', () => {
+  it('a string where a number is expected is 400 naming the field as updates[0].delta', async () => {
+    const virtual = 'VMAT-VAR-0001';
+    const res = await t.request({
+      method: 'PATCH', url: `/api/v1/raw-materials/${virtual}/inventory`, key,
+      headers: { 'content-type': 'application/json' }, payload: { updates: [{ locationId: '101', delta: '5' }] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toContain('updates[0].delta');
+  });
+
+  it('a number where a string is expected is 400, not silently turned into text', async () => {
+    const res = await t.request({
+      method: 'PATCH', url: '/api/v1/raw-materials/VMAT-VAR-0001', key,
+      headers: { 'content-type': 'application/json' }, payload: { productName: 123 },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].field).toBe('productName');
+  });
+
+  it('query strings are still coerced from text ("true" is a boolean there)', async () => {
+    expect((await t.request({ method: 'GET', url: '/api/v1/assignees?includeInactive=true', key })).statusCode).toBe(200);
+  });
+});
