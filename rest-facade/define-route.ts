@@ -25,8 +25,8 @@ export interface FacadeRoute {
   body?: TSchema;
   /** Schema of the envelope's `data`. */
   data: TSchema;
-  /** The `.graphql` file beside the route. */
-  operation: URL;
+  /** The `.graphql` file beside the route, optionally followed by fragment files it uses. */
+  operation: URL | readonly URL[];
   variables: (input: RouteInput, request: FastifyRequest) => Record<string, unknown>;
   toData: (result: Record<string, unknown>, input: RouteInput) => unknown;
   /** Problem statuses this route can answer besides the common ones (400, 401, 403, 405, 429, 500, 503). */

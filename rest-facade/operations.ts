@@ -11,8 +11,11 @@ export interface StoredOperation {
   compiled: CompiledQuery;
 }
 
-export function loadOperation(schema: GraphQLSchema, file: URL): StoredOperation {
-  const source = readFileSync(file, 'utf8');
+/** `files`: the operation, then any files of fragments it spreads (shared selections). */
+export function loadOperation(schema: GraphQLSchema, files: URL | readonly URL[]): StoredOperation {
+  const list = Array.isArray(files) ? files : [files as URL];
+  const file = list[0]!;
+  const source = list.map((f) => readFileSync(f, 'utf8')).join('\n');
   const document = parse(source);
   const problems = validate(schema, document);
   if (problems.length > 0) {

@@ -4,6 +4,8 @@ import { defineRoute } from '../../define-route.ts';
 import { decimalsToNumbers } from '../../envelope.ts';
 import { BreakdownSchema, DECIMAL_KEYS, LocationIdParam } from './schemas.ts';
 
+const FIELDS = new URL('./breakdown-fields.graphql', import.meta.url);
+
 const RULES = `Each order line whose product has a BOM (active or inactive) is expanded to leaf raw materials:
 effective need per unit (waste included, nested assembly bills multiplied through, non-essential materials
 included — the warehouse packs them too) × the ordered quantity. Pre-assembled shelf stock is not
@@ -20,7 +22,7 @@ export const orderBreakdownRoute = defineRoute({
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
   querystring: Type.Object({ locationId: Type.Optional(LocationIdParam) }, { additionalProperties: false }),
   data: BreakdownSchema,
-  operation: new URL('./single.graphql', import.meta.url),
+  operation: [new URL('./single.graphql', import.meta.url), FIELDS],
   variables: (input) => ({ id: input.params.id, locationId: input.query.locationId ?? null }),
   toData: (result) => decimalsToNumbers(result.orderBomBreakdown, DECIMAL_KEYS),
   extraProblems: [404],
@@ -42,7 +44,7 @@ export const orderBreakdownBatchRoute = defineRoute({
     items: Type.Array(BreakdownSchema),
     notFound: Type.Array(Type.String(), { description: 'Requested ids, as sent, that resolve to no order.' }),
   }, { additionalProperties: false }),
-  operation: new URL('./batch.graphql', import.meta.url),
+  operation: [new URL('./batch.graphql', import.meta.url), FIELDS],
   variables: (input) => ({ ids: splitIds(input.query.ids as string[]), locationId: input.query.locationId ?? null }),
   toData: (result) => decimalsToNumbers(result.orderBomBreakdowns, DECIMAL_KEYS),
   extraProblems: [404],

@@ -4,8 +4,10 @@ import type {
 import { orderBreakdown, orderBreakdowns } from '../../../src/modules/orders/breakdown.service.ts';
 import { builder } from '../../builder.ts';
 
-const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMaterial').implement({
-  description: 'A leaf raw material of one BOM line: quantity already multiplied by the ordered quantity, waste included.',
+type MaterialIdentity = Omit<BreakdownMaterial, 'quantity'>;
+
+/** The identity of a material, shared by the per-line and the total lists. */
+const OrderMaterialRef = builder.interfaceRef<MaterialIdentity>('OrderMaterial').implement({
   fields: (t) => ({
     productId: t.exposeString('productId', { nullable: true }),
     variantId: t.exposeString('variantId'),
@@ -15,6 +17,14 @@ const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMater
     variantName: t.exposeString('variantName', { nullable: true }),
     specifications: t.exposeString('specifications', { nullable: true }),
     notes: t.exposeString('notes', { nullable: true }),
+  }),
+});
+
+const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMaterial').implement({
+  description: 'A leaf raw material of one BOM line: quantity already multiplied by the ordered quantity, waste included.',
+  interfaces: [OrderMaterialRef],
+  isTypeOf: (value) => 'quantity' in (value as object),
+  fields: (t) => ({
     quantity: t.field({ type: 'Decimal', resolve: (m) => m.quantity.toFixed() }),
   }),
 });
@@ -35,15 +45,9 @@ const BreakdownBomRef = builder.objectRef<BreakdownBom>('OrderBomLine').implemen
 
 const BreakdownTotalRef = builder.objectRef<BreakdownTotal>('OrderTotalMaterial').implement({
   description: 'A raw material summed over every BOM line of the order (de-duplicated by variant).',
+  interfaces: [OrderMaterialRef],
+  isTypeOf: (value) => 'totalQuantity' in (value as object),
   fields: (t) => ({
-    variantId: t.exposeString('variantId'),
-    productId: t.exposeString('productId', { nullable: true }),
-    sku: t.exposeString('sku', { nullable: true }),
-    title: t.exposeString('title'),
-    productName: t.exposeString('productName', { nullable: true }),
-    variantName: t.exposeString('variantName', { nullable: true }),
-    specifications: t.exposeString('specifications', { nullable: true }),
-    notes: t.exposeString('notes', { nullable: true }),
     totalQuantity: t.field({ type: 'Decimal', resolve: (m) => m.totalQuantity.toFixed() }),
     imageUrl: t.exposeString('imageUrl', { nullable: true }),
     isVirtual: t.exposeBoolean('isVirtual'),

@@ -4,6 +4,7 @@ import type { Em } from '../../db/orm.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { isPlatformVariantId, readOnlyError } from './material-view.ts';
+import { parseDecimalInput } from '../../decimal-input.ts';
 
 export interface InventoryUpdateInput {
   locationId: string;
@@ -29,21 +30,6 @@ export interface InventoryRowResult {
 
 export interface InventoryBatchResult { variantId: string; results: InventoryRowResult[]; okCount: number; failedCount: number; skippedCount: number }
 
-const LIMIT = new Decimal('1e14');
-
-function checkDecimal(value: string, field: string, errors: FieldError[]): Decimal | null {
-  let d: Decimal;
-  try {
-    d = new Decimal(value);
-  } catch {
-    errors.push({ field, message: 'must be a number' });
-    return null;
-  }
-  if (!d.isFinite() || d.decimalPlaces() > 6) errors.push({ field, message: 'must be a number with at most 6 fractional digits' });
-  else if (d.abs().gte(LIMIT)) errors.push({ field, message: 'must be smaller than 10^14 in magnitude' });
-  else return d;
-  return null;
-}
 
 /**
  * Validates every row before anything changes. A malformed row (both or neither of delta/absolute,
@@ -59,9 +45,9 @@ export function validateInventoryUpdates(variantId: string, updates: readonly In
     const hasDelta = u.delta !== undefined && u.delta !== null;
     const hasAbsolute = u.absolute !== undefined && u.absolute !== null;
     if (hasDelta === hasAbsolute) errors.push({ field: at, message: 'must carry exactly one of delta or absolute' });
-    if (hasDelta) checkDecimal(u.delta!, `${at}.delta`, errors);
+    if (hasDelta) parseDecimalInput(u.delta!, `${at}.delta`, errors);
     if (hasAbsolute) {
-      const abs = checkDecimal(u.absolute!, `${at}.absolute`, errors);
+      const abs = parseDecimalInput(u.absolute!, `${at}.absolute`, errors);
       if (abs?.isNegative()) errors.push({ field: `${at}.absolute`, message: 'must be >= 0' });
     }
     if (!/^[0-9]+$/.test(u.locationId)) errors.push({ field: `${at}.locationId`, message: 'must be a bare numeric location id' });

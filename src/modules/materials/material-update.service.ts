@@ -3,6 +3,7 @@ import { DomainError, type FieldError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { adjustMaterialInventory } from './inventory-batch.service.ts';
 import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { parseDecimalInput } from '../../decimal-input.ts';
 
 /** The editable fields of a virtual material; absent = unchanged, null = cleared (where allowed). */
 export interface MaterialPatch {
@@ -32,17 +33,7 @@ const DECIMAL_COLUMNS: Record<string, string> = { unitCost: 'unit_cost', unitPri
 const NOT_NULL = new Set(['productName', 'isNonEssentialMaterial', 'inventoryQuantity']);
 
 function nonNegativeDecimal(field: string, value: string, errors: FieldError[]): string | null {
-  let d: Decimal;
-  try {
-    d = new Decimal(value);
-  } catch {
-    errors.push({ field, message: 'must be a number' });
-    return null;
-  }
-  if (!d.isFinite() || d.decimalPlaces() > 6) errors.push({ field, message: 'must be a number with at most 6 fractional digits' });
-  else if (d.isNegative() || d.gte('1e14')) errors.push({ field, message: 'must be between 0 and 10^14' });
-  else return d.toFixed();
-  return null;
+  return parseDecimalInput(value, field, errors, { nonNegative: true })?.toFixed() ?? null;
 }
 
 /**
