@@ -48,7 +48,7 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
     avgCost: all.length === 0 ? '0' : totalValue.div(all.length).toFixed(),
     platformLinked: all.filter((b) => b.variantId !== null).length,
   };
-  const needle = input.search?.trim().toLowerCase() ?? '';
+  const needle = input.search?.toLowerCase() ?? '';
   const rows = all.filter((b) => (input.statusFilter === 'all' || b.status === input.statusFilter)
     && (needle === '' || [b.name, b.sku ?? '', b.bomId].some((v) => v.toLowerCase().includes(needle))));
   const sortBy: BomSort = (BOM_SORTS as readonly string[]).includes(input.sortBy ?? '') ? (input.sortBy as BomSort) : 'name';
