@@ -1,5 +1,5 @@
 import type { Em } from '../db/orm.ts';
-import { PlatformLevel, PlatformLocation, PlatformOrderMetafield, PlatformVariant } from '../modules/platform/platform.entity.ts';
+import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from '../modules/platform/platform.entity.ts';
 import type {
   OrderMetafieldInfo, PlatformGateway, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from './gateway.ts';
@@ -21,11 +21,15 @@ export class LocalPlatformGateway implements PlatformGateway {
 
   async getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]> {
     if (variantIds.length === 0 || (locationIds && locationIds.length === 0)) return [];
-    const where = locationIds
-      ? { variantId: { $in: [...variantIds] }, locationId: { $in: [...locationIds] } }
-      : { variantId: { $in: [...variantIds] } };
-    const rows = await this.#em.find(PlatformLevel, where, { orderBy: { variantId: 'asc', locationId: 'asc' } });
-    return rows.map((r) => ({ variantId: r.variantId, locationId: r.locationId, available: r.available }));
+    // Plain rows: a buildable read asks for hundreds of variants × dozens of locations, and
+    // hydrating an entity per level cost more than the query itself.
+    const rows = await this.#em.execute<{ variant_id: string; location_id: string; available: string }[]>(
+      `select variant_id, location_id, available from platform_levels
+        where shop_id = ? and variant_id in (?)${locationIds ? ' and location_id in (?)' : ''}
+        order by variant_id, location_id`,
+      locationIds ? [this.#shopId, [...new Set(variantIds)], [...new Set(locationIds)]] : [this.#shopId, [...new Set(variantIds)]],
+    );
+    return rows.map((r) => ({ variantId: r.variant_id, locationId: r.location_id, available: r.available }));
   }
 
   async getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> {

@@ -1,4 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS: its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 import { expect } from 'vitest';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>> };
@@ -14,6 +18,7 @@ export class OpenApiValidator {
   readonly #cache = new Map<string, ValidateFunction>();
 
   constructor(document: unknown) {
+    addFormats(this.#ajv);
     this.#doc = document as Doc;
     this.#ajv.addSchema(document as object, 'openapi.json');
     for (const [path, ops] of Object.entries(this.#doc.paths)) {
