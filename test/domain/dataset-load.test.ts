@@ -4,7 +4,7 @@ import { createApiKey, authenticate } from '../../src/modules/auth/keys.ts';
 import { exportDataset } from '../../src/modules/dataset/export.ts';
 import { loadDataset } from '../../src/modules/dataset/load.ts';
 import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
-import { parseDatasetText } from '../../src/modules/dataset/parse.ts';
+import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { databaseLabel, openTestOrm, uniqueShopId } from '../helpers/database.ts';
 
@@ -97,6 +97,25 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     const key = await createApiKey(orm.em.fork(), { shopId, scopes: ['read'] });
     await loadDataset(orm.em, richDataset(shopId));
     expect(await authenticate(orm.em.fork(), `Bearer ${key.key}`)).toMatchObject({ shopId });
+  });
+
+  it('long platform text (a 300-character location name) loads and exports unchanged: columns are text, not varchar(255)', async () => {
+    const shopId = uniqueShopId('ds-long');
+    const json = datasetJson(shopId) as any;
+    json.platform.locations[0].name = 'L'.repeat(300);
+    json.platform.variants[0].productName = 'P'.repeat(1000);
+    await loadDataset(orm.em, toDataset(json));
+    const exported = await exportDataset(orm.em, shopId);
+    expect(exported.platform.locations[0]!.name).toHaveLength(300);
+    expect(exported.platform.variants[0]!.productName).toHaveLength(1000);
+  });
+
+  it('a text over 10,000 characters is refused by validation with its path, before the database', () => {
+    const json = datasetJson('x') as any;
+    json.platform.locations[1].name = 'L'.repeat(10_001);
+    const result = validateDataset(json);
+    expect(result.ok).toBe(false);
+    expect((result as any).errors).toContainEqual({ path: '$.platform.locations[1].name', message: 'must be at most 10000 characters, got 10001' });
   });
 
   it('exporting an unknown shop is NOT_FOUND', async () => {

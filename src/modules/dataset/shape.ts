@@ -162,11 +162,15 @@ function fail(errors: DatasetError[], parent: PathRef | null, step: string | num
   return null;
 }
 
+/** Any text field: generous, but a bound (the database columns are unbounded text). */
+export const MAX_STRING_LENGTH = 10_000;
+
 function normalizeScalar(shape: StringShape | DecimalShape | IntegerShape | BooleanShape | EnumShape, raw: unknown): unknown {
   switch (shape.type) {
     case 'string': {
       if (typeof raw !== 'string') return new Problem(`must be a string, got ${describe(raw)}`);
       if (shape.nonEmpty && raw.length === 0) return new Problem('must not be empty');
+      if (raw.length > MAX_STRING_LENGTH) return new Problem(`must be at most ${MAX_STRING_LENGTH} characters, got ${raw.length}`);
       if (shape.pattern && !shape.pattern.test(raw)) return new Problem(`${shape.patternMessage ?? 'is malformed'}, got ${JSON.stringify(raw)}`);
       const problem = shape.check?.(raw);
       return problem ? new Problem(problem) : raw;

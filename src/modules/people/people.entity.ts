@@ -6,9 +6,9 @@ export const Assignee = defineEntity({
   tableName: 'assignees',
   filters: tenantFilter,
   properties: {
-    shopId: p.string().primary(),
-    assigneeId: p.string().primary(),
-    displayName: p.string(),
+    shopId: p.text().primary(),
+    assigneeId: p.text().primary(),
+    displayName: p.text(),
     active: p.boolean().default(true),
   },
   indexes: [{ properties: ['shopId', 'displayName', 'assigneeId'] }],
@@ -18,12 +18,12 @@ export const Flow = defineEntity({
   name: 'Flow',
   tableName: 'flows',
   filters: tenantFilter,
-  properties: { shopId: p.string().primary(), flowId: p.string().primary(), name: p.string() },
+  properties: { shopId: p.text().primary(), flowId: p.text().primary(), name: p.text() },
 });
 
 export const Task = defineEntity({
   name: 'Task',
   tableName: 'tasks',
   filters: tenantFilter,
-  properties: { shopId: p.string().primary(), taskId: p.string().primary(), title: p.string() },
+  properties: { shopId: p.text().primary(), taskId: p.text().primary(), title: p.text() },
 });

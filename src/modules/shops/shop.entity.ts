@@ -6,8 +6,8 @@ export const Shop = defineEntity({
   name: 'Shop',
   tableName: 'shops',
   properties: {
-    id: p.string().primary(),
-    name: p.string(),
+    id: p.text().primary(),
+    name: p.text(),
     allowNegativeInventory: p.boolean().default(false),
     materialRequirementsMetafield: p.boolean().default(false),
     createdAt: timestamp().onCreate(() => new Date()),

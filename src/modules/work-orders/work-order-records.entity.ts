@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
 
 // The append-mostly records of a work order: reviews, rework, documents, messages and lifecycle.
-const woChild = { shopId: p.string().primary(), workOrderId: p.string().primary() };
+const woChild = { shopId: p.text().primary(), workOrderId: p.text().primary() };
 
 export const QcReview = defineEntity({
   name: 'QcReview',
@@ -10,11 +10,11 @@ export const QcReview = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    reviewId: p.string().primary(),
-    buildRunId: p.string().nullable(),
+    reviewId: p.text().primary(),
+    buildRunId: p.text().nullable(),
     decision: p.enum(['approved', 'rejected']),
     note: p.text().nullable(),
-    reviewerName: p.string().nullable(),
+    reviewerName: p.text().nullable(),
     createdAt: timestamp(),
   },
 });
@@ -25,11 +25,11 @@ export const ReworkItem = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    reworkItemId: p.string().primary(),
+    reworkItemId: p.text().primary(),
     description: p.text(),
     quantity: decimal(),
     status: p.enum(['open', 'resolved']),
-    buildRunId: p.string().nullable(),
+    buildRunId: p.text().nullable(),
     createdAt: timestamp(),
     resolvedAt: timestamp().nullable(),
   },
@@ -39,7 +39,7 @@ export const WorkOrderDocument = defineEntity({
   name: 'WorkOrderDocument',
   tableName: 'work_order_documents',
   filters: tenantFilter,
-  properties: { ...woChild, documentId: p.string().primary(), name: p.string(), url: p.text(), createdAt: timestamp() },
+  properties: { ...woChild, documentId: p.text().primary(), name: p.text(), url: p.text(), createdAt: timestamp() },
 });
 
 export const WorkOrderMessage = defineEntity({
@@ -48,8 +48,8 @@ export const WorkOrderMessage = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    messageId: p.string().primary(),
-    authorName: p.string().nullable(),
+    messageId: p.text().primary(),
+    authorName: p.text().nullable(),
     body: p.text(),
     createdAt: timestamp(),
   },
@@ -61,12 +61,12 @@ export const LifecycleEvent = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    eventId: p.string().primary(),
-    fromStatus: p.string().nullable(),
-    toStatus: p.string(),
+    eventId: p.text().primary(),
+    fromStatus: p.text().nullable(),
+    toStatus: p.text(),
     note: p.text().nullable(),
-    actorUserId: p.string().nullable(),
-    actorDisplayName: p.string().nullable(),
+    actorUserId: p.text().nullable(),
+    actorDisplayName: p.text().nullable(),
     createdAt: timestamp(),
   },
 });

@@ -13,20 +13,20 @@ export const WorkOrder = defineEntity({
   tableName: 'work_orders',
   filters: tenantFilter,
   properties: {
-    shopId: p.string().primary(),
-    workOrderId: p.string().primary(),
-    name: p.string(),
+    shopId: p.text().primary(),
+    workOrderId: p.text().primary(),
+    name: p.text(),
     description: p.text().nullable(),
     notes: p.text().nullable(),
     status: p.enum(WORK_ORDER_STATUSES),
     priority: p.enum(PRIORITIES).default('normal'),
-    dueDate: p.string().columnType('date').nullable(),
-    assigneeId: p.string().nullable(),
-    productionLocationId: p.string().nullable(),
-    defaultConsumptionLocationId: p.string().nullable(),
+    dueDate: p.text().columnType('date').nullable(),
+    assigneeId: p.text().nullable(),
+    productionLocationId: p.text().nullable(),
+    defaultConsumptionLocationId: p.text().nullable(),
     sourceType: p.enum(SOURCE_TYPES),
-    sourceFlowId: p.string().nullable(),
-    sourceTodoId: p.string().nullable(),
+    sourceFlowId: p.text().nullable(),
+    sourceTodoId: p.text().nullable(),
     sourceOrderIds: p.array().default([]),
     tags: p.array().default([]),
     plannedLaborCost: decimal().nullable(),
@@ -49,7 +49,7 @@ export const WorkOrder = defineEntity({
   ],
 });
 
-const woChild = { shopId: p.string().primary(), workOrderId: p.string().primary() };
+const woChild = { shopId: p.text().primary(), workOrderId: p.text().primary() };
 
 export const WorkOrderItem = defineEntity({
   name: 'WorkOrderItem',
@@ -57,10 +57,10 @@ export const WorkOrderItem = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    itemId: p.string().primary(),
+    itemId: p.text().primary(),
     position: p.integer(),
     ownerType: p.enum(['bom', 'sub_assembly']),
-    ownerId: p.string(),
+    ownerId: p.text(),
     quantity: decimal(),
     completedQuantity: decimal().default('0'),
   },
@@ -74,9 +74,9 @@ export const WorkOrderManualMaterial = defineEntity({
   properties: {
     ...woChild,
     position: p.integer().primary(),
-    variantId: p.string(),
+    variantId: p.text(),
     quantity: decimal(),
-    locationId: p.string().nullable(),
+    locationId: p.text().nullable(),
     note: p.text().nullable(),
   },
   indexes: [{ properties: ['shopId', 'variantId'] }],
@@ -88,7 +88,7 @@ export const BuildRun = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    buildRunId: p.string().primary(),
+    buildRunId: p.text().primary(),
     status: p.enum(['started', 'completed', 'reversed']),
     runType: p.enum(['production', 'rework']),
     note: p.text().nullable(),
@@ -101,7 +101,7 @@ export const BuildRunItem = defineEntity({
   name: 'BuildRunItem',
   tableName: 'build_run_items',
   filters: tenantFilter,
-  properties: { ...woChild, buildRunId: p.string().primary(), itemId: p.string().primary(), quantity: decimal() },
+  properties: { ...woChild, buildRunId: p.text().primary(), itemId: p.text().primary(), quantity: decimal() },
 });
 
 export const BuildRunPick = defineEntity({
@@ -110,10 +110,10 @@ export const BuildRunPick = defineEntity({
   filters: tenantFilter,
   properties: {
     ...woChild,
-    buildRunId: p.string().primary(),
+    buildRunId: p.text().primary(),
     position: p.integer().primary(),
-    variantId: p.string(),
-    locationId: p.string(),
+    variantId: p.text(),
+    locationId: p.text(),
     quantity: decimal(),
   },
   indexes: [{ properties: ['shopId', 'variantId', 'locationId'] }],
