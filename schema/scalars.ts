@@ -1,25 +1,15 @@
-import { Decimal as DecimalJs } from 'decimal.js';
 import { GraphQLError, Kind } from 'graphql';
+import type { FieldError } from '../src/domain-error.ts';
+import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
 import { builder } from './builder.ts';
 
-/**
- * Exact decimal: serialised as a string (never a float) with at most 6 fractional digits, rounded
- * half-up. Inputs may be strings or numbers with at most 6 fractional digits.
- */
-export function toDecimalString(value: string | number | DecimalJs): string {
-  return new DecimalJs(value).toDecimalPlaces(6, DecimalJs.ROUND_HALF_UP).toFixed();
-}
-
+/** Inputs may be strings or numbers: the same check as every REST decimal field. */
 function parseDecimal(value: unknown): string {
   if (typeof value !== 'string' && typeof value !== 'number') throw new GraphQLError('Decimal must be a string or number');
-  let d: DecimalJs;
-  try {
-    d = new DecimalJs(value);
-  } catch {
-    throw new GraphQLError(`"${String(value)}" is not a decimal`);
-  }
-  if (!d.isFinite() || d.decimalPlaces() > 6) throw new GraphQLError('Decimal takes at most 6 fractional digits');
-  return d.toFixed();
+  const errors: FieldError[] = [];
+  const parsed = parseDecimalInput(String(value), 'Decimal', errors);
+  if (!parsed) throw new GraphQLError(`Decimal ${errors[0]!.message}`);
+  return parsed.toFixed();
 }
 
 builder.scalarType('Decimal', {

@@ -1,17 +1,11 @@
 import { loadConfig } from '../../src/config.ts';
 import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import type { Orm } from '../../src/db/orm.ts';
-import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
-import type { ShopContext } from '../../src/shop-context.ts';
+import { shopContextFor, type ShopContext } from '../../src/shop-context.ts';
 
 /** A ShopContext for calling services directly in domain tests (what a request would get). */
 export function shopContext(orm: Orm, shopId: string): ShopContext {
-  const em = orm.em.fork();
-  em.setFilterParams('tenant', { shopId });
-  return {
-    shopId, em, platform: new LocalPlatformGateway({ shopId, em }), config: { ...loadConfig({}), dataDir: 'memory://' },
-    requestId: 'test', apiKeyId: null, scopes: ['read'],
-  };
+  return shopContextFor({ orm, config: { ...loadConfig({}), dataDir: 'memory://' } }, shopId, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
 }
 
 /** Runs `fn` and returns its result with the number of SQL round trips it made. */

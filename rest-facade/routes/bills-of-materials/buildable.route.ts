@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { LocationIdsQuery, scopeVariable } from '../../schema-helpers.ts';
 import { BomIdParams, NullableString, Num, num0, obj } from './schemas.ts';
 
 const LimitingComponent = obj({
@@ -48,11 +49,7 @@ export const bomBuildableRoute = defineRoute({
   description,
   tag: 'bills-of-materials',
   params: BomIdParams,
-  querystring: Type.Object({
-    locationIds: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9]*$', description: 'A bare numeric location id.' }), {
-      description: 'Repeatable (`locationIds=101&locationIds=102`). Omitted or empty means every location.',
-    })),
-  }, { additionalProperties: false }),
+  querystring: LocationIdsQuery,
   data: obj({
     bomId: Type.String(), variantId: NullableString(), hasSellableSplit: Type.Boolean(), globalFallback: Type.Boolean(),
     perLocation: Type.Array(obj({
@@ -64,10 +61,7 @@ export const bomBuildableRoute = defineRoute({
   }),
   extraProblems: [404],
   operation: new URL('./buildable.graphql', import.meta.url),
-  variables: ({ params, query }) => {
-    const ids = ((query.locationIds as string[] | undefined) ?? []).filter((id) => id !== '');
-    return { bomId: params.id, locationIds: ids.length === 0 ? null : ids };
-  },
+  variables: ({ params, query }) => ({ bomId: params.id, locationIds: scopeVariable(query) }),
   toData: (result) => {
     const b = result.bomBuildable as Record<string, any>;
     return {

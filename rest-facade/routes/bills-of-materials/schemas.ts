@@ -1,20 +1,10 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import { toDecimalString } from '../../../schema/scalars.ts';
-import { decimalToNumber } from '../../envelope.ts';
+import { Type } from '@sinclair/typebox';
+import { num, num0, NullableNumber, NullableString, Num, strictObject } from '../../schema-helpers.ts';
 
-/** A GraphQL Decimal (exact string) as a JSON number, rounded half-up to 6 places. */
-export function num(value: string | null | undefined): number | null {
-  return value === null || value === undefined ? null : decimalToNumber(toDecimalString(value));
-}
-export const num0 = (value: string): number => num(value)!;
+export { num, num0, NullableNumber, NullableString, Num };
 
-/** Nullable scalars as JSON-schema type arrays (not anyOf: AJV's coercion would turn null into ""). */
-export const NullableString = (description?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...(description ? { description } : {}) });
-export const NullableNumber = (description?: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], ...(description ? { description } : {}) });
-export const Num = (description?: string) => Type.Number(description ? { description } : {});
 
-export const obj = (properties: Record<string, TSchema>, description?: string) =>
-  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+export const obj = strictObject;
 
 export const BomIdParams = obj({ id: Type.String({ minLength: 1, maxLength: 255, description: 'The BOM id (BOM-<digits>).' }) });
 

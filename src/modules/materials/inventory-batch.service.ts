@@ -4,7 +4,7 @@ import type { Em } from '../../db/orm.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { isPlatformVariantId, readOnlyError } from './material-view.ts';
-import { parseDecimalInput } from '../../decimal-input.ts';
+import { parseDecimalInput } from '../../decimals.ts';
 
 export interface InventoryUpdateInput {
   locationId: string;

@@ -3,7 +3,7 @@ import { DomainError, type FieldError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { adjustMaterialInventory } from './inventory-batch.service.ts';
 import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
-import { parseDecimalInput } from '../../decimal-input.ts';
+import { parseDecimalInput } from '../../decimals.ts';
 
 /** The editable fields of a virtual material; absent = unchanged, null = cleared (where allowed). */
 export interface MaterialPatch {

@@ -1,8 +1,8 @@
 import type { Decimal } from 'decimal.js';
+import { toDecimalString } from '../../decimals.ts';
 import type { OrderBreakdown } from './breakdown.service.ts';
 
-/** Exact decimal → JSON number, rounded half-up to 6 places (the written form of every quantity). */
-const num = (d: Decimal | null): number | null => (d === null ? null : Number(d.toDecimalPlaces(6, 4).toFixed()));
+const num = (d: Decimal | null): number | null => (d === null ? null : Number(toDecimalString(d)));
 
 /**
  * The `boms` + `totalMaterials` document, in the same shape as the REST breakdown's parts: the

@@ -1,6 +1,14 @@
 import { Decimal } from 'decimal.js';
 import type { FieldError } from './domain-error.ts';
 
+/**
+ * The written form of a quantity or amount: exact, rounded half-up to 6 fractional digits only
+ * here, when it leaves the service (GraphQL Decimal, REST numbers, metafield documents).
+ */
+export function toDecimalString(value: string | number | Decimal): string {
+  return new Decimal(value).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed();
+}
+
 /** numeric(20,6): at most 14 integer digits. */
 const LIMIT = new Decimal('1e14');
 

@@ -1,0 +1,50 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
+import { DomainError, type FieldError } from '../src/domain-error.ts';
+import { decimalToNumber } from './envelope.ts';
+
+// Building blocks shared by the route schemas of every resource.
+
+/** A GraphQL Decimal (exact string) as a JSON number, rounded half-up to 6 places. */
+export function num(value: string | null | undefined): number | null {
+  return value === null || value === undefined ? null : decimalToNumber(toDecimalString(value));
+}
+export const num0 = (value: string): number => num(value)!;
+
+/** Nullable scalars as JSON-schema type arrays (not anyOf: AJV's coercion would turn null into ""). */
+export const NullableString = (description?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...(description ? { description } : {}) });
+export const NullableNumber = (description?: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], ...(description ? { description } : {}) });
+export const Num = (description?: string) => Type.Number(description ? { description } : {});
+
+/** An object schema that allows no other properties (responses list every field they send). */
+export function strictObject(properties: Record<string, TSchema>, description?: string) {
+  return Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+}
+
+/** `locationIds`: repeatable bare numeric ids; a global id is 400. */
+export const LocationIdsQuery = Type.Object(
+  {
+    locationIds: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9]*$', description: 'A bare numeric location id (a gid://… form is 400).' }), {
+      description: 'Repeatable (`locationIds=101&locationIds=102`). Omitted or empty (`locationIds=`) means every location; a scope that matches nothing reports 0.',
+    })),
+  },
+  { additionalProperties: false },
+);
+
+/** The scope as GraphQL variables: empty values dropped, an empty list = every location. */
+export function scopeVariable(query: Record<string, unknown>): string[] | null {
+  const ids = ((query.locationIds as string[] | undefined) ?? []).filter((id) => id !== '');
+  return ids.length === 0 ? null : ids;
+}
+
+/**
+ * A JSON number as a Decimal variable, checked here so a bad value is 400 naming the field rather
+ * than a GraphQL coercion failure.
+ */
+export function decimalVariable(value: unknown, field: string): string | null {
+  if (value === null || value === undefined) return null;
+  const errors: FieldError[] = [];
+  const parsed = parseDecimalInput(String(value), field, errors);
+  if (!parsed) throw new DomainError('INVALID_INPUT', `${field}: ${errors[0]!.message}`, { errors });
+  return parsed.toFixed();
+}
