@@ -1,11 +1,11 @@
 import { loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
-import { openOrm } from './db/orm.ts';
+import { openDatabase } from './database.ts';
 
 /** The OpenAPI document as the server serves it (built from the route schemas, no database needed). */
 export async function buildOpenApiDocument(): Promise<unknown> {
   const config = { ...loadConfig({}), dataDir: 'memory://' };
-  const orm = await openOrm(config);
+  const orm = await openDatabase(config);
   const app = await buildApp({ config, orm, logger: false });
   try {
     await app.ready();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
-import { migrate, openOrm, type Orm } from '../db/orm.ts';
+import { migrate, openDatabase, type Orm } from '../database.ts';
 import { ApiKey } from '../modules/auth/api-key.entity.ts';
 import { createApiKey } from '../modules/auth/keys.ts';
 import { importDataset } from '../modules/dataset/import.ts';
@@ -52,7 +52,7 @@ function printWelcome(config: Config, address: string, demo: { shopId: string; k
 export async function serveCommand(args: string[]): Promise<void> {
   parse(args, {});
   const config = loadConfig();
-  const orm = await openOrm(config);
+  const orm = await openDatabase(config);
   await migrate(orm);
   const demo = config.databaseUrl ? null : await prepareEmbeddedDemo(orm, config);
   const app = await buildApp({ config, orm });

@@ -1,18 +1,17 @@
 import { mkdirSync } from 'node:fs';
-import type { MikroORM as CoreORM, Options } from '@mikro-orm/core';
+import type { EntitySchema, MikroORM as CoreORM, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Config } from '../config.ts';
 import { migrationsList } from '../../migrations/index.ts';
-import { entities } from './entities.ts';
 import { CountingLogger } from './query-stats.ts';
 
 export type Orm = CoreORM & { em: SqlEntityManager };
 export type Em = SqlEntityManager;
 
-function baseOptions(): Partial<Options> {
+function baseOptions(entities: readonly EntitySchema[]): Partial<Options> {
   return {
-    entities,
+    entities: [...entities],
     extensions: [Migrator],
     loggerFactory: (options) => new CountingLogger(options),
     debug: process.env.BOMCORE_SQL_DEBUG === '1' ? ['query', 'query-params'] : false,
@@ -25,17 +24,18 @@ function baseOptions(): Partial<Options> {
 
 /**
  * Opens the database: PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite persisted under
- * the data directory (`memory://` keeps it in memory, for tests).
+ * the data directory (`memory://` keeps it in memory, for tests). The entity list comes from the
+ * caller (`src/database.ts`): this layer knows no module.
  */
-export async function openOrm(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Orm> {
+export async function openOrm(config: Pick<Config, 'databaseUrl' | 'dataDir'>, entities: readonly EntitySchema[]): Promise<Orm> {
   if (config.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    return (await MikroORM.init({ ...baseOptions(), clientUrl: config.databaseUrl, pool: { min: 0, max: 10 } } as never)) as unknown as Orm;
+    return (await MikroORM.init({ ...baseOptions(entities), clientUrl: config.databaseUrl, pool: { min: 0, max: 10 } } as never)) as unknown as Orm;
   }
   const { MikroORM } = await import('@mikro-orm/pglite');
   const inMemory = config.dataDir.startsWith('memory:');
   if (!inMemory) mkdirSync(config.dataDir, { recursive: true });
-  return (await MikroORM.init({ ...baseOptions(), dbName: inMemory ? 'memory://' : config.dataDir } as never)) as unknown as Orm;
+  return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir } as never)) as unknown as Orm;
 }
 
 export async function migrate(orm: Orm): Promise<string[]> {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { migrate, openOrm, type Orm } from '../../src/db/orm.ts';
+import { migrate, openDatabase, type Orm } from '../../src/database.ts';
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 export const databaseLabel = usingPostgres ? 'PostgreSQL' : 'PGlite';
 
 /** The test database: PostgreSQL when DATABASE_URL is set (migrated by global setup), else a fresh in-memory PGlite. */
 export async function openTestOrm(): Promise<Orm> {
-  const orm = await openOrm({ databaseUrl: process.env.DATABASE_URL ?? null, dataDir: 'memory://' });
+  const orm = await openDatabase({ databaseUrl: process.env.DATABASE_URL ?? null, dataDir: 'memory://' });
   if (!usingPostgres) await migrate(orm);
   return orm;
 }

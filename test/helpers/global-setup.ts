@@ -1,4 +1,4 @@
-import { migrate, openOrm } from '../../src/db/orm.ts';
+import { migrate, openDatabase } from '../../src/database.ts';
 
 /**
  * With DATABASE_URL (PostgreSQL) the test files share one database: migrate it once here, and each
@@ -7,7 +7,7 @@ import { migrate, openOrm } from '../../src/db/orm.ts';
 export default async function setup(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) return;
-  const orm = await openOrm({ databaseUrl, dataDir: 'memory://' });
+  const orm = await openDatabase({ databaseUrl, dataDir: 'memory://' });
   try {
     await migrate(orm);
   } finally {

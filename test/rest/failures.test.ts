@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openOrm } from '../../src/db/orm.ts';
+import { openDatabase } from '../../src/database.ts';
 import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
@@ -10,7 +10,7 @@ import { createTestApp } from '../helpers/test-app.ts';
 describe('infrastructure failures', () => {
   it('an unreachable database is 503 UNAVAILABLE with Retry-After on /readyz and on API routes', async () => {
     const config = { ...loadConfig({}), databaseUrl: 'postgres://postgres@127.0.0.1:1/unreachable' };
-    const orm = await openOrm(config);
+    const orm = await openDatabase(config);
     const app = await buildApp({ config, orm, logger: false });
     try {
       for (const url of ['/readyz', '/api/v1/locations']) {

@@ -1,4 +1,4 @@
-import { datasetTables } from '../../db/entities.ts';
+import { datasetTables } from '../entities.ts';
 import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { datasetToRows } from './dataset-rows.ts';

@@ -1,18 +1,18 @@
-import { ApiKey } from '../modules/auth/api-key.entity.ts';
-import { InventoryAdjustment, Material, MaterialLevel } from '../modules/materials/material.entity.ts';
-import { Assignee, Flow, Task } from '../modules/people/people.entity.ts';
+import { ApiKey } from './auth/api-key.entity.ts';
+import { InventoryAdjustment, Material, MaterialLevel } from './materials/material.entity.ts';
+import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
   PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
-} from '../modules/platform/platform.entity.ts';
-import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from '../modules/recipes/recipe.entity.ts';
-import { Shop } from '../modules/shops/shop.entity.ts';
-import { PreassembledStock, Reservation, Residual } from '../modules/stock/stock.entity.ts';
+} from './platform/platform.entity.ts';
+import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
+import { Shop } from './shops/shop.entity.ts';
+import { PreassembledStock, Reservation, Residual } from './stock/stock.entity.ts';
 import {
   LifecycleEvent, QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage,
-} from '../modules/work-orders/work-order-records.entity.ts';
+} from './work-orders/work-order-records.entity.ts';
 import {
   BuildRun, BuildRunItem, BuildRunPick, WorkOrder, WorkOrderItem, WorkOrderManualMaterial,
-} from '../modules/work-orders/work-order.entity.ts';
+} from './work-orders/work-order.entity.ts';
 
 /** Every entity, in one list for the ORM and the migration check. */
 export const entities = [
