@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { parse, validate, type GraphQLSchema } from 'graphql';
+import { Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 
 /**
  * A stored GraphQL operation: read, parsed, validated against the schema and compiled with
@@ -9,6 +9,8 @@ import { parse, validate, type GraphQLSchema } from 'graphql';
 export interface StoredOperation {
   name: string;
   compiled: CompiledQuery;
+  /** Response keys (alias or field name) of the operation's root selection, in order. */
+  rootFields: string[];
 }
 
 /** `files`: the operation, then any files of fragments it spreads (shared selections). */
@@ -25,5 +27,10 @@ export function loadOperation(schema: GraphQLSchema, files: URL | readonly URL[]
   if (!isCompiledQuery(compiled)) {
     throw new Error(`stored operation ${file.pathname} does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   }
-  return { name: file.pathname.split('/').pop()!, compiled };
+  return { name: file.pathname.split('/').pop()!, compiled, rootFields: rootFields(document) };
+}
+
+function rootFields(document: DocumentNode): string[] {
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return (operation?.selectionSet.selections ?? []).flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : []));
 }

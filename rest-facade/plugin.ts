@@ -1,21 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GraphQLError, GraphQLSchema } from 'graphql';
-import { withQueryStats, type QueryStats } from '../src/db/query-stats.ts';
+import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { DomainError, type ErrorCode } from '../src/domain-error.ts';
 import { sendProblem } from '../src/http/problem.ts';
-import type { Scope } from '../src/modules/auth/keys.ts';
+import type { Scope } from '../src/http/scopes.ts';
 import type { ShopContext } from '../src/shop-context.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
-import type { RouteInput } from './define-route.ts';
+import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';
+import { compileDataConverter } from './derive-data.ts';
 import { envelope, envelopeSchema } from './envelope.ts';
 import { problemResponses, registerOpenApiRoute } from './openapi.ts';
-import { loadOperation } from './operations.ts';
+import { loadOperation, type StoredOperation } from './operations.ts';
 import { routes } from './routes/index.ts';
 
 export interface FacadeOptions {
   schema: GraphQLSchema;
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: Scope) => Promise<boolean>;
   makeContext: (request: FastifyRequest) => ShopContext;
+  /**
+   * Runs one operation and counts its SQL round trips. Passed in by the app: the facade reaches
+   * the service only through GraphQL and knows nothing of the database.
+   */
+  runCounted: <T>(run: () => Promise<T>) => Promise<{ value: T; queryCount: number }>;
   /** Adds `X-Query-Count` (SQL round trips of the operation) to responses; for tests and benchmarks. */
   exposeQueryCount: boolean;
 }
@@ -31,11 +36,27 @@ function toDomainError(error: GraphQLError): Error {
   return error.originalError ?? new Error(error.message);
 }
 
+/**
+ * How a route finds the value its `data` is converted from, decided once at start-up: `toData`,
+ * the named `dataField` (null: the whole result), else the operation's only root field.
+ */
+function dataSource(route: FacadeRoute, operation: StoredOperation): (result: GraphQLData, input: RouteInput) => unknown {
+  if (route.toData) return route.toData;
+  if (route.dataField === null) return (result) => result;
+  const field = route.dataField ?? (operation.rootFields.length === 1 ? operation.rootFields[0] : undefined);
+  if (field === undefined || !operation.rootFields.includes(field)) {
+    throw new Error(`route ${route.method} ${route.url}: name a dataField among the root fields of ${operation.name} (${operation.rootFields.join(', ')})`);
+  }
+  return (result) => result[field];
+}
+
 /** The REST v1 facade: every route runs a stored GraphQL operation in-process. */
 export async function restFacade(app: FastifyInstance, options: FacadeOptions): Promise<void> {
   const implemented = new Map<string, Set<string>>();
   for (const route of routes) {
     const operation = loadOperation(options.schema, route.operation);
+    const source = dataSource(route, operation);
+    const toRest = compileDataConverter(route.data, `${route.method} ${route.url} data`);
     implemented.set(route.url, (implemented.get(route.url) ?? new Set()).add(route.method));
     app.route({
       method: route.method,
@@ -51,7 +72,9 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         ...(route.body ? { body: route.body } : {}),
         response: { 200: { description: 'OK', ...envelopeSchema(route.data) }, ...problemResponses(route) },
       },
-      preHandler: async (request, reply) => {
+      // Who is asking comes before what they sent: a missing key is 401 and a read key on a write
+      // is 403 whatever the body holds (and a body is never validated for a caller who may not send it).
+      preValidation: async (request, reply) => {
         if (!(await options.authorize(request, reply, route.scope))) return reply;
         return undefined;
       },
@@ -62,14 +85,11 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
           body: request.body,
         };
         const context = options.makeContext(request);
-        const stats: QueryStats = { count: 0, queries: [] };
-        const result = await withQueryStats(
-          async () => operation.compiled.query(undefined, context, route.variables(input, request)),
-          stats,
-        );
-        if (options.exposeQueryCount) reply.header('X-Query-Count', String(stats.count));
+        const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, context, route.variables(input, request));
+        const { value: result, queryCount } = await options.runCounted(run);
+        if (options.exposeQueryCount) reply.header('X-Query-Count', String(queryCount));
         if (result.errors?.length) throw toDomainError(result.errors[0]!);
-        return envelope(request.id, route.toData(result.data as Record<string, unknown>, input));
+        return envelope(request.id, toRest(source(result.data as GraphQLData, input)));
       },
     });
   }

@@ -1,13 +1,12 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
 import { DomainError, type FieldError } from '../src/domain-error.ts';
-import { decimalToNumber } from './envelope.ts';
 
 // Building blocks shared by the route schemas of every resource.
 
-/** A GraphQL Decimal (exact string) as a JSON number, rounded half-up to 6 places. */
+/** A GraphQL Decimal (exact string) as a JSON number: rounded half-up to 6 places exactly, then Number. */
 export function num(value: string | null | undefined): number | null {
-  return value === null || value === undefined ? null : decimalToNumber(toDecimalString(value));
+  return value === null || value === undefined ? null : Number(toDecimalString(value));
 }
 export const num0 = (value: string): number => num(value)!;
 
@@ -32,9 +31,14 @@ export const LocationIdsQuery = Type.Object(
 );
 
 /** The scope as GraphQL variables: empty values dropped, an empty list = every location. */
-export function scopeVariable(query: Record<string, unknown>): string[] | null {
-  const ids = ((query.locationIds as string[] | undefined) ?? []).filter((id) => id !== '');
+export function scopeVariable(query: { locationIds?: readonly string[] }): string[] | null {
+  const ids = (query.locationIds ?? []).filter((id) => id !== '');
   return ids.length === 0 ? null : ids;
+}
+
+/** `ids` query values: repeatable and/or comma-separated; empty segments are dropped. */
+export function splitIds(values: readonly string[]): string[] {
+  return values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
 /**

@@ -7,6 +7,7 @@ import { ProblemSchema, registerSwagger } from '../rest-facade/openapi.ts';
 import { MetaSchema } from '../rest-facade/envelope.ts';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
+import { withQueryStats, type QueryStats } from './db/query-stats.ts';
 import { DomainError } from './domain-error.ts';
 import { authorizeRequest, createShopContext } from './http/auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -88,7 +89,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schema = getSchema();
   registerValidators(app, [ProblemSchema, MetaSchema]);
   await registerSwagger(app);
-  await app.register(restFacade, { prefix: '/api/v1', schema, authorize, makeContext, exposeQueryCount: options.exposeQueryCount ?? false });
+  // The facade goes through GraphQL only; the SQL round-trip count (X-Query-Count) is taken here.
+  const runCounted = async <T>(run: () => Promise<T>) => {
+    const stats: QueryStats = { count: 0, queries: [] };
+    const value = await withQueryStats(run, stats);
+    return { value, queryCount: stats.count };
+  };
+  await app.register(restFacade, {
+    prefix: '/api/v1', schema, authorize, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? false,
+  });
 
   await app.register(async (graphqlScope) => {
     // Every GraphQL request needs a key with at least `read`; fields needing `write` check it themselves.

@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../db/orm.ts';
-import { authenticate, type AuthenticatedKey, type Scope } from '../modules/auth/keys.ts';
+import { authenticate, type AuthenticatedKey } from '../modules/auth/keys.ts';
 import { shopContextFor, type ContextDeps, type ShopContext } from '../shop-context.ts';
 import { sendProblem } from './problem.ts';
 import type { TokenBucketLimiter } from './rate-limiter.ts';
+import type { Scope } from './scopes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { LocationIdsQuery, scopeVariable } from '../raw-materials/schemas.ts';
-import { PreassembledData, preassembledToData } from '../raw-materials/stock.route.ts';
+import { PreassembledData } from '../raw-materials/stock.route.ts';
 
 export const getAssemblyBillPreassembledRoute = defineRoute({
   method: 'GET',
@@ -17,5 +17,4 @@ export const getAssemblyBillPreassembledRoute = defineRoute({
   operation: new URL('./preassembled.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ assemblyId: params.id, locationIds: scopeVariable(query) }),
-  toData: (result) => preassembledToData(result.assemblyBillPreassembled as Record<string, any>),
 });

@@ -25,6 +25,6 @@ export const listAssigneesRoute = defineRoute({
   ),
   data: Type.Object({ assignees: Type.Array(Assignee) }, { additionalProperties: false }),
   operation: new URL('./assignees.graphql', import.meta.url),
-  variables: (input) => ({ includeInactive: input.query.includeInactive === true }),
-  toData: (result) => ({ assignees: result.assignees }),
+  dataField: null,
+  variables: ({ query }) => ({ includeInactive: query.includeInactive }),
 });

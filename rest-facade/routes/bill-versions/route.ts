@@ -49,5 +49,4 @@ export const billVersionsRoute = defineRoute({
   extraProblems: [404],
   operation: new URL('./bill-versions.graphql', import.meta.url),
   variables: ({ params, query }) => ({ ownerType: params.ownerType, ownerId: params.ownerId, limit: query.limit, offset: query.offset }),
-  toData: (result) => result.billVersions,
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { LocationIdsQuery, scopeVariable } from '../../schema-helpers.ts';
-import { BomIdParams, NullableString, Num, num0, obj } from './schemas.ts';
+import { BomIdParams, NullableString, Num, obj } from './schemas.ts';
 
 const LimitingComponent = obj({
   nodeId: Type.String({ description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
@@ -62,16 +62,4 @@ export const bomBuildableRoute = defineRoute({
   extraProblems: [404],
   operation: new URL('./buildable.graphql', import.meta.url),
   variables: ({ params, query }) => ({ bomId: params.id, locationIds: scopeVariable(query) }),
-  toData: (result) => {
-    const b = result.bomBuildable as Record<string, any>;
-    return {
-      ...b,
-      perLocation: (b.perLocation as Record<string, any>[]).map((l) => ({
-        ...l,
-        limitingComponents: (l.limitingComponents as Record<string, any>[]).map((c) => ({
-          ...c, quantityPerUnit: num0(c.quantityPerUnit), wastePercentage: num0(c.wastePercentage), availableAtLocation: num0(c.availableAtLocation),
-        })),
-      })),
-    };
-  },
 });

@@ -1,9 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../../define-route.ts';
-import {
-  BomIdParams, CostFactorReference, costReferences, Num, NullableNumber, NullableString, num, num0, obj, RawReference, rawReferences,
-  type GqlRecipe,
-} from './schemas.ts';
+import { defineRoute, type GraphQLData } from '../../define-route.ts';
+import { BomIdParams, CostFactorReference, Num, NullableNumber, NullableString, obj, RawReference } from './schemas.ts';
 
 // The sub-assembly tree nests to full depth; the schema is recursive (one named definition).
 const SubAssemblyReference = Type.Recursive((Self) => obj({
@@ -27,8 +24,6 @@ Costs as in the list; a material with no unit cost counts 0. Location rules are 
 Cost: 5 SQL round trips whatever the depth or width of the tree (one recursive query loads every bill).
 404 NOT_FOUND for an unknown id (and for another shop's BOM).`;
 
-type GqlAssembly = GqlRecipe & { assemblyId: string; name: string; onlyConsumePreassembled: boolean; unitCost: string };
-
 export const getBomRoute = defineRoute({
   method: 'GET',
   url: '/bills-of-materials/:id',
@@ -51,28 +46,17 @@ export const getBomRoute = defineRoute({
   extraProblems: [404],
   operation: new URL('./get.graphql', import.meta.url),
   variables: ({ params }) => ({ bomId: params.id }),
-  toData: (result) => {
-    const b = result.bom as Record<string, any> & GqlRecipe;
-    const assemblies = new Map((b.assemblyBills as GqlAssembly[]).map((a) => [a.assemblyId, a]));
-    // Each assembly's node is built once and shared where the tree reuses it.
-    const built = new Map<string, unknown>();
-    const node = (id: string): unknown => {
-      const known = built.get(id);
-      if (known) return known;
-      const a = assemblies.get(id)!;
-      const value = {
-        assemblyName: a.name, unitCost: num0(a.unitCost), onlyConsumePreassembled: a.onlyConsumePreassembled,
-        rawMaterialReferences: rawReferences(a.rawMaterialLines), subAssemblyReferences: subs(a), costFactorReferences: costReferences(a.costFactorLines),
-      };
-      built.set(id, value);
-      return value;
-    };
-    const subs = (r: GqlRecipe): unknown[] => r.subAssemblyLines.map((l) => ({ nodeId: l.nodeId, quantity: num0(l.quantity), node: node(l.nodeId) }));
-    return {
-      bomId: b.bomId, status: b.status, name: b.name, productId: b.productId, variantId: b.variantId, sku: b.sku, price: num(b.price),
-      totalRawMaterialCost: num0(b.totalRawMaterialCost), totalSubAssemblyCost: num0(b.totalSubAssemblyCost), totalCost: num0(b.totalCost),
-      directCostFactorCost: num0(b.directCostFactorCost), preAssembledQuantity: num0(b.preAssembledQuantity),
-      rawMaterialReferences: rawReferences(b.rawMaterialLines), subAssemblyReferences: subs(b), costFactorReferences: costReferences(b.costFactorLines),
-    };
+  // The only reshaping: GraphQL cannot select a tree of unknown depth, so the BOM lists its
+  // assembly bills once (assemblyBills) and each sub-assembly reference gets its bill as `node`
+  // (nested once per bill and shared where the tree reuses it).
+  toData: ({ bom }) => {
+    const bills = new Map<string, GraphQLData>(bom.assemblyBills.map((a: GraphQLData) => [a.assemblyId, a]));
+    const nested = new Map<string, GraphQLData>();
+    const node = (id: string): GraphQLData => nested.get(id) ?? nested.set(id, withNodes(bills.get(id)!)).get(id)!;
+    const withNodes = (recipe: GraphQLData): GraphQLData => ({
+      ...recipe,
+      subAssemblyReferences: recipe.subAssemblyReferences.map((l: GraphQLData) => ({ ...l, node: node(l.nodeId) })),
+    });
+    return withNodes(bom);
   },
 });

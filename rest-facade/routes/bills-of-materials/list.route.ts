@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../../define-route.ts';
-import { Num, NullableNumber, NullableString, num, num0, obj } from './schemas.ts';
+import { defineRoute, type GraphQLData } from '../../define-route.ts';
+import { Num, NullableNumber, NullableString, obj } from './schemas.ts';
 
 const BomRow = obj({
   bomId: Type.String({ description: 'BOM-<digits>' }),
@@ -59,17 +59,11 @@ export const listBomsRoute = defineRoute({
     search: query.search ?? null, statusFilter: query.statusFilter ?? 'all', sortBy: query.sortBy ?? null,
     sortOrder: query.sortOrder ?? 'asc', page: query.page, pageSize: query.pageSize,
   }),
-  toData: (result) => {
-    const p = result.boms as Record<string, any>;
-    return {
-      items: (p.items as Record<string, any>[]).map((b) => ({
-        bomId: b.bomId, name: b.name, status: b.status, variantId: b.variantId, productId: b.productId, sku: b.sku, price: num(b.price),
-        totalRawMaterialCost: num0(b.totalRawMaterialCost), totalSubAssemblyCost: num0(b.totalSubAssemblyCost),
-        directCostFactorCost: num0(b.directCostFactorCost), totalCost: num0(b.totalCost), preAssembledQuantity: num0(b.preAssembledQuantity),
-        rawMaterialCount: b.rawMaterialLines.length, subAssemblyCount: b.subAssemblyLines.length, costFactorCount: b.costFactorLines.length,
-      })),
-      totalCount: p.totalCount, page: p.page, pageSize: p.pageSize, totalPages: p.totalPages,
-      stats: { ...p.stats, totalValue: num0(p.stats.totalValue), avgCost: num0(p.stats.avgCost) },
-    };
-  },
+  // GraphQL has no line counts: the list selects the lines' ids only and counts them here.
+  toData: ({ boms }) => ({
+    ...boms,
+    items: boms.items.map((b: GraphQLData) => ({
+      ...b, rawMaterialCount: b.rawMaterialLines.length, subAssemblyCount: b.subAssemblyLines.length, costFactorCount: b.costFactorLines.length,
+    })),
+  }),
 });

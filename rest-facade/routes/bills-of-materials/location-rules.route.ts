@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { BomIdParams, NullableNumber, NullableString, Num, num, num0, obj } from './schemas.ts';
+import { BomIdParams, NullableNumber, NullableString, Num, obj } from './schemas.ts';
 
 const LineChange = obj({
   change: Type.Union(['replace', 'remove', 'add', 'adjust'].map((v) => Type.Literal(v))),
@@ -45,20 +45,4 @@ export const bomLocationRulesRoute = defineRoute({
   extraProblems: [404],
   operation: new URL('./location-rules.graphql', import.meta.url),
   variables: ({ params }) => ({ bomId: params.id }),
-  toData: (result) => {
-    const v = result.bomLocationRules as Record<string, any>;
-    return {
-      bomId: v.bomId,
-      locations: (v.locations as Record<string, any>[]).map((l) => ({
-        ...l,
-        rules: (l.rules as Record<string, any>[]).map((r) => ({
-          ...r,
-          lineChanges: (r.lineChanges as Record<string, any>[]).map((c) => ({
-            ...c, quantity: num(c.quantity), wastePercentage: num(c.wastePercentage), baseQuantity: num(c.baseQuantity), baseWastePercentage: num(c.baseWastePercentage),
-          })),
-        })),
-        materialChanges: (l.materialChanges as Record<string, any>[]).map((m) => ({ ...m, baseQuantityPerUnit: num0(m.baseQuantityPerUnit), quantityPerUnit: num0(m.quantityPerUnit) })),
-      })),
-    };
-  },
 });

@@ -21,6 +21,6 @@ export const listLocationsRoute = defineRoute({
   querystring: Type.Object({}, { additionalProperties: false }),
   data: Type.Object({ locations: Type.Array(Location) }, { additionalProperties: false }),
   operation: new URL('./locations.graphql', import.meta.url),
+  dataField: null,
   variables: () => ({}),
-  toData: (result) => ({ locations: result.locations }),
 });

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { splitIds } from '../../../src/modules/orders/order-ids.ts';
 import { defineRoute } from '../../define-route.ts';
-import { decimalsToNumbers } from '../../envelope.ts';
-import { BreakdownSchema, DECIMAL_KEYS, LocationIdParam } from './schemas.ts';
+import { splitIds } from '../../schema-helpers.ts';
+import { BreakdownSchema, LocationIdParam } from './schemas.ts';
 
 const FIELDS = new URL('./breakdown-fields.graphql', import.meta.url);
 
@@ -23,8 +22,7 @@ export const orderBreakdownRoute = defineRoute({
   querystring: Type.Object({ locationId: Type.Optional(LocationIdParam) }, { additionalProperties: false }),
   data: BreakdownSchema,
   operation: [new URL('./single.graphql', import.meta.url), FIELDS],
-  variables: (input) => ({ id: input.params.id, locationId: input.query.locationId ?? null }),
-  toData: (result) => decimalsToNumbers(result.orderBomBreakdown, DECIMAL_KEYS),
+  variables: ({ params, query }) => ({ id: params.id, locationId: query.locationId ?? null }),
   extraProblems: [404],
 });
 
@@ -45,7 +43,6 @@ export const orderBreakdownBatchRoute = defineRoute({
     notFound: Type.Array(Type.String(), { description: 'Requested ids, as sent, that resolve to no order.' }),
   }, { additionalProperties: false }),
   operation: [new URL('./batch.graphql', import.meta.url), FIELDS],
-  variables: (input) => ({ ids: splitIds(input.query.ids as string[]), locationId: input.query.locationId ?? null }),
-  toData: (result) => decimalsToNumbers(result.orderBomBreakdowns, DECIMAL_KEYS),
+  variables: ({ query }) => ({ ids: splitIds(query.ids), locationId: query.locationId ?? null }),
   extraProblems: [404],
 });

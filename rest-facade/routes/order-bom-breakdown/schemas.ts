@@ -30,5 +30,3 @@ export const BreakdownSchema = Type.Object({
 }, { additionalProperties: false });
 
 export const LocationIdParam = Type.String({ pattern: '^[0-9]+$', description: 'Bare numeric location id: every bill is expanded with that location\'s rules.' });
-
-export const DECIMAL_KEYS = new Set(['quantity', 'orderQuantity', 'totalQuantity', 'unitCost']);

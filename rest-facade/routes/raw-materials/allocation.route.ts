@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { LocationIdsQuery, num0, scopeVariable, VariantIdParams } from './schemas.ts';
+import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
 import { holderFields, otherHolderFields } from './stock.route.ts';
 
 const strict = (properties: Parameters<typeof Type.Object>[0], description?: string) =>
@@ -43,20 +43,6 @@ An untouched material has empty levels and zero totals; an unknown material is 4
   operation: new URL('./shelf-allocation.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
-  toData: (result) => {
-    const v = result.rawMaterialShelfAllocation as Record<string, any>;
-    return {
-      variantId: v.variantId,
-      levels: v.levels.map((l: Record<string, any>) => ({
-        locationId: l.locationId, locationName: l.locationName, quantity: num0(l.quantity),
-        holders: l.holders.map((h: Record<string, any>) => ({
-          holderType: h.holderType, holderId: h.holderId, name: h.name, quantity: num0(h.quantity), shelfUnits: num0(h.shelfUnits), quantityPerUnit: num0(h.quantityPerUnit),
-        })),
-        otherHoldersCount: l.otherHoldersCount, otherHoldersQuantity: num0(l.otherHoldersQuantity),
-      })),
-      totals: { quantity: num0(v.totals.quantity) },
-    };
-  },
 });
 
 const WoHolder = strict({
@@ -105,20 +91,4 @@ Not availability: never subtract it from stock. An untouched material has empty 
   operation: new URL('./work-order-allocation.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
-  toData: (result) => {
-    const v = result.rawMaterialWorkOrderAllocation as Record<string, any>;
-    const fig = (f: Record<string, any>) => ({
-      picked: num0(f.picked), remaining: num0(f.remaining), allocated: num0(f.allocated),
-      holders: f.holders.map((h: Record<string, any>) => ({
-        holderType: h.holderType, holderId: h.holderId, name: h.name, quantity: num0(h.quantity), status: h.status,
-        picked: num0(h.picked), remaining: num0(h.remaining), allocated: num0(h.allocated),
-      })),
-      otherHoldersCount: f.otherHoldersCount, otherHoldersQuantity: num0(f.otherHoldersQuantity),
-    });
-    return {
-      variantId: v.variantId,
-      levels: v.levels.map((l: Record<string, any>) => ({ locationId: l.locationId, locationName: l.locationName, ...fig(l) })),
-      totals: { picked: num0(v.totals.picked), remaining: num0(v.totals.remaining), allocated: num0(v.totals.allocated), unlocated: fig(v.totals.unlocated) },
-    };
-  },
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../../define-route.ts';
-import { decimalVariable, LocationIdsQuery, num0, scopeVariable, VariantIdParams } from './schemas.ts';
+import { defineRoute, type GraphQLData } from '../../define-route.ts';
+import { decimalVariable, LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
 
 export const getRawMaterialInventoryRoute = defineRoute({
   method: 'GET',
@@ -35,14 +35,11 @@ every virtual level), not scoped. Levels are ordered by location id.`,
   operation: new URL('./inventory.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
-  toData: (result) => {
-    const v = result.rawMaterialInventory as Record<string, any>;
-    return {
-      variantId: v.variantId, origin: v.origin, totalAvailable: num0(v.totalAvailable), cachedQuantity: num0(v.cachedQuantity),
-      levels: v.levels.map((l: Record<string, any>) => ({
-        locationId: l.locationId, ...(v.origin === 'platform' ? { locationName: l.locationName ?? l.locationId } : {}), available: num0(l.available),
-      })),
-    };
+  // Virtual levels have a null locationName, omitted by the optional property. A platform level
+  // always has one in REST: the service gives null when the platform does not know the location,
+  // and REST falls back to the id. Doing that fallback in the service would remove this step.
+  toData: ({ rawMaterialInventory: v }) => v.origin !== 'platform' ? v : {
+    ...v, levels: v.levels.map((l: GraphQLData) => ({ ...l, locationName: l.locationName ?? l.locationId })),
   },
 });
 
@@ -107,10 +104,9 @@ number of rows.`,
   operation: new URL('./inventory-patch.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, body }) => {
-    const updates = (body as { updates: Record<string, unknown>[] }).updates;
     return {
       variantId: params.variantId,
-      updates: updates.map((u, i) => ({
+      updates: body.updates.map((u, i) => ({
         locationId: u.locationId,
         delta: decimalVariable(u.delta, `updates[${i}].delta`),
         absolute: decimalVariable(u.absolute, `updates[${i}].absolute`),
@@ -118,18 +114,11 @@ number of rows.`,
       })),
     };
   },
-  toData: (result) => {
-    const b = result.adjustRawMaterialInventory as Record<string, any>;
-    return {
-      results: b.results.map((r: Record<string, any>) => ({
-        index: r.index, ok: r.ok, ...(r.id ? { id: r.id } : {}), locationId: r.locationId, ...(r.skipped ? { skipped: true } : {}),
-        ...(r.ok ? {
-          previousAvailable: num0(r.previousAvailable), available: num0(r.available), requestedDelta: num0(r.requestedDelta),
-          appliedDelta: num0(r.appliedDelta), truncated: r.truncated,
-        } : {}),
-        ...(r.error ? { error: r.error } : {}),
-      })),
-      okCount: b.okCount, failedCount: b.failedCount, skippedCount: b.skippedCount,
-    };
-  },
+  // Null ids, figures and errors are omitted by their optional properties. `skipped` and
+  // `truncated` are non-null GraphQL booleans, but REST sends `skipped` only when true and
+  // `truncated` only on ok rows, so their other values become null (omitted) here.
+  toData: ({ adjustRawMaterialInventory: b }) => ({
+    ...b,
+    results: b.results.map((r: GraphQLData) => ({ ...r, skipped: r.skipped || null, truncated: r.ok ? r.truncated : null })),
+  }),
 });

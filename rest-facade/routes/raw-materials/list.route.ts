@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { MaterialListRowSchema, toMaterial } from './schemas.ts';
+import { MaterialListRowSchema } from './schemas.ts';
 
 const enumOf = (values: string[], description: string) =>
   Type.Union(values.map((v) => Type.Literal(v)), { default: values[0], description });
@@ -54,11 +54,4 @@ Only this list's parameters are accepted (another list's filter, e.g. statusFilt
     page: query.page,
     pageSize: query.pageSize,
   }),
-  toData: (result) => {
-    const page = result.rawMaterials as Record<string, any>;
-    return {
-      items: page.items.map((m: Record<string, any>) => ({ ...toMaterial(m), bomUsageCount: m.bomUsageCount, subAssemblyUsageCount: m.subAssemblyUsageCount })),
-      totalCount: page.totalCount, page: page.page, pageSize: page.pageSize, totalPages: page.totalPages, availableVendors: page.availableVendors,
-    };
-  },
 });

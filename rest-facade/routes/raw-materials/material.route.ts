@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { decimalVariable, MaterialSchema, NullableNumber, NullableString, num0, toMaterial, VariantIdParams } from './schemas.ts';
+import { decimalVariable, MaterialSchema, NullableNumber, NullableString, VariantIdParams } from './schemas.ts';
 
 const Connection = (idField: 'bomId' | 'assemblyId', bom: boolean) => Type.Object(
   {
@@ -48,17 +48,10 @@ location (\`source: "locationRule"\`, \`action\`, \`locationId\`, \`locationName
   ),
   operation: new URL('./get.graphql', import.meta.url),
   extraProblems: [404],
-  variables: ({ params, query }) => ({ variantId: params.variantId, includeConnections: query.includeConnections === true }),
-  toData: (result) => {
-    const m = result.rawMaterial as Record<string, any>;
-    if (!m.connections) return { material: toMaterial(m) };
-    const entry = (idField: string) => (c: Record<string, any>) => ({
-      [idField]: c.ownerId, name: c.name, ...(idField === 'bomId' ? { status: c.status } : {}),
-      quantity: num0(c.quantity), wastePercentage: num0(c.wastePercentage), source: c.source, action: c.action,
-      locationId: c.locationId, locationName: c.locationName,
-    });
-    return { material: toMaterial(m), connections: { boms: m.connections.boms.map(entry('bomId')), subAssemblies: m.connections.subAssemblies.map(entry('assemblyId')) } };
-  },
+  variables: ({ params, query }) => ({ variantId: params.variantId, includeConnections: query.includeConnections }),
+  // REST puts `connections` beside the material; GraphQL nests it in it (absent unless included,
+  // so the optional property is omitted). No alias can lift a field one level up.
+  toData: ({ rawMaterial }) => ({ material: rawMaterial, connections: rawMaterial.connections }),
 });
 
 const TEXT_FIELDS = ['productName', 'variantName', 'sku', 'unit', 'vendor', 'specifications', 'imageUrl', 'weightUnitId', 'productType', 'productCategory'] as const;
@@ -101,14 +94,13 @@ Returns the full updated row.`,
   ),
   data: Type.Object({ material: MaterialSchema }, { additionalProperties: false }),
   operation: new URL('./patch.graphql', import.meta.url),
+  dataField: null,
   extraProblems: [404],
   variables: ({ params, body }) => {
-    const b = (body ?? {}) as Record<string, unknown>;
     const input: Record<string, unknown> = {};
-    for (const f of TEXT_FIELDS) if (f in b) input[f] = b[f];
-    for (const f of DECIMAL_FIELDS) if (f in b) input[f] = decimalVariable(b[f], f);
-    if ('isNonEssentialMaterial' in b) input.isNonEssentialMaterial = b.isNonEssentialMaterial;
+    for (const f of TEXT_FIELDS) if (f in body) input[f] = body[f];
+    for (const f of DECIMAL_FIELDS) if (f in body) input[f] = decimalVariable(body[f], f);
+    if ('isNonEssentialMaterial' in body) input.isNonEssentialMaterial = body.isNonEssentialMaterial;
     return { variantId: params.variantId, input };
   },
-  toData: (result) => ({ material: toMaterial(result.updateRawMaterial as Record<string, any>) }),
 });

@@ -1,16 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { num, num0, NullableNumber, NullableString, Num } from '../../schema-helpers.ts';
+import { NullableNumber, NullableString, Num } from '../../schema-helpers.ts';
 
 export {
-  decimalVariable, LocationIdsQuery, num, num0, NullableNumber, NullableString, Num, scopeVariable, strictObject,
+  decimalVariable, LocationIdsQuery, NullableNumber, NullableString, Num, scopeVariable, strictObject,
 } from '../../schema-helpers.ts';
 
 export const VariantIdParams = Type.Object(
   { variantId: Type.String({ minLength: 1, maxLength: 255, description: 'Numeric platform variant id or VMAT-VAR-… id (no global ids).' }) },
   { additionalProperties: false },
 );
-
-
 
 const materialProperties = {
   variantId: Type.String({ description: 'Numeric platform variant id, or VMAT-VAR-<uuid> for a virtual material.' }),
@@ -44,15 +42,3 @@ export const MaterialListRowSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The material fields of a stored operation (kept in sync with MaterialSchema by the toData mapping). */
-export function toMaterial(m: Record<string, any>): Record<string, unknown> {
-  return {
-    variantId: m.variantId, productId: m.productId, inventoryItemId: m.inventoryItemId, productName: m.productName,
-    variantName: m.variantName, sku: m.sku, vendor: m.vendor, unit: m.unit, unitCost: num(m.unitCost), unitPrice: num(m.unitPrice),
-    inventoryQuantity: num0(m.inventoryQuantity), isVirtual: m.isVirtual, specifications: m.specifications, imageUrl: m.imageUrl,
-    isNonEssentialMaterial: m.isNonEssentialMaterial, weightValue: num(m.weightValue), weightUnitId: m.weightUnitId,
-    productType: m.productType, productCategory: m.productCategory,
-  };
-}
-

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { LocationIdsQuery, num0, scopeVariable, VariantIdParams } from './schemas.ts';
+import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
 
 const strict = (properties: Parameters<typeof Type.Object>[0], description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
@@ -27,14 +27,6 @@ and zero totals. A material or finished-good variant id; anything else is 404.`,
   operation: new URL('./residual.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
-  toData: (result) => {
-    const v = result.rawMaterialResidual as Record<string, any>;
-    return {
-      variantId: v.variantId,
-      levels: v.levels.map((l: Record<string, any>) => ({ locationId: l.locationId, locationName: l.locationName, buildRun: num0(l.buildRun), safetyStock: num0(l.safetyStock) })),
-      totals: { buildRun: num0(v.totals.buildRun), safetyStock: num0(v.totals.safetyStock) },
-    };
-  },
 });
 
 export const PreassembledData = strict({
@@ -43,14 +35,6 @@ export const PreassembledData = strict({
   levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, quantity: Type.Number({ description: 'Pre-assembled units on the shelf.' }) })),
   totals: strict({ quantity: Type.Number() }),
 });
-
-export function preassembledToData(v: Record<string, any>) {
-  return {
-    itemId: v.itemId, itemType: v.itemType,
-    levels: v.levels.map((l: Record<string, any>) => ({ locationId: l.locationId, locationName: l.locationName, quantity: num0(l.quantity) })),
-    totals: { quantity: num0(v.totals.quantity) },
-  };
-}
 
 export const getRawMaterialPreassembledRoute = defineRoute({
   method: 'GET',
@@ -68,7 +52,6 @@ GET /assembly-bills/{id}/preassembled. Unknown ids (neither a material nor a BOM
   operation: new URL('./preassembled.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
-  toData: (result) => preassembledToData(result.rawMaterialPreassembled as Record<string, any>),
 });
 
 /** A holder entry shared by commitments, shelf allocation and work-order allocation. */
@@ -115,16 +98,4 @@ and must not be subtracted from it. An untouched item has empty levels and zero 
   operation: new URL('./commitments.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
-  toData: (result) => {
-    const v = result.rawMaterialCommitments as Record<string, any>;
-    return {
-      variantId: v.variantId,
-      levels: v.levels.map((l: Record<string, any>) => ({
-        locationId: l.locationId, locationName: l.locationName, orders: num0(l.orders), safetyStock: num0(l.safetyStock),
-        holders: l.holders.map((h: Record<string, any>) => ({ holderType: h.holderType, holderId: h.holderId, name: h.name, quantity: num0(h.quantity) })),
-        otherHoldersCount: l.otherHoldersCount, otherHoldersQuantity: num0(l.otherHoldersQuantity),
-      })),
-      totals: { orders: num0(v.totals.orders), safetyStock: num0(v.totals.safetyStock) },
-    };
-  },
 });

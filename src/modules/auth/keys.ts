@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Em } from '../../db/orm.ts';
 import { DomainError } from '../../domain-error.ts';
+import { SCOPES, type Scope } from '../../http/scopes.ts';
 import { Shop } from '../shops/shop.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 
-export const SCOPES = ['read', 'write'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
+
 /** Recognisable prefix of every secret, so leaked keys are easy to find by scanners. */
 export const KEY_PREFIX = 'bck_';
 
