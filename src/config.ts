@@ -12,6 +12,10 @@ export interface Config {
   rateLimitRefillPerSecond: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** How often `serve` drains the platform-push outbox (OUTBOX_DRAIN_INTERVAL_MS, default 1000). */
+  outboxDrainIntervalMs: number;
+  /** Pushes claimed per drain pass (OUTBOX_DRAIN_BATCH_SIZE, default 100). */
+  outboxDrainBatchSize: number;
 }
 
 export class ConfigError extends Error {}
@@ -44,5 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitRefillPerSecond: positiveNumber(env, 'RATE_LIMIT_REFILL_PER_SECOND', 4),
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: 1024 * 1024,
+    outboxDrainIntervalMs: positiveNumber(env, 'OUTBOX_DRAIN_INTERVAL_MS', 1000, true),
+    outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),
   };
 }

@@ -1,8 +1,9 @@
 import type { Config } from './config.ts';
 import type { Em, Orm } from './db/orm.ts';
-import type { Scope } from './modules/auth/keys.ts';
+import type { Scope } from './http/scopes.ts';
 import type { PlatformGateway, PlatformGatewayFactory } from './platform/gateway.ts';
 import { LocalPlatformGateway } from './platform/local-gateway.ts';
+import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
 
 /**
  * What every service receives first: the tenant, its EntityManager (forked per request, with the
@@ -16,18 +17,45 @@ export interface ShopContext {
   requestId: string;
   apiKeyId: string | null;
   scopes: readonly Scope[];
+  /** The platform port bound to another EntityManager of this shop (a transaction's). */
+  platformFor: (em: Em) => PlatformGateway;
 }
 
 export interface ContextDeps { orm: Orm; config: Config; platform?: PlatformGatewayFactory }
 
-/** A fresh context for one shop: its own EntityManager fork, bound to the shop by the tenant filter. */
+/** A fork of the ORM's EntityManager bound to one shop by the tenant filter. */
+export function shopEm(orm: Orm, shopId: string): Em {
+  const em = orm.em.fork();
+  em.setFilterParams('tenant', { shopId });
+  return em;
+}
+
+/** The platform adapter itself for a shop (the local store unless a factory is given), with no outbox view. */
+export function platformGatewayFor(factory: PlatformGatewayFactory | undefined, shop: { shopId: string; em: Em }): PlatformGateway {
+  return (factory ?? ((s) => new LocalPlatformGateway(s)))(shop);
+}
+
+/**
+ * A fresh context for one shop: its own EntityManager fork, bound to the shop by the tenant
+ * filter. Its platform port reads live levels with the outbox's pending pushes included.
+ */
 export function shopContextFor(
   deps: ContextDeps,
   shopId: string,
   identity: { requestId: string; apiKeyId: string | null; scopes: readonly Scope[] },
 ): ShopContext {
-  const em = deps.orm.em.fork();
-  em.setFilterParams('tenant', { shopId });
-  const platform = (deps.platform ?? ((shop) => new LocalPlatformGateway(shop)))({ shopId, em });
-  return { shopId, em, platform, config: deps.config, ...identity };
+  const em = shopEm(deps.orm, shopId);
+  const platformFor = (bound: Em) => new PendingAwarePlatformGateway(platformGatewayFor(deps.platform, { shopId, em: bound }), { shopId, em: bound });
+  return { shopId, em, platform: platformFor(em), platformFor, config: deps.config, ...identity };
+}
+
+/**
+ * Runs `work` in one database transaction with a shop context bound to it (its EntityManager and
+ * platform port): everything the work reads and writes commits or rolls back together.
+ */
+export function inShopTransaction<T>(ctx: ShopContext, work: (tx: ShopContext) => Promise<T>): Promise<T> {
+  return ctx.em.transactional((em) => {
+    const bound = em as Em;
+    return work({ ...ctx, em: bound, platform: ctx.platformFor(bound) });
+  });
 }

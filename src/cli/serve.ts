@@ -7,6 +7,7 @@ import { ApiKey } from '../modules/auth/api-key.entity.ts';
 import { createApiKey } from '../modules/auth/keys.ts';
 import { importDataset } from '../modules/dataset/import.ts';
 import { parseDatasetText } from '../modules/dataset/parse.ts';
+import { startOutboxDrainer } from '../platform/outbox-drainer.ts';
 import { parse } from './args.ts';
 
 const DEMO_FILE = new URL('../../data/demo-dataset.json', import.meta.url);
@@ -56,10 +57,15 @@ export async function serveCommand(args: string[]): Promise<void> {
   await migrate(orm);
   const demo = config.databaseUrl ? null : await prepareEmbeddedDemo(orm, config);
   const app = await buildApp({ config, orm });
+  // Pushes platform-linked stock moves from the outbox to the platform, in the background.
+  const drainer = startOutboxDrainer({
+    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'outbox' }),
+  });
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal }, 'shutting down');
     app.beginShutdown();
+    await drainer.stop();
     await app.close();
     await orm.close();
   });

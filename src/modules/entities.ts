@@ -2,10 +2,11 @@ import { ApiKey } from './auth/api-key.entity.ts';
 import { InventoryAdjustment, Material, MaterialLevel } from './materials/material.entity.ts';
 import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
-  PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
+  PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
 } from './platform/platform.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
 import { Shop } from './shops/shop.entity.ts';
+import { PlatformPush } from './stock/platform-push.entity.ts';
 import { PreassembledStock, Reservation, Residual } from './stock/stock.entity.ts';
 import {
   LifecycleEvent, QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage,
@@ -17,10 +18,10 @@ import {
 /** Every entity, in one list for the ORM and the migration check. */
 export const entities = [
   Shop, ApiKey,
-  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield,
+  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush,
   Material, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion,
-  PreassembledStock, Residual, Reservation,
+  PreassembledStock, Residual, Reservation, PlatformPush,
   Assignee, Flow, Task,
   WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
   QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
@@ -29,9 +30,9 @@ export const entities = [
 /** Tables whose rows belong to one shop and are replaced wholesale by `bomcore load`. */
 export const datasetTables = [
   'platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines',
-  'platform_order_metafields', 'materials', 'material_levels', 'cost_factors', 'assembly_bills', 'boms',
+  'platform_order_metafields', 'platform_applied_pushes', 'materials', 'material_levels', 'cost_factors', 'assembly_bills', 'boms',
   'recipe_lines', 'location_rules', 'location_rule_overrides', 'bill_versions', 'preassembled_stock', 'residuals', 'reservations',
-  'assignees', 'flows', 'tasks', 'work_orders', 'work_order_items', 'work_order_manual_materials', 'build_runs',
+  'platform_pushes', 'assignees', 'flows', 'tasks', 'work_orders', 'work_order_items', 'work_order_manual_materials', 'build_runs',
   'build_run_items', 'build_run_picks', 'qc_reviews', 'rework_items', 'work_order_documents',
   'work_order_messages', 'lifecycle_events',
 ] as const;

@@ -16,6 +16,9 @@ export interface PlatformVariantInfo {
 export interface PlatformOrderLineInfo { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 export interface PlatformOrderInfo { orderId: string; name: string; lineItems: PlatformOrderLineInfo[] }
 
+/** One stock move to apply to a live level, identified by bomcore's outbox push id. */
+export interface PlatformLevelAdjustment { pushId: string; variantId: string; locationId: string; delta: string }
+
 export interface OrderMetafieldInfo { orderId: string; namespace: string; key: string; value: unknown; updatedAt: Date }
 
 export interface PlatformGateway {
@@ -30,6 +33,14 @@ export interface PlatformGateway {
   /** Creates or replaces order metafields (one write for the batch). */
   writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void>;
   readOrderMetafields(orderIds: readonly string[], namespace: string, key: string): Promise<OrderMetafieldInfo[]>;
+  /**
+   * Adds each signed `delta` to the live level of its (variant, location); a missing level starts
+   * at 0, and levels may go negative (the caller has already clamped). Idempotent by `pushId`: a
+   * push the platform has already applied is skipped, so a retried batch moves each level exactly
+   * once. When it throws, the caller retries the whole batch later: whatever part of it was applied
+   * is skipped then (the local store applies a batch all or nothing).
+   */
+  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void>;
 }
 
 export type PlatformGatewayFactory = (shop: { shopId: string; em: import('../db/orm.ts').Em }) => PlatformGateway;

@@ -1,8 +1,11 @@
 import type { Em } from '../db/orm.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from '../modules/platform/platform.entity.ts';
 import type {
-  OrderMetafieldInfo, PlatformGateway, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from './gateway.ts';
+
+/** Adjustments per statement: 4 bind parameters each, under PostgreSQL's 65,535. */
+const ADJUSTMENTS_PER_STATEMENT = 10_000;
 
 /** Serves the platform port from the local platform store (the `platform` part of a dataset). */
 export class LocalPlatformGateway implements PlatformGateway {
@@ -76,5 +79,44 @@ export class LocalPlatformGateway implements PlatformGateway {
     if (orderIds.length === 0) return [];
     const rows = await this.#em.find(PlatformOrderMetafield, { orderId: { $in: [...orderIds] }, namespace, key }, { orderBy: { orderId: 'asc' } });
     return rows.map((r) => ({ orderId: r.orderId, namespace: r.namespace, key: r.key, value: r.value, updatedAt: r.updatedAt }));
+  }
+
+  /**
+   * Records the push ids in `platform_applied_pushes` (`on conflict do nothing returning`) and adds
+   * the deltas of only the newly recorded ones to `platform_levels` (a missing level starts at 0),
+   * in one statement per 10,000 adjustments, all in one transaction: a push already applied, by
+   * an earlier call or a concurrent one, is skipped. Exact numeric arithmetic in SQL.
+   */
+  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+    const unique = new Map<string, PlatformLevelAdjustment>();
+    for (const a of adjustments) if (!unique.has(a.pushId)) unique.set(a.pushId, a);
+    if (unique.size === 0) return;
+    const all = [...unique.values()];
+    await this.#em.transactional(async (em) => {
+      for (let start = 0; start < all.length; start += ADJUSTMENTS_PER_STATEMENT) {
+        const chunk = all.slice(start, start + ADJUSTMENTS_PER_STATEMENT);
+        await em.execute(
+          `with input (push_id, variant_id, location_id, delta) as (
+             values ${chunk.map(() => '(?::text, ?::text, ?::text, ?::numeric)').join(', ')}
+           ),
+           applied as (
+             insert into platform_applied_pushes (shop_id, push_id, applied_at)
+             select ?, push_id, now() from input
+             on conflict (shop_id, push_id) do nothing
+             returning push_id
+           ),
+           moves as (
+             select i.variant_id, i.location_id, sum(i.delta) as delta
+               from input i join applied a on a.push_id = i.push_id
+              group by i.variant_id, i.location_id
+           )
+           insert into platform_levels (shop_id, variant_id, location_id, available)
+           select ?, variant_id, location_id, delta from moves
+           on conflict (shop_id, variant_id, location_id) do update set available = platform_levels.available + excluded.available`,
+          [...chunk.flatMap((a) => [a.pushId, a.variantId, a.locationId, a.delta]), this.#shopId, this.#shopId],
+          'run',
+        );
+      }
+    });
   }
 }

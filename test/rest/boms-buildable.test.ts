@@ -76,7 +76,8 @@ describe('GET /bills-of-materials/{id}/buildable', () => {
   it('costs a constant number of round trips', async () => {
     const all = await buildable('BOM-1001');
     const scoped = await buildable('BOM-1001', '?locationIds=101&locationIds=102');
-    expect(Number(all.headers['x-query-count'])).toBeLessThanOrEqual(6);
-    expect(Number(scoped.headers['x-query-count'])).toBeLessThanOrEqual(7);
+    // Each live-level read is the platform's levels plus the outbox's pending pushes (two statements, sent at once).
+    expect(Number(all.headers['x-query-count'])).toBeLessThanOrEqual(7);
+    expect(Number(scoped.headers['x-query-count'])).toBeLessThanOrEqual(9);
   });
 });

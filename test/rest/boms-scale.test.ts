@@ -73,7 +73,8 @@ describe('BOM reads at scale', () => {
     const ms = performance.now() - started;
     expect(res.status).toBe(200);
     expect(res.body.data.perLocation).toHaveLength(50);
-    expect(Number(res.headers['x-query-count'])).toBeLessThanOrEqual(6);
+    // 6 + the outbox's pending pushes read beside the live levels.
+    expect(Number(res.headers['x-query-count'])).toBeLessThanOrEqual(7);
     console.info(`buildable 300 leaves × 50 locations: ${ms.toFixed(0)} ms, ${res.headers['x-query-count']} round trips`);
     expect(ms).toBeLessThan(5000);
   });

@@ -14,7 +14,7 @@ const shop = uniqueShopId('gen');
 const sum = (values: (string | number)[]) => values.reduce<Decimal>((s, v) => s.plus(v), new Decimal(0)).toNumber();
 
 beforeAll(async () => {
-  t = await createTestApp({ config: { rateLimitBurst: 100_000 } });
+  t = await createTestApp();
   d = generateDataset({ materials: 150, boms: 40, depth: 2, locations: 3, workOrders: 40, orders: 30, seed: 11, shopId: shop });
   await t.load(d);
   key = await t.createKey(shop, ['read']);

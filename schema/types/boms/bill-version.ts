@@ -1,6 +1,7 @@
 import { listBillVersions, type BillVersionPage, type BillVersionView } from '../../../src/modules/recipes/bill-versions.service.ts';
 import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
+import { BILL_OWNER_TYPES } from '../../../src/modules/recipes/recipe-vocabulary.ts';
 
 const BillVersionChangesRef = builder.objectRef<BillVersionView['changes']>('BillVersionChanges').implement({
   description: 'Counts changed against the previous version, frozen when saved.',
@@ -31,7 +32,7 @@ const BillVersionPageRef = builder.objectRef<BillVersionPage>('BillVersionPage')
   }),
 });
 
-const BillOwnerType = builder.enumType('BillOwnerType', { values: ['bom', 'sub_assembly'] as const });
+const BillOwnerType = builder.enumType('BillOwnerType', { values: BILL_OWNER_TYPES });
 
 builder.queryField('billVersions', (t) =>
   t.field({

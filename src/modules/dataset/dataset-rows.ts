@@ -1,16 +1,12 @@
-import type { Dataset, DatasetRecipe } from './types.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { buildRunShortId, workOrderShortId } from '../work-orders/short-ids.ts';
+import type { Dataset, DatasetRecipe, DatasetWorkOrder } from './types.ts';
+
+export { textArrayLiteral };
 
 export interface TableRows { table: string; columns: string[]; rows: unknown[][] }
 
 type Owner = ['bom' | 'sub_assembly', string];
-
-/**
- * A text[] value as a PostgreSQL array literal. Raw-query parameters expand JS arrays into lists
- * (and an empty one into nothing), so arrays travel as their literal text.
- */
-export function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
-}
 
 function recipeRows(owner: Owner, recipe: DatasetRecipe): unknown[][] {
   return [
@@ -20,10 +16,24 @@ function recipeRows(owner: Owner, recipe: DatasetRecipe): unknown[][] {
   ];
 }
 
+/** Short ids are not part of the file: numbered by creation time (then id), so a reload gives the same ones. */
+function workOrderShortIds(workOrders: readonly DatasetWorkOrder[]): Map<string, string> {
+  const ordered = [...workOrders].sort((a, b) => compareText(a.createdAt, b.createdAt) || compareText(a.workOrderId, b.workOrderId));
+  return new Map(ordered.map((w, i) => [w.workOrderId, workOrderShortId(i + 1)]));
+}
+
+function runsInOrder(w: DatasetWorkOrder) {
+  return [...w.buildRuns].sort((a, b) => compareText(a.startedAt, b.startedAt) || compareText(a.buildRunId, b.buildRunId));
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The dataset as rows of each table (without shop_id, which the loader prepends). */
 export function datasetToRows(d: Dataset): TableRows[] {
   const variants = new Map(d.platform.variants.map((v) => [v.variantId, v]));
   const wo = d.workOrders;
+  const shortIds = workOrderShortIds(wo);
+  const materialIds = new Set(d.materials.map((m) => m.variantId));
   const t = (table: string, columns: string[], rows: unknown[][]): TableRows => ({ table, columns, rows });
   return [
     t('platform_locations', ['location_id', 'name'], d.platform.locations.map((l) => [l.id, l.name])),
@@ -77,18 +87,23 @@ export function datasetToRows(d: Dataset): TableRows[] {
     t('flows', ['flow_id', 'name'], d.flows.map((f) => [f.flowId, f.name])),
     t('tasks', ['task_id', 'title'], d.tasks.map((x) => [x.taskId, x.title])),
     t('work_orders',
-      ['work_order_id', 'name', 'description', 'notes', 'status', 'priority', 'due_date', 'assignee_id', 'production_location_id', 'default_consumption_location_id', 'source_type', 'source_flow_id', 'source_todo_id', 'source_order_ids', 'tags', 'planned_labor_cost', 'actual_labor_cost', 'created_at', 'updated_at'],
-      wo.map((w) => [w.workOrderId, w.name, w.description, w.notes, w.status, w.priority, w.dueDate, w.assigneeId, w.productionLocationId, w.defaultConsumptionLocationId, w.sourceType, w.sourceFlowId, w.sourceTodoId, textArrayLiteral(w.sourceOrderIds), textArrayLiteral(w.tags), w.plannedLaborCost, w.actualLaborCost, w.createdAt, w.updatedAt])),
+      ['work_order_id', 'short_id', 'name', 'description', 'notes', 'status', 'priority', 'due_date', 'assignee_id', 'production_location_id', 'default_consumption_location_id', 'source_type', 'source_flow_id', 'source_todo_id', 'source_order_ids', 'tags', 'planned_labor_cost', 'actual_labor_cost', 'created_at', 'updated_at'],
+      wo.map((w) => [w.workOrderId, shortIds.get(w.workOrderId), w.name, w.description, w.notes, w.status, w.priority, w.dueDate, w.assigneeId, w.productionLocationId, w.defaultConsumptionLocationId, w.sourceType, w.sourceFlowId, w.sourceTodoId, textArrayLiteral(w.sourceOrderIds), textArrayLiteral(w.tags), w.plannedLaborCost, w.actualLaborCost, w.createdAt, w.updatedAt])),
     t('work_order_items', ['work_order_id', 'item_id', 'position', 'owner_type', 'owner_id', 'quantity', 'completed_quantity'],
       wo.flatMap((w) => w.items.map((x, i) => [w.workOrderId, x.itemId, i, x.ownerType, x.ownerId, x.quantity, x.completedQuantity]))),
     t('work_order_manual_materials', ['work_order_id', 'position', 'variant_id', 'quantity', 'location_id', 'note'],
       wo.flatMap((w) => w.manualMaterials.map((m, i) => [w.workOrderId, i, m.variantId, m.quantity, m.locationId, m.note]))),
-    t('build_runs', ['work_order_id', 'build_run_id', 'status', 'run_type', 'note', 'started_at', 'completed_at'],
-      wo.flatMap((w) => w.buildRuns.map((r) => [w.workOrderId, r.buildRunId, r.status, r.runType, null, r.startedAt, r.completedAt]))),
+    t('build_runs', ['work_order_id', 'build_run_id', 'short_id', 'status', 'run_type', 'note', 'started_at', 'completed_at', 'updated_at'],
+      wo.flatMap((w) => runsInOrder(w).map((r, n) => [
+        w.workOrderId, r.buildRunId, buildRunShortId(shortIds.get(w.workOrderId)!, n + 1), r.status, r.runType, null, r.startedAt, r.completedAt,
+        r.completedAt ?? r.startedAt,
+      ]))),
     t('build_run_items', ['work_order_id', 'build_run_id', 'item_id', 'quantity'],
       wo.flatMap((w) => w.buildRuns.flatMap((r) => r.items.map((x) => [w.workOrderId, r.buildRunId, x.itemId, x.quantity])))),
-    t('build_run_picks', ['work_order_id', 'build_run_id', 'position', 'variant_id', 'location_id', 'quantity'],
-      wo.flatMap((w) => w.buildRuns.flatMap((r) => r.picks.map((p, i) => [w.workOrderId, r.buildRunId, i, p.variantId, p.locationId, p.quantity])))),
+    t('build_run_picks', ['work_order_id', 'build_run_id', 'position', 'stock', 'variant_id', 'location_id', 'quantity'],
+      wo.flatMap((w) => w.buildRuns.flatMap((r) => r.picks.map((p, i) => [
+        w.workOrderId, r.buildRunId, i, materialIds.has(p.variantId) ? 'material' : 'preassembled', p.variantId, p.locationId, p.quantity,
+      ])))),
     t('qc_reviews', ['work_order_id', 'review_id', 'build_run_id', 'decision', 'note', 'reviewer_name', 'created_at'],
       wo.flatMap((w) => w.qcReviews.map((q) => [w.workOrderId, q.reviewId, q.buildRunId, q.decision, q.note, q.reviewerName, q.createdAt]))),
     t('rework_items', ['work_order_id', 'rework_item_id', 'description', 'quantity', 'status', 'build_run_id', 'created_at', 'resolved_at'],

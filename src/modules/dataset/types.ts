@@ -15,50 +15,22 @@ export type IsoDate = string;
 
 export const DATASET_FORMAT_VERSION = 1;
 
-export const BOM_STATUSES = ['active', 'inactive'] as const;
-export type BomStatus = (typeof BOM_STATUSES)[number];
-
-export const COST_FACTOR_KINDS = ['labor', 'overhead', 'packaging', 'machine', 'other'] as const;
-export type CostFactorKind = (typeof COST_FACTOR_KINDS)[number];
-
-/** Owner of a recipe: a BOM (finished good) or an assembly bill (`sub_assembly`). */
-export const BILL_OWNER_TYPES = ['bom', 'sub_assembly'] as const;
-export type BillOwnerType = (typeof BILL_OWNER_TYPES)[number];
-
-export const LOCATION_RULE_ACTIONS = ['replace', 'remove', 'add', 'adjust'] as const;
-export type LocationRuleAction = (typeof LOCATION_RULE_ACTIONS)[number];
-
-export const RESIDUAL_KINDS = ['buildRun', 'safetyStock'] as const;
-export type ResidualKind = (typeof RESIDUAL_KINDS)[number];
-
-export const RESERVATION_KINDS = ['order', 'safetyStock'] as const;
-export type ReservationKind = (typeof RESERVATION_KINDS)[number];
-
-export const WORK_ORDER_STATUSES = [
-  'draft', 'ready', 'in_progress', 'paused', 'quality_control', 'qc_approved', 'completed', 'cancelled',
-] as const;
-export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
-
-export const WORK_ORDER_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
-export type WorkOrderPriority = (typeof WORK_ORDER_PRIORITIES)[number];
-
-export const WORK_ORDER_SOURCE_TYPES = ['flow', 'bom', 'sa', 'empty', 'orders'] as const;
-export type WorkOrderSourceType = (typeof WORK_ORDER_SOURCE_TYPES)[number];
-
-export const BUILD_RUN_STATUSES = ['started', 'completed', 'reversed'] as const;
-export type BuildRunStatus = (typeof BUILD_RUN_STATUSES)[number];
-
-export const BUILD_RUN_TYPES = ['production', 'rework'] as const;
-export type BuildRunType = (typeof BUILD_RUN_TYPES)[number];
-
-export const QC_DECISIONS = ['approved', 'rejected'] as const;
-export type QcDecision = (typeof QC_DECISIONS)[number];
-
-export const REWORK_ITEM_STATUSES = ['open', 'resolved'] as const;
-export type ReworkItemStatus = (typeof REWORK_ITEM_STATUSES)[number];
-
-export const BILL_VERSION_STATES = ['ready', 'pending'] as const;
-export type BillVersionState = (typeof BILL_VERSION_STATES)[number];
+// Vocabularies have one home each; the dataset format uses them as they are.
+export {
+  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS,
+  type BillOwnerType, type BillVersionState, type BomStatus, type CostFactorKind, type LocationRuleAction,
+} from '../recipes/recipe-vocabulary.ts';
+export { RESERVATION_KINDS, RESIDUAL_KINDS, type ReservationKind, type ResidualKind } from '../stock/stock-vocabulary.ts';
+export {
+  BUILD_RUN_STATUSES, BUILD_RUN_TYPES, QC_DECISIONS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES,
+  WORK_ORDER_STATUSES, type BuildRunStatus, type BuildRunType, type QcDecision, type ReworkItemStatus, type WorkOrderPriority,
+  type WorkOrderSourceType, type WorkOrderStatus,
+} from '../work-orders/work-order-vocabulary.ts';
+import type { BillOwnerType, BillVersionState, BomStatus, CostFactorKind } from '../recipes/recipe-vocabulary.ts';
+import type { ResidualKind } from '../stock/stock-vocabulary.ts';
+import type {
+  BuildRunStatus, BuildRunType, QcDecision, ReworkItemStatus, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus,
+} from '../work-orders/work-order-vocabulary.ts';
 
 export interface Dataset {
   formatVersion: typeof DATASET_FORMAT_VERSION;

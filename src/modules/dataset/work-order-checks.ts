@@ -56,7 +56,10 @@ function checkWorkOrder(ctx: CheckContext, wo: DatasetWorkOrder, path: string): 
       expectKnown(ctx, `${runPath}.items[${m}].itemId`, runItem.itemId, items, 'work-order item');
     }
     for (const [pick, m] of present(run.picks)) {
-      expectKnown(ctx, `${runPath}.picks[${m}].variantId`, pick.variantId, ctx.materials, 'material');
+      // A pick names a material level, or an assembly bill whose pre-assembled shelf the run used.
+      if (!ctx.materials.has(pick.variantId) && !ctx.assemblyBills.has(pick.variantId)) {
+        report(ctx, `${runPath}.picks[${m}].variantId`, `unknown material or assembly bill "${pick.variantId}"`);
+      }
       expectLocation(ctx, `${runPath}.picks[${m}].locationId`, pick.locationId);
     }
   }

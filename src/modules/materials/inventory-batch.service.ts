@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
-import type { Em } from '../../db/orm.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../../domain-error.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { adjustVirtualLevels } from '../stock/ledger.ts';
 import { isPlatformVariantId, readOnlyError } from './material-view.ts';
 import { parseDecimalInput } from '../../decimals.ts';
 
@@ -68,11 +66,9 @@ function failed(index: number, locationId: string, code: ErrorCode, message: str
 }
 
 /**
- * Applies a batch of level changes to a virtual material in one transaction with a constant number
- * of round trips: the touched levels are created if missing and locked (`for update`, in location
- * order), every change is computed exactly against the locked values (an `absolute` becomes a delta
- * here, so it is retry-safe), written back with one update and recorded with one insert into the
- * adjustment history. Concurrent batches on a level serialise on its row lock and lose nothing.
+ * Applies a batch of level changes to a virtual material in one transaction, through the stock
+ * ledger (locked levels, exact arithmetic, clamping, adjustment history) with a constant number of
+ * round trips. Concurrent batches on a level serialise on its row lock and lose nothing.
  */
 export async function adjustMaterialInventory(ctx: ShopContext, variantId: string, updates: readonly InventoryUpdateInput[]): Promise<InventoryBatchResult> {
   if (isPlatformVariantId(variantId)) throw readOnlyError(variantId);
@@ -96,57 +92,14 @@ export async function adjustMaterialInventory(ctx: ShopContext, variantId: strin
     return { variantId, results, okCount: 0, failedCount: results.length, skippedCount: 0 };
   }
 
-  const allowNegative = material.allow_negative_inventory;
-  const touched = [...new Set(applicable.map((u) => u.locationId))].sort();
-  await ctx.em.transactional(async (txEm) => {
-    const em = txEm as Em;
-    await em.execute(
-      `insert into material_levels (shop_id, variant_id, location_id, available) values ${touched.map(() => '(?, ?, ?, 0)').join(', ')}
-       on conflict do nothing`,
-      touched.flatMap((l) => [ctx.shopId, variantId, l]), 'run',
-    );
-    const locked = await em.execute<{ location_id: string; available: string }[]>(
-      `select location_id, available from material_levels where shop_id = ? and variant_id = ? and location_id in (?)
-        order by location_id for update`,
-      [ctx.shopId, variantId, touched],
-    );
-    const level = new Map(locked.map((r) => [r.location_id, new Decimal(r.available)]));
-    const history: unknown[][] = [];
-    const now = new Date();
-    for (const u of applicable) {
-      const before = level.get(u.locationId) ?? new Decimal(0);
-      const requested = u.absolute !== undefined && u.absolute !== null ? new Decimal(u.absolute).minus(before) : new Decimal(u.delta!);
-      let after = before.plus(requested);
-      // Clamp at zero: a decrease stops at 0 (or where the level already was, if below 0).
-      if (!allowNegative && requested.isNegative() && after.isNegative()) after = Decimal.min(before, 0);
-      const applied = after.minus(before);
-      const base = {
-        index: u.index, ok: true, locationId: u.locationId, previousAvailable: before.toFixed(), available: after.toFixed(),
-        requestedDelta: requested.toFixed(), appliedDelta: applied.toFixed(), truncated: !applied.eq(requested), error: null,
-      };
-      if (requested.isZero()) {
-        results[u.index] = { ...base, id: null, skipped: true };
-        continue;
-      }
-      const id = randomUUID();
-      level.set(u.locationId, after);
-      history.push([id, ctx.shopId, variantId, u.locationId, before.toFixed(), after.toFixed(), applied.toFixed(), requested.toFixed(), 'api', ctx.requestId, ctx.apiKeyId, now]);
-      results[u.index] = { ...base, id, skipped: false };
-    }
-    if (history.length === 0) return;
-    const changed = touched.filter((l) => history.some((h) => h[3] === l));
-    await em.execute(
-      `update material_levels m set available = v.available::numeric
-         from (values ${changed.map(() => '(?, ?)').join(', ')}) as v(location_id, available)
-        where m.shop_id = ? and m.variant_id = ? and m.location_id = v.location_id`,
-      [...changed.flatMap((l) => [l, level.get(l)!.toFixed()]), ctx.shopId, variantId], 'run',
-    );
-    await em.execute(
-      `insert into inventory_adjustments (id, shop_id, variant_id, location_id, before, after, delta, requested_delta, source, request_id, api_key_id, created_at)
-       values ${history.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-      history.flat(), 'run',
-    );
-  });
+  const applied = await inShopTransaction(ctx, (tx) => adjustVirtualLevels(tx, variantId, applicable, material.allow_negative_inventory));
+  for (const r of applied) {
+    const u = applicable[r.index]!;
+    results[u.index] = {
+      index: u.index, ok: true, id: r.adjustmentId, locationId: u.locationId, skipped: r.adjustmentId === null,
+      previousAvailable: r.before, available: r.after, requestedDelta: r.requested, appliedDelta: r.applied, truncated: r.applied !== r.requested, error: null,
+    };
+  }
   const okCount = results.filter((r) => r.ok && !r.skipped).length;
   const skippedCount = results.filter((r) => r.skipped).length;
   return { variantId, results, okCount, failedCount: results.length - okCount - skippedCount, skippedCount };

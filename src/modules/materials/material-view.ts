@@ -1,3 +1,4 @@
+import { isPlatformVariantId } from '../stock/stock-vocabulary.ts';
 import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
@@ -55,9 +56,7 @@ export function toMaterialView(r: MaterialRow): MaterialView {
 }
 
 /** Numeric variant ids are platform-managed (dataset.md: material origin). */
-export function isPlatformVariantId(variantId: string): boolean {
-  return /^[0-9]+$/.test(variantId);
-}
+export { isPlatformVariantId };
 
 /** The material row, or 404 (an unknown id and another shop's id look the same). One query. */
 export async function findMaterialRow(ctx: ShopContext, variantId: string, extraColumns = ''): Promise<MaterialRow> {

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+import { MATERIAL_ORIGINS } from '../stock/stock-vocabulary.ts';
 
 /**
  * A raw material. Platform-linked materials (numeric variantId) keep a mirror of the platform
@@ -13,7 +14,7 @@ export const Material = defineEntity({
   properties: {
     shopId: p.text().primary(),
     variantId: p.text().primary(),
-    origin: p.enum(['platform', 'virtual']),
+    origin: p.enum(MATERIAL_ORIGINS),
     productId: p.text(),
     inventoryItemId: p.text(),
     productName: p.text(),
@@ -71,6 +72,10 @@ export const InventoryAdjustment = defineEntity({
     delta: decimal(),
     requestedDelta: decimal(),
     source: p.text(),
+    /** `material` level or `preassembled` shelf (variantId then holds the item id of the shelf). */
+    stock: p.text().default('material'),
+    workOrderId: p.text().nullable(),
+    buildRunId: p.text().nullable(),
     requestId: p.text().nullable(),
     apiKeyId: p.text().nullable(),
     createdAt: timestamp(),

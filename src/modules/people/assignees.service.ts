@@ -1,4 +1,5 @@
 import type { ShopContext } from '../../shop-context.ts';
+import { openWorkOrderSql } from '../work-orders/work-order-vocabulary.ts';
 
 export interface AssigneeView { assigneeId: string; displayName: string; active: boolean; usageCount: number }
 
@@ -11,7 +12,7 @@ export async function listAssignees(ctx: ShopContext, options: { includeInactive
     `select a.assignee_id, a.display_name, a.active, count(w.work_order_id) as usage_count
        from assignees a
        left join work_orders w on w.shop_id = a.shop_id and w.assignee_id = a.assignee_id
-                              and w.status not in ('completed', 'cancelled')
+                              and ${openWorkOrderSql('w')}
       where a.shop_id = ? ${options.includeInactive ? '' : 'and a.active'}
       group by a.shop_id, a.assignee_id
       order by a.display_name, a.assignee_id`,

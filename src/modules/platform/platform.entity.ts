@@ -88,3 +88,19 @@ export const PlatformOrderMetafield = defineEntity({
     updatedAt: timestamp(),
   },
 });
+
+/**
+ * The platform side's idempotency record: every bomcore outbox push (`pushId`) the local platform
+ * store has applied to its levels. A push already recorded here is skipped, so a retried push is
+ * applied exactly once.
+ */
+export const PlatformAppliedPush = defineEntity({
+  name: 'PlatformAppliedPush',
+  tableName: 'platform_applied_pushes',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    pushId: p.text().primary(),
+    appliedAt: timestamp(),
+  },
+});

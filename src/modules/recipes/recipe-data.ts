@@ -1,4 +1,4 @@
-import { textArrayLiteral } from '../dataset/dataset-rows.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { RecipeForest } from './engine/index.ts';
 

@@ -1,8 +1,11 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+import {
+  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS, RECIPE_LINE_TYPES,
+} from './recipe-vocabulary.ts';
 
-export const OWNER_TYPES = ['bom', 'sub_assembly'] as const;
-export type OwnerType = (typeof OWNER_TYPES)[number];
+
+export { BILL_OWNER_TYPES as OWNER_TYPES, type BillOwnerType as OwnerType } from './recipe-vocabulary.ts';
 
 export const CostFactor = defineEntity({
   name: 'CostFactor',
@@ -12,7 +15,7 @@ export const CostFactor = defineEntity({
     shopId: p.text().primary(),
     costFactorId: p.text().primary(),
     name: p.text(),
-    kind: p.enum(['labor', 'overhead', 'packaging', 'machine', 'other']),
+    kind: p.enum(COST_FACTOR_KINDS),
     unit: p.text().nullable(),
     unitCost: decimal(),
   },
@@ -39,7 +42,7 @@ export const Bom = defineEntity({
     shopId: p.text().primary(),
     bomId: p.text().primary(),
     name: p.text(),
-    status: p.enum(['active', 'inactive']),
+    status: p.enum(BOM_STATUSES),
     variantId: p.text().nullable(),
   },
   indexes: [
@@ -56,9 +59,9 @@ export const RecipeLine = defineEntity({
   filters: tenantFilter,
   properties: {
     shopId: p.text().primary(),
-    ownerType: p.enum(OWNER_TYPES).primary(),
+    ownerType: p.enum(BILL_OWNER_TYPES).primary(),
     ownerId: p.text().primary(),
-    lineType: p.enum(['raw', 'sub', 'cost']).primary(),
+    lineType: p.enum(RECIPE_LINE_TYPES).primary(),
     position: p.integer().primary(),
     nodeId: p.text(),
     quantity: decimal(),
@@ -74,7 +77,7 @@ export const LocationRule = defineEntity({
   filters: tenantFilter,
   properties: {
     shopId: p.text().primary(),
-    ownerType: p.enum(OWNER_TYPES).primary(),
+    ownerType: p.enum(BILL_OWNER_TYPES).primary(),
     ownerId: p.text().primary(),
     locationId: p.text().primary(),
   },
@@ -88,11 +91,11 @@ export const LocationRuleOverride = defineEntity({
   filters: tenantFilter,
   properties: {
     shopId: p.text().primary(),
-    ownerType: p.enum(OWNER_TYPES).primary(),
+    ownerType: p.enum(BILL_OWNER_TYPES).primary(),
     ownerId: p.text().primary(),
     locationId: p.text().primary(),
     position: p.integer().primary(),
-    action: p.enum(['replace', 'remove', 'add', 'adjust']),
+    action: p.enum(LOCATION_RULE_ACTIONS),
     nodeId: p.text(),
     replacementNodeId: p.text().nullable(),
     quantity: decimal().nullable(),
@@ -107,10 +110,10 @@ export const BillVersion = defineEntity({
   filters: tenantFilter,
   properties: {
     shopId: p.text().primary(),
-    ownerType: p.enum(OWNER_TYPES).primary(),
+    ownerType: p.enum(BILL_OWNER_TYPES).primary(),
     ownerId: p.text().primary(),
     version: p.integer().primary(),
-    state: p.enum(['ready', 'pending']),
+    state: p.enum(BILL_VERSION_STATES),
     savedAt: timestamp(),
     savedBy: p.text().nullable(),
     trigger: p.text(),

@@ -1,5 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter } from '../../db/columns.ts';
+import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+import { RESERVATION_KINDS, RESIDUAL_KINDS } from './stock-vocabulary.ts';
 
 /** Countable pre-assembled shelf stock: finished goods by variantId, assembly bills by assemblyId. */
 export const PreassembledStock = defineEntity({
@@ -24,7 +26,7 @@ export const Residual = defineEntity({
     shopId: p.text().primary(),
     itemId: p.text().primary(),
     locationId: p.text().primary(),
-    kind: p.enum(['buildRun', 'safetyStock']).primary(),
+    kind: p.enum(RESIDUAL_KINDS).primary(),
     quantity: decimal(),
   },
 });
@@ -37,11 +39,11 @@ export const Reservation = defineEntity({
   properties: {
     shopId: p.text().primary(),
     reservationId: p.text().primary(),
-    kind: p.enum(['order', 'safetyStock']),
+    kind: p.enum(RESERVATION_KINDS),
     itemId: p.text(),
     locationId: p.text(),
     orderId: p.text().nullable(),
-    ownerType: p.enum(['bom', 'sub_assembly']).nullable(),
+    ownerType: p.enum(BILL_OWNER_TYPES).nullable(),
     ownerId: p.text().nullable(),
     quantity: decimal(),
     fulfilledQuantity: decimal().default('0'),

@@ -5,6 +5,7 @@ import { PARENTS_CTE } from '../materials/material-parents.ts';
 import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
 import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
+import { openWorkOrderSql } from './work-order-vocabulary.ts';
 
 export interface WorkOrderHolder {
   holderType: 'work_order';
@@ -37,7 +38,7 @@ interface DemandRow {
   quantity: string;
 }
 
-const OPEN = `w.status not in ('completed', 'cancelled')`;
+const OPEN = openWorkOrderSql('w');
 
 /**
  * What open work orders (every status but completed and cancelled) hold of a material, per

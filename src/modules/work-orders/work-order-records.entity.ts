@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+import { QC_DECISIONS, REWORK_ITEM_STATUSES } from './work-order-vocabulary.ts';
 
 // The append-mostly records of a work order: reviews, rework, documents, messages and lifecycle.
 const woChild = { shopId: p.text().primary(), workOrderId: p.text().primary() };
@@ -12,7 +13,7 @@ export const QcReview = defineEntity({
     ...woChild,
     reviewId: p.text().primary(),
     buildRunId: p.text().nullable(),
-    decision: p.enum(['approved', 'rejected']),
+    decision: p.enum(QC_DECISIONS),
     note: p.text().nullable(),
     reviewerName: p.text().nullable(),
     createdAt: timestamp(),
@@ -28,7 +29,7 @@ export const ReworkItem = defineEntity({
     reworkItemId: p.text().primary(),
     description: p.text(),
     quantity: decimal(),
-    status: p.enum(['open', 'resolved']),
+    status: p.enum(REWORK_ITEM_STATUSES),
     buildRunId: p.text().nullable(),
     createdAt: timestamp(),
     resolvedAt: timestamp().nullable(),

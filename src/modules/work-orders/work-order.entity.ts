@@ -1,12 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+import {
+  BUILD_RUN_STATUSES, BUILD_RUN_TYPES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
+} from './work-order-vocabulary.ts';
 
-export const WORK_ORDER_STATUSES = [
-  'draft', 'ready', 'in_progress', 'paused', 'quality_control', 'qc_approved', 'completed', 'cancelled',
-] as const;
-export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
-export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
-export const SOURCE_TYPES = ['flow', 'bom', 'sa', 'empty', 'orders'] as const;
 
 export const WorkOrder = defineEntity({
   name: 'WorkOrder',
@@ -15,16 +13,18 @@ export const WorkOrder = defineEntity({
   properties: {
     shopId: p.text().primary(),
     workOrderId: p.text().primary(),
+    /** Short human id, unique and stable per shop (`WO-0042`). */
+    shortId: p.text(),
     name: p.text(),
     description: p.text().nullable(),
     notes: p.text().nullable(),
     status: p.enum(WORK_ORDER_STATUSES),
-    priority: p.enum(PRIORITIES).default('normal'),
+    priority: p.enum(WORK_ORDER_PRIORITIES).default('normal'),
     dueDate: p.text().columnType('date').nullable(),
     assigneeId: p.text().nullable(),
     productionLocationId: p.text().nullable(),
     defaultConsumptionLocationId: p.text().nullable(),
-    sourceType: p.enum(SOURCE_TYPES),
+    sourceType: p.enum(WORK_ORDER_SOURCE_TYPES),
     sourceFlowId: p.text().nullable(),
     sourceTodoId: p.text().nullable(),
     sourceOrderIds: p.array().default([]),
@@ -47,6 +47,7 @@ export const WorkOrder = defineEntity({
     { properties: ['shopId', 'sourceType'] },
     { name: 'work_orders_tags_gin', expression: 'create index "work_orders_tags_gin" on "work_orders" using gin ("tags")' },
   ],
+  uniques: [{ properties: ['shopId', 'shortId'] }],
 });
 
 const woChild = { shopId: p.text().primary(), workOrderId: p.text().primary() };
@@ -59,7 +60,7 @@ export const WorkOrderItem = defineEntity({
     ...woChild,
     itemId: p.text().primary(),
     position: p.integer(),
-    ownerType: p.enum(['bom', 'sub_assembly']),
+    ownerType: p.enum(BILL_OWNER_TYPES),
     ownerId: p.text(),
     quantity: decimal(),
     completedQuantity: decimal().default('0'),
@@ -89,11 +90,21 @@ export const BuildRun = defineEntity({
   properties: {
     ...woChild,
     buildRunId: p.text().primary(),
-    status: p.enum(['started', 'completed', 'reversed']),
-    runType: p.enum(['production', 'rework']),
+    status: p.enum(BUILD_RUN_STATUSES),
+    runType: p.enum(BUILD_RUN_TYPES),
+    /** `<work order shortId>-R<n>`, n counting the work order's runs. */
+    shortId: p.text(),
     note: p.text().nullable(),
+    actorUserId: p.text().nullable(),
+    actorDisplayName: p.text().nullable(),
+    reworkItemIds: p.array().default([]),
+    /** Warnings of the start (negative inventory, shelf shortfalls), returned again on a replay. */
+    warnings: p.json().default('[]'),
     startedAt: timestamp(),
     completedAt: timestamp().nullable(),
+    reversedAt: timestamp().nullable(),
+    /** The run's own change token. */
+    updatedAt: timestamp(),
   },
 });
 
@@ -112,9 +123,16 @@ export const BuildRunPick = defineEntity({
     ...woChild,
     buildRunId: p.text().primary(),
     position: p.integer().primary(),
+    /** `material` (a material level) or `preassembled` (an assembly bill's shelf; variantId holds the assemblyId). */
+    stock: p.text().default('material'),
     variantId: p.text(),
     locationId: p.text(),
+    /** Consumed, exact (what the residual carry received). */
     quantity: decimal(),
+    /** Whole units the carry took from stock; null on runs loaded from a dataset. */
+    carriedWhole: decimal().nullable(),
+    /** What actually left the level (less than carriedWhole when clamping at zero cut it). */
+    deducted: decimal().nullable(),
   },
   indexes: [{ properties: ['shopId', 'variantId', 'locationId'] }],
 });

@@ -46,9 +46,9 @@ function limitingView(row: LimitRow, materials: Map<string, MaterialInfo>, assem
 
 /**
  * Buildable quantities of a BOM per location in scope (`locationIds` null = every location).
- * Round trips: forest 1, materials 1, locations 1, platform levels 1 (2 when scoped: the finished
- * good's own levels are read shop-wide), virtual levels 1, shelves 1 — whatever the tree size or
- * number of locations.
+ * Round trips: forest 1, materials 1, locations 1, platform levels 2 (the live levels and the
+ * outbox's pending pushes, sent at once; 4 when scoped: the finished good's own levels are read
+ * shop-wide), virtual levels 1, shelves 1 — whatever the tree size or number of locations.
  */
 export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds: readonly string[] | null): Promise<BuildableView> {
   const root: BillKey = { ownerType: 'bom', ownerId: bomId };

@@ -1,4 +1,4 @@
-import { textArrayLiteral } from '../../dataset/dataset-rows.ts';
+import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import type { ShopContext } from '../../../shop-context.ts';
 import { exact } from './exact.ts';
 import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';

@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type { Em } from '../../db/orm.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { exact, ZERO } from '../recipes/engine/exact.ts';
+import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
+import { isPlatformVariantId } from './stock-vocabulary.ts';
+import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
+
+// The stock ledger: every movement of stock goes through here — material levels (the service's
+// own for virtual materials, the outbox for platform-linked ones), pre-assembled shelves, the
+// residual carry and the adjustment history. Callers hand in a transaction-bound shop context
+// (see `inShopTransaction`); each function costs a constant number of round trips.
+
+export type StockKind = 'material' | 'preassembled';
+
+/** Who moved stock, written into the adjustment history. */
+export interface MovementSource {
+  source: 'api' | 'build_run' | 'build_run_reversal' | 'build_run_completion' | 'build_run_completion_reversal';
+  workOrderId: string | null;
+  buildRunId: string | null;
+}
+
+export interface ConsumeRequest { stock: StockKind; itemId: string; locationId: string; quantity: Decimal }
+
+/** What one consumption did: the carry received `quantity`, `carriedWhole` left the books, `deducted` left the level. */
+export interface ConsumedPick {
+  stock: StockKind;
+  itemId: string;
+  locationId: string;
+  /** Exact to 6 fractional digits (stored consumption is micro-unit exact). */
+  quantity: string;
+  carriedWhole: string;
+  deducted: string;
+  before: string;
+  after: string;
+  /** Units the level could not give (clamped at zero), or the level's deficit when negatives are allowed. */
+  shortfall: string;
+}
+
+/** A stored pick to undo. `carriedWhole`/`deducted` are null for runs loaded from a dataset. */
+export interface StoredPick { stock: StockKind; itemId: string; locationId: string; quantity: string; carriedWhole: string | null; deducted: string | null }
+
+interface Slot { stock: StockKind; itemId: string; locationId: string }
+const slotKey = (s: Slot) => `${s.stock}|${s.itemId}|${s.locationId}`;
+
+/** Consumed quantities are stored with 6 fractional digits (half-up), like every stored quantity. */
+export const toStoredQuantity = (value: Decimal): Decimal => value.toDecimalPlaces(6, 4 /* ROUND_HALF_UP */);
+
+export async function shopAllowsNegative(em: Em, shopId: string): Promise<boolean> {
+  const [row] = await em.execute<{ allow: boolean }[]>('select allow_negative_inventory as allow from shops where id = ?', [shopId]);
+  return row?.allow === true;
+}
+
+/**
+ * Locks the residual rows (kind buildRun) of the slots, creating missing ones: every consumer of a
+ * (stock item, location) serialises on that row, so concurrent runs never read the same level.
+ */
+async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Decimal>> {
+  const items = slots.map((s) => s.itemId);
+  const locations = slots.map((s) => s.locationId);
+  await em.execute(
+    `insert into residuals (shop_id, item_id, location_id, kind, quantity)
+     select ?, r.item_id, r.location_id, 'buildRun', 0 from unnest(?::text[], ?::text[]) as r(item_id, location_id)
+     on conflict do nothing`,
+    [shopId, arrayLiteral(items), arrayLiteral(locations)], 'run',
+  );
+  const rows = await em.execute<{ item_id: string; location_id: string; quantity: string }[]>(
+    `select r.item_id, r.location_id, r.quantity from residuals r
+       join unnest(?::text[], ?::text[]) as k(item_id, location_id) on k.item_id = r.item_id and k.location_id = r.location_id
+      where r.shop_id = ? and r.kind = 'buildRun'
+      order by r.item_id, r.location_id for update of r`,
+    [arrayLiteral(items), arrayLiteral(locations), shopId],
+  );
+  return new Map(rows.map((r) => [`${r.item_id}|${r.location_id}`, exact(r.quantity)]));
+}
+
+/** Current levels of the slots: virtual levels locked for update, platform levels live (pending pushes included), shelves locked. */
+async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map<string, Decimal>> {
+  const levels = new Map<string, Decimal>();
+  const virtual = slots.filter((s) => s.stock === 'material' && !isPlatformVariantId(s.itemId));
+  const platform = slots.filter((s) => s.stock === 'material' && isPlatformVariantId(s.itemId));
+  const shelves = slots.filter((s) => s.stock === 'preassembled');
+  const [virtualRows, platformRows, shelfRows] = await Promise.all([
+    virtual.length === 0 ? [] : ctx.em.execute<{ item_id: string; location_id: string; available: string }[]>(
+      `select l.variant_id as item_id, l.location_id, l.available from material_levels l
+         join unnest(?::text[], ?::text[]) as k(item_id, location_id) on k.item_id = l.variant_id and k.location_id = l.location_id
+        where l.shop_id = ? order by l.variant_id, l.location_id for update of l`,
+      [arrayLiteral(virtual.map((s) => s.itemId)), arrayLiteral(virtual.map((s) => s.locationId)), ctx.shopId],
+    ),
+    platform.length === 0 ? [] : ctx.platform.getLevels([...new Set(platform.map((s) => s.itemId))], [...new Set(platform.map((s) => s.locationId))])
+      .then((rows) => rows.map((r) => ({ item_id: r.variantId, location_id: r.locationId, available: r.available }))),
+    shelves.length === 0 ? [] : ctx.em.execute<{ item_id: string; location_id: string; available: string }[]>(
+      `select p.item_id, p.location_id, p.quantity as available from preassembled_stock p
+         join unnest(?::text[], ?::text[]) as k(item_id, location_id) on k.item_id = p.item_id and k.location_id = p.location_id
+        where p.shop_id = ? order by p.item_id, p.location_id for update of p`,
+      [arrayLiteral(shelves.map((s) => s.itemId)), arrayLiteral(shelves.map((s) => s.locationId)), ctx.shopId],
+    ),
+  ]);
+  for (const r of virtualRows) levels.set(`material|${r.item_id}|${r.location_id}`, exact(r.available));
+  for (const r of platformRows) levels.set(`material|${r.item_id}|${r.location_id}`, exact(r.available));
+  for (const r of shelfRows) levels.set(`preassembled|${r.item_id}|${r.location_id}`, exact(r.available));
+  return levels;
+}
+
+interface LevelChange { slot: Slot; before: Decimal; after: Decimal; applied: Decimal; requested: Decimal }
+
+/** Writes level changes (virtual levels, shelves, outbox pushes for platform levels) and their history. */
+async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange[], by: MovementSource): Promise<void> {
+  const moved = changes.filter((c) => !c.applied.isZero() || !c.requested.isZero());
+  if (moved.length === 0) return;
+  const virtual = moved.filter((c) => c.slot.stock === 'material' && !isPlatformVariantId(c.slot.itemId) && !c.applied.isZero());
+  const shelves = moved.filter((c) => c.slot.stock === 'preassembled' && !c.applied.isZero());
+  const pushes: NewPlatformPush[] = moved
+    .filter((c) => c.slot.stock === 'material' && isPlatformVariantId(c.slot.itemId) && !c.applied.isZero())
+    .map((c) => ({ variantId: c.slot.itemId, locationId: c.slot.locationId, delta: c.applied.toFixed(), workOrderId: by.workOrderId, buildRunId: by.buildRunId, reason: by.source }));
+  const now = new Date();
+  await Promise.all([
+    virtual.length === 0 ? null : ctx.em.execute(
+      `insert into material_levels (shop_id, variant_id, location_id, available)
+       select ?, v.item_id, v.location_id, v.delta from unnest(?::text[], ?::text[], ?::numeric[]) as v(item_id, location_id, delta)
+       on conflict (shop_id, variant_id, location_id) do update set available = material_levels.available + excluded.available`,
+      [ctx.shopId, arrayLiteral(virtual.map((c) => c.slot.itemId)), arrayLiteral(virtual.map((c) => c.slot.locationId)), arrayLiteral(virtual.map((c) => c.applied.toFixed()))], 'run',
+    ),
+    shelves.length === 0 ? null : ctx.em.execute(
+      `insert into preassembled_stock (shop_id, item_id, location_id, quantity)
+       select ?, v.item_id, v.location_id, v.delta from unnest(?::text[], ?::text[], ?::numeric[]) as v(item_id, location_id, delta)
+       on conflict (shop_id, item_id, location_id) do update set quantity = preassembled_stock.quantity + excluded.quantity`,
+      [ctx.shopId, arrayLiteral(shelves.map((c) => c.slot.itemId)), arrayLiteral(shelves.map((c) => c.slot.locationId)), arrayLiteral(shelves.map((c) => c.applied.toFixed()))], 'run',
+    ),
+    pushes.length === 0 ? null : enqueuePlatformPushes(ctx.em, ctx.shopId, pushes),
+    recordAdjustments(ctx, moved.map((c) => ({
+      stock: c.slot.stock, itemId: c.slot.itemId, locationId: c.slot.locationId, before: c.before, after: c.after, applied: c.applied, requested: c.requested,
+    })), by, now),
+  ]);
+}
+
+export interface AdjustmentRecord { stock: StockKind; itemId: string; locationId: string; before: Decimal; after: Decimal; applied: Decimal; requested: Decimal; id?: string }
+
+/** Appends to the adjustment history (one insert for the batch); returns the ids in order. */
+export async function recordAdjustments(ctx: ShopContext, records: readonly AdjustmentRecord[], by: MovementSource, at = new Date()): Promise<string[]> {
+  if (records.length === 0) return [];
+  const ids = records.map((r) => r.id ?? randomUUID());
+  await ctx.em.execute(
+    `insert into inventory_adjustments (id, shop_id, variant_id, location_id, before, after, delta, requested_delta, source, stock, work_order_id, build_run_id, request_id, api_key_id, created_at)
+     values ${records.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    records.flatMap((r, i) => [
+      ids[i], ctx.shopId, r.itemId, r.locationId, r.before.toFixed(), r.after.toFixed(), r.applied.toFixed(), r.requested.toFixed(), by.source, r.stock,
+      by.workOrderId, by.buildRunId, ctx.requestId, ctx.apiKeyId, at,
+    ]),
+    'run',
+  );
+  return ids;
+}
+
+/** Writes the new residual values of the slots (rows exist: lockResiduals made them). */
+async function writeResiduals(em: Em, shopId: string, residuals: ReadonlyMap<string, Decimal>): Promise<void> {
+  if (residuals.size === 0) return;
+  const entries = [...residuals.entries()].map(([key, value]) => [...key.split('|'), value.toFixed()] as [string, string, string]);
+  // A residual of zero is no residual: its row goes (it only served as the slot's lock).
+  await em.execute(
+    `with v as (select * from unnest(?::text[], ?::text[], ?::numeric[]) as v(item_id, location_id, quantity)),
+          gone as (delete from residuals r using v
+                    where r.shop_id = ? and r.kind = 'buildRun' and r.item_id = v.item_id and r.location_id = v.location_id and v.quantity = 0)
+     update residuals r set quantity = v.quantity from v
+      where r.shop_id = ? and r.kind = 'buildRun' and r.item_id = v.item_id and r.location_id = v.location_id and v.quantity <> 0`,
+    [arrayLiteral(entries.map((e) => e[0])), arrayLiteral(entries.map((e) => e[1])), arrayLiteral(entries.map((e) => e[2])), shopId, shopId], 'run',
+  );
+}
+
+/** One entry per slot (quantities — and a `clamped` figure, when present — summed), in lock order. */
+function mergeSlots<T extends Slot & { quantity: Decimal; clamped?: Decimal }>(requests: readonly T[]): T[] {
+  const merged = new Map<string, T>();
+  for (const r of requests) {
+    const key = slotKey(r);
+    const known = merged.get(key);
+    merged.set(key, known
+      ? { ...known, quantity: known.quantity.plus(r.quantity), ...(r.clamped ? { clamped: (known.clamped ?? ZERO).plus(r.clamped) } : {}) }
+      : { ...r });
+  }
+  return [...merged.values()].sort((a, b) => (slotKey(a) < slotKey(b) ? -1 : 1));
+}
+
+/**
+ * Consumes stock through the residual carry: `c` units of an item at a location add `c` to its
+ * buildRun residual, the whole part leaves the level and the fraction stays (three 0.4 builds:
+ * 0, 0, 1 deducted, 0.2 carried). A deduction that would go below zero clamps at zero unless the
+ * shop allows negative inventory; the shortfall is reported either way.
+ */
+export async function consumeStock(ctx: ShopContext, requests: readonly ConsumeRequest[], by: MovementSource, allowNegative: boolean): Promise<ConsumedPick[]> {
+  const slots = mergeSlots(requests.map((r) => ({ ...r, quantity: toStoredQuantity(r.quantity) }))).filter((r) => r.quantity.gt(0));
+  if (slots.length === 0) return [];
+  const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
+  const levels = await readLevels(ctx, slots);
+  const newResiduals = new Map<string, Decimal>();
+  const changes: LevelChange[] = [];
+  const picks = slots.map((slot) => {
+    const carried = (residuals.get(`${slot.itemId}|${slot.locationId}`) ?? ZERO).plus(slot.quantity);
+    const whole = carried.floor();
+    newResiduals.set(`${slot.itemId}|${slot.locationId}`, carried.minus(whole));
+    const before = levels.get(slotKey(slot)) ?? ZERO;
+    let deducted = whole;
+    if (!allowNegative && before.minus(whole).isNegative()) deducted = before.isNegative() ? ZERO : before;
+    const after = before.minus(deducted);
+    // Clamped: what the level could not give. Negatives allowed: how far this deduction took it below zero.
+    const shortfall = allowNegative ? (after.isNegative() ? Decimal.min(deducted, after.negated()) : ZERO) : whole.minus(deducted);
+    if (!whole.isZero()) changes.push({ slot, before, after, applied: deducted.negated(), requested: whole.negated() });
+    return {
+      stock: slot.stock, itemId: slot.itemId, locationId: slot.locationId, quantity: slot.quantity.toFixed(), carriedWhole: whole.toFixed(),
+      deducted: deducted.toFixed(), before: before.toFixed(), after: after.toFixed(), shortfall: shortfall.toFixed(),
+    };
+  });
+  await Promise.all([writeResiduals(ctx.em, ctx.shopId, newResiduals), writeLevelChanges(ctx, changes, by)]);
+  return picks;
+}
+
+/**
+ * Undoes consumptions exactly: each pick's quantity leaves the residual again; when the residual
+ * would go below zero, whole units come back from the books (as many as the carry took), and the
+ * level gets back what really left it (units a clamp kept on the level are not returned twice).
+ */
+export async function returnStock(ctx: ShopContext, picks: readonly StoredPick[], by: MovementSource): Promise<void> {
+  const slots = mergeSlots(picks.map((p) => ({
+    stock: p.stock, itemId: p.itemId, locationId: p.locationId, quantity: exact(p.quantity),
+    // Units a clamp kept on the level were never taken, so they are not given back.
+    clamped: p.carriedWhole === null || p.deducted === null ? ZERO : exact(p.carriedWhole).minus(p.deducted),
+  })));
+  if (slots.length === 0) return;
+  const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
+  const levels = await readLevels(ctx, slots);
+  const newResiduals = new Map<string, Decimal>();
+  const changes: LevelChange[] = [];
+  for (const slot of slots) {
+    const rest = (residuals.get(`${slot.itemId}|${slot.locationId}`) ?? ZERO).minus(slot.quantity);
+    const wholeBack = rest.isNegative() ? rest.negated().ceil() : ZERO;
+    newResiduals.set(`${slot.itemId}|${slot.locationId}`, rest.plus(wholeBack));
+    const giveBack = wholeBack.minus(slot.clamped);
+    const applied = giveBack.isNegative() ? ZERO : giveBack;
+    const before = levels.get(slotKey(slot)) ?? ZERO;
+    if (!wholeBack.isZero()) changes.push({ slot, before, after: before.plus(applied), applied, requested: wholeBack });
+  }
+  await Promise.all([writeResiduals(ctx.em, ctx.shopId, newResiduals), writeLevelChanges(ctx, changes, by)]);
+}
+
+export interface ShelfChange { itemId: string; locationId: string; delta: Decimal }
+
+/**
+ * Adds built units to pre-assembled shelves (a completed run's output) or takes them back (its
+ * reversal). A take-back clamps at zero unless negatives are allowed; returns the shortfalls.
+ */
+export async function changeShelves(ctx: ShopContext, entries: readonly ShelfChange[], by: MovementSource, allowNegative: boolean): Promise<ConsumedPick[]> {
+  const slots = mergeSlots(entries.map((e) => ({ stock: 'preassembled' as const, itemId: e.itemId, locationId: e.locationId, quantity: e.delta })));
+  if (slots.length === 0) return [];
+  const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
+  const levels = await readLevels(ctx, slots);
+  const changes: LevelChange[] = [];
+  const result = slots.map((slot) => {
+    const before = levels.get(slotKey(slot)) ?? ZERO;
+    let applied = slot.quantity;
+    if (!allowNegative && before.plus(applied).isNegative()) applied = before.isNegative() ? ZERO : before.negated();
+    const after = before.plus(applied);
+    changes.push({ slot, before, after, applied, requested: slot.quantity });
+    return {
+      stock: slot.stock, itemId: slot.itemId, locationId: slot.locationId, quantity: slot.quantity.toFixed(), carriedWhole: slot.quantity.toFixed(),
+      deducted: applied.toFixed(), before: before.toFixed(), after: after.toFixed(), shortfall: applied.minus(slot.quantity).abs().toFixed(),
+    };
+  });
+  await Promise.all([writeResiduals(ctx.em, ctx.shopId, residuals), writeLevelChanges(ctx, changes, by)]);
+  return result;
+}
+
+
+export interface LevelUpdate { locationId: string; delta?: string | null; absolute?: string | null }
+export interface LevelUpdateResult { index: number; adjustmentId: string | null; before: string; after: string; requested: string; applied: string }
+
+/**
+ * Level changes of one virtual material, applied in order (rows on one location compound): the
+ * touched levels are created if missing and locked (`for update`, in location order), each change
+ * is computed exactly against the locked value (an `absolute` becomes a delta here, so a retry
+ * after a lost response does not move stock again), decreases clamp at zero unless negatives are
+ * allowed, and every applied change is recorded in the adjustment history. A change of zero is
+ * skipped (`adjustmentId` null). Four round trips whatever the number of rows.
+ */
+export async function adjustVirtualLevels(ctx: ShopContext, variantId: string, updates: readonly LevelUpdate[], allowNegative: boolean): Promise<LevelUpdateResult[]> {
+  const touched = [...new Set(updates.map((u) => u.locationId))].sort();
+  await ctx.em.execute(
+    `insert into material_levels (shop_id, variant_id, location_id, available)
+     select ?, ?, l, 0 from unnest(?::text[]) as l on conflict do nothing`,
+    [ctx.shopId, variantId, arrayLiteral(touched)], 'run',
+  );
+  const locked = await ctx.em.execute<{ location_id: string; available: string }[]>(
+    `select location_id, available from material_levels where shop_id = ? and variant_id = ? and location_id = any(?::text[])
+      order by location_id for update`,
+    [ctx.shopId, variantId, arrayLiteral(touched)],
+  );
+  const level = new Map(locked.map((r) => [r.location_id, exact(r.available)]));
+  const records: AdjustmentRecord[] = [];
+  const results = updates.map((u, index): LevelUpdateResult => {
+    const before = level.get(u.locationId) ?? ZERO;
+    const requested = u.absolute !== undefined && u.absolute !== null ? exact(u.absolute).minus(before) : exact(u.delta!);
+    let after = before.plus(requested);
+    // Clamp at zero: a decrease stops at 0 (or where the level already was, if below 0).
+    if (!allowNegative && requested.isNegative() && after.isNegative()) after = Decimal.min(before, 0);
+    const applied = after.minus(before);
+    let adjustmentId: string | null = null;
+    if (!requested.isZero()) {
+      adjustmentId = randomUUID();
+      level.set(u.locationId, after);
+      records.push({ id: adjustmentId, stock: 'material', itemId: variantId, locationId: u.locationId, before, after, applied, requested });
+    }
+    return { index, adjustmentId, before: before.toFixed(), after: after.toFixed(), requested: requested.toFixed(), applied: applied.toFixed() };
+  });
+  if (records.length === 0) return results;
+  const changed = touched.filter((l) => records.some((r) => r.locationId === l));
+  await Promise.all([
+    ctx.em.execute(
+      `update material_levels m set available = v.available
+         from unnest(?::text[], ?::numeric[]) as v(location_id, available)
+        where m.shop_id = ? and m.variant_id = ? and m.location_id = v.location_id`,
+      [arrayLiteral(changed), arrayLiteral(changed.map((l) => level.get(l)!.toFixed())), ctx.shopId, variantId], 'run',
+    ),
+    recordAdjustments(ctx, records, { source: 'api', workOrderId: null, buildRunId: null }),
+  ]);
+  return results;
+}

@@ -1,0 +1,45 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+
+export const PLATFORM_PUSH_STATUSES = ['pending', 'pushed'] as const;
+export type PlatformPushStatus = (typeof PLATFORM_PUSH_STATUSES)[number];
+
+/**
+ * The transactional outbox of platform-linked stock moves. A build run does not write the
+ * platform's levels: it writes one row here per (variant, location) it consumed, in the same
+ * transaction as the rest of the stock move, and the outbox drainer pushes it through the platform
+ * gateway afterwards (retried until it succeeds; the gateway applies each `pushId` once). Reads of
+ * live levels add the pending rows, so no client sees stock a run already took.
+ * Only `platform-push.repository.ts` reads and writes this table.
+ */
+export const PlatformPush = defineEntity({
+  name: 'PlatformPush',
+  tableName: 'platform_pushes',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    pushId: p.text().primary(),
+    variantId: p.text(),
+    locationId: p.text(),
+    /** Signed: a deduction is negative. */
+    delta: decimal(),
+    workOrderId: p.text().nullable(),
+    buildRunId: p.text().nullable(),
+    /** Why the stock moved, e.g. 'build_run' or 'build_run_reversal'. */
+    reason: p.text(),
+    status: p.enum(PLATFORM_PUSH_STATUSES).default('pending'),
+    /** Push attempts made (successful or not). */
+    attempts: p.integer().default(0),
+    /** The last failure's message (bounded), null once pushed. */
+    lastError: p.text().nullable(),
+    createdAt: timestamp(),
+    /** When a pending push is next due; a drainer's claim moves it forward by a lease. */
+    nextAttemptAt: timestamp(),
+    pushedAt: timestamp().nullable(),
+  },
+  indexes: [
+    { properties: ['status', 'nextAttemptAt'] },
+    { name: 'platform_pushes_pending_level_index', properties: ['shopId', 'variantId', 'locationId'], where: `status = 'pending'` },
+    { properties: ['shopId', 'workOrderId'] },
+  ],
+});

@@ -1,0 +1,140 @@
+import type { Orm } from '../db/orm.ts';
+import {
+  claimDuePlatformPushes, markPlatformPushesFailed, markPlatformPushesPushed, MAX_PUSH_ERROR_LENGTH, type ClaimedPlatformPush,
+} from '../modules/stock/platform-push.repository.ts';
+import { platformGatewayFor, shopEm } from '../shop-context.ts';
+import type { PlatformGatewayFactory } from './gateway.ts';
+
+/** The part of a pino logger the drainer uses. */
+export interface OutboxLogger {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+export interface OutboxDrainerOptions {
+  orm: Orm;
+  /** The platform adapter per shop; the local platform store when absent (as in `shopContextFor`). */
+  platform?: PlatformGatewayFactory;
+  /** Pause between passes (a pass that pushed a full batch is followed at once). 0 = no timer: `drainOnce` only. */
+  intervalMs: number;
+  /** Pushes claimed per pass. */
+  batchSize: number;
+  logger: OutboxLogger;
+  /** Drain only these shops (a per-tenant worker; tests sharing a database). Default: every shop. */
+  shopIds?: readonly string[];
+  /** Delay before the first retry of a failed push; doubled per further failure. Default 1000 ms. */
+  retryBaseMs?: number;
+  /** Cap of the retry delay. Default 60 s. */
+  retryMaxMs?: number;
+  /**
+   * How long a claim keeps other drainers off the claimed pushes. A drainer that stops mid-pass
+   * leaves them to be claimed again after it (the gateway skips what it already applied).
+   * Default 30 s.
+   */
+  leaseMs?: number;
+}
+
+export interface DrainResult { pushed: number; failed: number }
+
+export interface OutboxDrainer {
+  /** One pass: claim a batch of due pushes, push them per shop, record the outcome. Resolves zeros once stopped. */
+  drainOnce(): Promise<DrainResult>;
+  /** Stops the timer and waits for the pass in flight; call before the ORM closes. */
+  stop(): Promise<void>;
+}
+
+function errorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s+/g, ' ').trim().slice(0, MAX_PUSH_ERROR_LENGTH) || 'unknown error';
+}
+
+/**
+ * Drains the platform-push outbox: every pass claims up to `batchSize` due pending pushes (oldest
+ * first, `for update skip locked` plus a lease, so drainers running at once never share a push),
+ * hands each shop's to its platform gateway's `applyLevelAdjustments` (idempotent by push id)
+ * and marks them pushed. A failed shop batch stays pending with attempts + 1, its error message and
+ * an exponential backoff (capped); it is retried until it succeeds. Failures are logged at warn
+ * level once per pass, message only.
+ */
+export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer {
+  const { orm, intervalMs, batchSize, logger } = options;
+  const retryBaseMs = options.retryBaseMs ?? 1000;
+  const retryMaxMs = options.retryMaxMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? 30_000;
+  if (!Number.isInteger(batchSize) || batchSize <= 0) throw new Error('outbox drainer batchSize must be a positive integer');
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const inFlight = new Set<Promise<unknown>>();
+
+  async function pass(): Promise<DrainResult> {
+    const em = orm.em.fork();
+    const claimed = await claimDuePlatformPushes(em, { limit: batchSize, leaseMs, shopIds: options.shopIds ?? null });
+    const byShop = new Map<string, ClaimedPlatformPush[]>();
+    for (const push of claimed) {
+      const list = byShop.get(push.shopId);
+      if (list) list.push(push);
+      else byShop.set(push.shopId, [push]);
+    }
+    const result: DrainResult = { pushed: 0, failed: 0 };
+    const failures: { shopId: string; pushes: number; error: string }[] = [];
+    for (const [shopId, pushes] of byShop) {
+      const pushIds = pushes.map((push) => push.pushId);
+      try {
+        const gateway = platformGatewayFor(options.platform, { shopId, em: shopEm(orm, shopId) });
+        await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta }) => ({ pushId, variantId, locationId, delta })));
+      } catch (err) {
+        const error = errorMessage(err);
+        await markPlatformPushesFailed(em, shopId, pushIds, { error, retryBaseMs, retryMaxMs });
+        result.failed += pushIds.length;
+        failures.push({ shopId, pushes: pushIds.length, error });
+        continue;
+      }
+      result.pushed += await markPlatformPushesPushed(em, shopId, pushIds);
+    }
+    if (failures.length > 0) {
+      logger.warn(
+        { pushed: result.pushed, failed: result.failed, shops: failures.length, failures: failures.slice(0, 5) },
+        `platform push outbox: ${result.failed} push(es) failed and stay pending for a retry`,
+      );
+    }
+    return result;
+  }
+
+  function drainOnce(): Promise<DrainResult> {
+    if (stopped) return Promise.resolve({ pushed: 0, failed: 0 });
+    const running = pass();
+    inFlight.add(running);
+    const forget = () => inFlight.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
+
+  function schedule(delayMs: number): void {
+    if (stopped || intervalMs <= 0) return;
+    timer = setTimeout(() => void tick(), delayMs);
+    timer.unref();
+  }
+
+  async function tick(): Promise<void> {
+    timer = null;
+    let backlog = false;
+    try {
+      const result = await drainOnce();
+      // A full batch pushed: more may be due. After a failure, wait (the platform may be down).
+      backlog = result.failed === 0 && result.pushed >= batchSize;
+    } catch (err) {
+      logger.warn({ error: errorMessage(err) }, 'platform push outbox: a drain pass failed');
+    }
+    schedule(backlog ? 0 : intervalMs);
+  }
+
+  schedule(intervalMs);
+  return {
+    drainOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
