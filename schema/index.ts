@@ -7,6 +7,7 @@ import './types/materials/index.ts';
 import './types/boms/index.ts';
 import './types/orders/breakdown.ts';
 import './types/orders/material-requirements.ts';
+import './types/work-orders/index.ts';
 
 let built: GraphQLSchema | undefined;
 

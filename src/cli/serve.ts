@@ -46,6 +46,7 @@ function printWelcome(config: Config, address: string, demo: { shopId: string; k
   console.log(`  curl -s "${address}/api/v1/raw-materials?search=wax&pageSize=5" -H "Authorization: Bearer ${demo.key}"`);
   console.log(`  curl -s ${address}/api/v1/bills-of-materials/BOM-1001/buildable -H "Authorization: Bearer ${demo.key}"`);
   console.log(`  curl -s "${address}/api/v1/order-bom-breakdown?ids=5001,5002" -H "Authorization: Bearer ${demo.key}"`);
+  console.log(`  curl -s "${address}/api/v1/work-orders?status=ready,in_progress" -H "Authorization: Bearer ${demo.key}"`);
   console.log(`  curl -s ${address}/graphql -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"query":"{ locations { locationId name } }"}'`);
   console.log(`  curl -s ${address}/api/v1/openapi.json\n`);
 }

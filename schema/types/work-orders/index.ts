@@ -1,0 +1,3 @@
+import './enums.ts';
+import './work-order.ts';
+import './operations.ts';

@@ -1,0 +1,193 @@
+import { completeBuildRun, listBuildRuns, reverseBuildRun, startBuildRun } from '../../../src/modules/work-orders/build-run.service.ts';
+import { updateWorkOrderHeader } from '../../../src/modules/work-orders/header-update.service.ts';
+import { materialPlanOf } from '../../../src/modules/work-orders/material-plan.service.ts';
+import { transitionWorkOrder, type TransitionResult } from '../../../src/modules/work-orders/transition.service.ts';
+import { listWorkOrders, type FacetEntry, type WorkOrderFacets, type WorkOrderListPage } from '../../../src/modules/work-orders/work-order-list.service.ts';
+import { requireWorkOrder, wholeWorkOrder } from '../../../src/modules/work-orders/work-order-read.service.ts';
+import { loadParts } from '../../../src/modules/work-orders/work-order.repository.ts';
+import type { BuildRunView } from '../../../src/modules/work-orders/build-run-view.ts';
+import { builder } from '../../builder.ts';
+import {
+  BuildRunModeEnum, BuildRunTypeEnum, TransitionDirectionEnum, WorkOrderPriorityEnum, WorkOrderSortDirectionEnum, WorkOrderSortEnum,
+  WorkOrderSourceTypeEnum, WorkOrderStatusEnum,
+} from './enums.ts';
+import { BuildRunRef, MaterialPlanRef, WorkOrderRef, WorkOrderRowRef } from './work-order.ts';
+
+const FacetRef = builder.objectRef<FacetEntry>('WorkOrderFacetEntry').implement({
+  fields: (t) => ({
+    value: t.exposeString('value', { nullable: true, description: 'null: work orders with no location / no assignee.' }),
+    label: t.exposeString('label'),
+    count: t.exposeInt('count'),
+  }),
+});
+
+const FacetsRef = builder.objectRef<WorkOrderFacets>('WorkOrderFacets').implement({
+  description: 'Counts over the filtered, unpaged result.',
+  fields: (t) => ({
+    status: t.field({ type: [FacetRef], resolve: (f) => f.status }),
+    location: t.field({ type: [FacetRef], resolve: (f) => f.location, description: 'By productionLocationId.' }),
+    assignee: t.field({ type: [FacetRef], resolve: (f) => f.assignee }),
+    tag: t.field({ type: [FacetRef], resolve: (f) => f.tag }),
+  }),
+});
+
+const ListRef = builder.objectRef<WorkOrderListPage>('WorkOrderListPage').implement({
+  fields: (t) => ({
+    rows: t.field({ type: [WorkOrderRowRef], resolve: (p) => p.rows }),
+    total: t.exposeInt('total'),
+    hasMore: t.exposeBoolean('hasMore', { description: 'page × pageSize < total' }),
+    page: t.exposeInt('page'),
+    pageSize: t.exposeInt('pageSize'),
+    facets: t.field({ type: FacetsRef, resolve: (p) => p.facets }),
+  }),
+});
+
+const RunHistoryRef = builder.objectRef<{ workOrderId: string; buildRuns: BuildRunView[] }>('WorkOrderBuildRunHistory').implement({
+  fields: (t) => ({ workOrderId: t.exposeID('workOrderId'), buildRuns: t.field({ type: [BuildRunRef], resolve: (h) => h.buildRuns }) }),
+});
+
+builder.queryFields((t) => ({
+  workOrders: t.field({
+    type: ListRef,
+    authScopes: { read: true },
+    description: 'Work orders, filtered, sorted and paged, with facets over the filtered result.',
+    args: {
+      q: t.arg.string({ description: 'Case-insensitive substring of the name, the short id or the assignee\'s display name.' }),
+      status: t.arg({ type: [WorkOrderStatusEnum], description: 'Any of (OR).' }),
+      tags: t.arg.stringList({ description: 'Any of (OR).' }),
+      locationId: t.arg.string({ description: 'productionLocationId.' }),
+      assignedTo: t.arg.string({ description: 'An assigneeId.' }),
+      sourceType: t.arg({ type: WorkOrderSourceTypeEnum }),
+      sortBy: t.arg({ type: WorkOrderSortEnum }),
+      sortDir: t.arg({ type: WorkOrderSortDirectionEnum }),
+      page: t.arg.int({ defaultValue: 1 }),
+      pageSize: t.arg.int({ defaultValue: 50 }),
+    },
+    resolve: (_root, a, ctx) => listWorkOrders(ctx, {
+      q: a.q ?? null, statuses: a.status ?? [], tags: a.tags ?? [], locationId: a.locationId ?? null, assignedTo: a.assignedTo ?? null,
+      sourceType: a.sourceType ?? null, sortBy: a.sortBy ?? null, sortDir: a.sortDir ?? null, page: a.page ?? 1, pageSize: a.pageSize ?? 50,
+    }),
+  }),
+  workOrder: t.field({
+    type: WorkOrderRef,
+    authScopes: { read: true },
+    args: { workOrderId: t.arg.id({ required: true }) },
+    resolve: (_root, a, ctx) => wholeWorkOrder(ctx, String(a.workOrderId)),
+  }),
+  workOrderMaterialPlan: t.field({
+    type: MaterialPlanRef,
+    authScopes: { read: true },
+    args: { workOrderId: t.arg.id({ required: true }) },
+    resolve: async (_root, a, ctx) => {
+      const header = await requireWorkOrder(ctx, String(a.workOrderId));
+      const parts = await loadParts(ctx.em, ctx.shopId, header.work_order_id, ['items', 'manual', 'runs', 'runItems', 'picks'] as const);
+      return materialPlanOf(ctx, { header, ...parts });
+    },
+  }),
+  workOrderBuildRuns: t.field({
+    type: RunHistoryRef,
+    authScopes: { read: true },
+    description: 'The build-run history of a work order, oldest first.',
+    args: { workOrderId: t.arg.id({ required: true }) },
+    resolve: (_root, a, ctx) => listBuildRuns(ctx, String(a.workOrderId)),
+  }),
+}));
+
+const WriteResultRef = builder.objectRef<{ workOrderId: string; updatedAt: Date }>('WorkOrderWriteResult').implement({
+  fields: (t) => ({ workOrderId: t.exposeID('workOrderId'), updatedAt: t.expose('updatedAt', { type: 'DateTime' }) }),
+});
+
+const TransitionResultRef = builder.objectRef<TransitionResult>('WorkOrderTransitionResult').implement({
+  fields: (t) => ({
+    workOrderId: t.exposeID('workOrderId'),
+    status: t.expose('status', { type: WorkOrderStatusEnum }),
+    previousStatus: t.expose('previousStatus', { type: WorkOrderStatusEnum }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    lifecycleEventId: t.exposeID('lifecycleEventId'),
+  }),
+});
+
+const HeaderInput = builder.inputType('WorkOrderHeaderInput', {
+  description: 'Editable header fields: absent = unchanged, null = cleared (name and priority cannot be cleared).',
+  fields: (t) => ({
+    expectedUpdatedAt: t.field({ type: 'DateTime', required: true }),
+    name: t.string(), description: t.string(), notes: t.string(),
+    priority: t.field({ type: WorkOrderPriorityEnum }),
+    dueDate: t.string({ description: 'YYYY-MM-DD' }),
+    assigneeId: t.string(), productionLocationId: t.string(), defaultConsumptionLocationId: t.string(),
+    sourceFlowId: t.string(), sourceTodoId: t.string(), sourceOrderIds: t.stringList(), tags: t.stringList(),
+    plannedLaborCost: t.field({ type: 'Decimal' }), actualLaborCost: t.field({ type: 'Decimal' }),
+  }),
+});
+
+const RunItemInput = builder.inputType('BuildRunItemInput', {
+  fields: (t) => ({ itemId: t.string({ required: true }), quantity: t.field({ type: 'Decimal', required: true }) }),
+});
+
+const RunChangeArgs = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
+  workOrderId: t.arg.id({ required: true }),
+  buildRunId: t.arg.id({ required: true }),
+  expectedUpdatedAt: t.arg({ type: 'DateTime', required: true }),
+});
+
+builder.mutationFields((t) => ({
+  updateWorkOrder: t.field({
+    type: WriteResultRef,
+    authScopes: { write: true },
+    args: { workOrderId: t.arg.id({ required: true }), input: t.arg({ type: HeaderInput, required: true }) },
+    resolve: (_root, a, ctx) => {
+      // Keep absent fields absent: only keys the client sent reach the service.
+      const { expectedUpdatedAt, ...fields } = a.input as Record<string, unknown> & { expectedUpdatedAt: Date };
+      return updateWorkOrderHeader(ctx, String(a.workOrderId), { expectedUpdatedAt: expectedUpdatedAt.toISOString(), ...fields });
+    },
+  }),
+  transitionWorkOrder: t.field({
+    type: TransitionResultRef,
+    authScopes: { write: true },
+    args: {
+      workOrderId: t.arg.id({ required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime', required: true }),
+      to: t.arg({ type: WorkOrderStatusEnum }),
+      direction: t.arg({ type: TransitionDirectionEnum }),
+      note: t.arg.string(), actorUserId: t.arg.string(), actorDisplayName: t.arg.string(),
+    },
+    resolve: (_root, a, ctx) => transitionWorkOrder(ctx, String(a.workOrderId), {
+      expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), to: a.to ?? null, direction: a.direction ?? null,
+      note: a.note ?? null, actorUserId: a.actorUserId ?? null, actorDisplayName: a.actorDisplayName ?? null,
+    }),
+  }),
+  startBuildRun: t.field({
+    type: BuildRunRef,
+    authScopes: { write: true },
+    description: 'Starts a build run: consumes stock at once. Idempotent by buildRunId.',
+    args: {
+      workOrderId: t.arg.id({ required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime', required: true }),
+      buildRunId: t.arg.id({ required: true }),
+      items: t.arg({ type: [RunItemInput], required: true }),
+      mode: t.arg({ type: BuildRunModeEnum }),
+      runType: t.arg({ type: BuildRunTypeEnum }),
+      reworkItemIds: t.arg.stringList(),
+      note: t.arg.string(), actorUserId: t.arg.string(), actorDisplayName: t.arg.string(),
+    },
+    resolve: (_root, a, ctx): Promise<BuildRunView> => startBuildRun(ctx, String(a.workOrderId), {
+      expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), buildRunId: String(a.buildRunId), items: a.items, mode: a.mode ?? 'start',
+      runType: a.runType ?? 'production', reworkItemIds: a.reworkItemIds ?? [], note: a.note ?? null, actorUserId: a.actorUserId ?? null,
+      actorDisplayName: a.actorDisplayName ?? null,
+    }),
+  }),
+  completeBuildRun: t.field({
+    type: BuildRunRef,
+    authScopes: { write: true },
+    description: 'Completes a started run: its quantities join the items\' completedQuantity and the pre-assembled stock of what was built.',
+    args: RunChangeArgs(t),
+    resolve: (_root, a, ctx) => completeBuildRun(ctx, String(a.workOrderId), { buildRunId: String(a.buildRunId), expectedUpdatedAt: a.expectedUpdatedAt.toISOString() }),
+  }),
+  reverseBuildRun: t.field({
+    type: BuildRunRef,
+    authScopes: { write: true },
+    description: 'Reverses a run: every pick returns where it came from (residuals included) and a completed run\'s output is taken back.',
+    args: RunChangeArgs(t),
+    resolve: (_root, a, ctx) => reverseBuildRun(ctx, String(a.workOrderId), { buildRunId: String(a.buildRunId), expectedUpdatedAt: a.expectedUpdatedAt.toISOString() }),
+  }),
+}));

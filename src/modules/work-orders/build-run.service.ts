@@ -1,0 +1,216 @@
+import type { Decimal } from 'decimal.js';
+import { parseDecimalInput } from '../../decimals.ts';
+import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { loadRecipeForest } from '../recipes/engine/index.ts';
+import { exact, ZERO } from '../recipes/engine/exact.ts';
+import { changeShelves, consumeStock, returnStock, shopAllowsNegative, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
+import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
+import { planConsumption } from './consumption.ts';
+import { itemLocation } from './material-plan.service.ts';
+import { buildRunShortId } from './short-ids.ts';
+import { blockedError } from './transition.service.ts';
+import { requireWorkOrder } from './work-order-read.service.ts';
+import {
+  addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemRow, type RunRow, type WorkOrderRow,
+} from './work-order.repository.ts';
+import { buildRunAllowed, type BuildRunType } from './work-order-vocabulary.ts';
+import { assertToken, lockForWrite, parseToken } from './write-guard.ts';
+
+export interface StartRunInput {
+  expectedUpdatedAt: string;
+  buildRunId: string;
+  items: { itemId: string; quantity: string }[];
+  mode: 'start';
+  runType: BuildRunType;
+  reworkItemIds: string[];
+  note: string | null;
+  actorUserId: string | null;
+  actorDisplayName: string | null;
+}
+
+/** The run history of a work order, oldest first. */
+export async function listBuildRuns(ctx: ShopContext, workOrderId: string): Promise<{ workOrderId: string; buildRuns: BuildRunView[] }> {
+  const header = await requireWorkOrder(ctx, workOrderId);
+  const parts = await loadParts(ctx.em, ctx.shopId, workOrderId, ['runs', 'runItems', 'picks'] as const);
+  return { workOrderId, buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updated_at) };
+}
+
+function validateStart(input: StartRunInput): Map<string, Decimal> {
+  const errors: FieldError[] = [];
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(input.buildRunId)) errors.push({ field: 'buildRunId', message: 'must be 1–128 characters of [A-Za-z0-9._:-]' });
+  if (input.items.length === 0) errors.push({ field: 'items', message: 'must hold at least one item' });
+  const quantities = new Map<string, Decimal>();
+  input.items.forEach((item, i) => {
+    const q = parseDecimalInput(item.quantity, `items[${i}].quantity`, errors);
+    if (q && !q.gt(0)) errors.push({ field: `items[${i}].quantity`, message: 'must be greater than 0' });
+    if (q) quantities.set(item.itemId, (quantities.get(item.itemId) ?? ZERO).plus(q));
+  });
+  if (input.runType === 'rework' && input.reworkItemIds.length === 0) errors.push({ field: 'reworkItemIds', message: 'a rework run names the rework items it addresses' });
+  if (input.runType !== 'rework' && input.reworkItemIds.length > 0) errors.push({ field: 'reworkItemIds', message: 'only a rework run names rework items' });
+  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  return quantities;
+}
+
+/** The same id with other items (or another run type) is a different request: 409. */
+function sameRequest(run: BuildRunView, runType: BuildRunType, quantities: ReadonlyMap<string, Decimal>): boolean {
+  if (run.runType !== runType || run.items.length !== quantities.size) return false;
+  return run.items.every((i) => quantities.get(i.itemId)?.eq(i.quantity) === true);
+}
+
+/**
+ * Starts a build run: consumes stock at once, in one transaction with the work order locked. At the
+ * consumption location, each item's recipe (with that location's rules) is pushed down the tree,
+ * assembly shelves first; every raw material goes through the residual carry; deductions clamp at
+ * zero unless negatives are allowed, with a NEGATIVE_INVENTORY warning either way; platform-linked
+ * deductions go to the outbox. `buildRunId` is an idempotency key: a run that exists is returned as
+ * stored (moving nothing) whatever the token; the same id with other items is 409.
+ */
+export async function startBuildRun(ctx: ShopContext, workOrderId: string, input: StartRunInput): Promise<BuildRunView> {
+  const expected = parseToken(input.expectedUpdatedAt);
+  const quantities = validateStart(input);
+  return inShopTransaction(ctx, async (tx) => {
+    const row = await requireWorkOrder(tx, workOrderId, true);
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'picks', 'reworkItems'] as const);
+    const existing = buildRunViews(parts.runs, parts.runItems, parts.picks, row.updated_at).find((r) => r.buildRunId === input.buildRunId);
+    if (existing) {
+      if (!sameRequest(existing, input.runType, quantities)) {
+        throw new DomainError('CONFLICT', `build run ${input.buildRunId} already exists on work order ${workOrderId} with other items; use a new buildRunId`);
+      }
+      return existing;
+    }
+    assertToken(row, expected);
+    if (!buildRunAllowed(row.status, input.runType)) throw blockedError(workOrderId, ['NOT_BUILDABLE_STATE'], `a ${input.runType} run in ${row.status}`);
+    const items = new Map(parts.items.map((i) => [i.item_id, i]));
+    const rework = new Set(parts.reworkItems.map((r) => r.rework_item_id));
+    const missing: MissingRef[] = [
+      ...[...quantities.keys()].filter((id) => !items.has(id)).map((id) => ({ kind: 'work order item', id })),
+      ...input.reworkItemIds.filter((id) => !rework.has(id)).map((id) => ({ kind: 'rework item', id })),
+    ];
+    if (missing.length > 0) throw new DomainError('NOT_FOUND', `not found on work order ${workOrderId}: ${missing.map((m) => `${m.kind} ${m.id}`).join(', ')}`, { missing });
+    const location = itemLocation(row);
+    if (!location) throw blockedError(workOrderId, ['NO_CONSUMPTION_LOCATION'], 'a build run');
+
+    const roots = [...quantities.entries()].map(([itemId, quantity]) => {
+      const item = items.get(itemId)!;
+      return { bill: { ownerType: item.owner_type, ownerId: item.owner_id }, quantity };
+    });
+    const forest = await loadRecipeForest(tx, roots.map((r) => r.bill));
+    const assemblies = [...forest.bills.values()].filter((b) => b.key.ownerType === 'sub_assembly').map((b) => b.key.ownerId);
+    const [shelfRows, allowNegative] = await Promise.all([
+      assemblies.length === 0 ? [] : tx.em.execute<{ item_id: string; quantity: string }[]>(
+        // Locked: two runs never take the same shelf units.
+        'select item_id, quantity from preassembled_stock where shop_id = ? and location_id = ? and item_id in (?) order by item_id for update',
+        [tx.shopId, location, assemblies],
+      ),
+      shopAllowsNegative(tx.em, tx.shopId),
+    ]);
+    const shelves = new Map(shelfRows.map((s) => [s.item_id, exact(s.quantity)]));
+    const plan = planConsumption(forest, roots, location, (id) => shelves.get(id) ?? ZERO);
+    const requests: ConsumeRequest[] = [
+      ...[...plan.shelves.entries()].map(([itemId, quantity]) => ({ stock: 'preassembled' as const, itemId, locationId: location, quantity })),
+      ...[...plan.materials.entries()].map(([itemId, quantity]) => ({ stock: 'material' as const, itemId, locationId: location, quantity })),
+    ];
+    const by: MovementSource = { source: 'build_run', workOrderId, buildRunId: input.buildRunId };
+    const picks = await consumeStock(tx, requests, by, allowNegative);
+    const warnings: BuildRunWarning[] = [
+      ...picks.filter((p) => p.shortfall !== '0').map((p) => ({
+        code: 'NEGATIVE_INVENTORY',
+        message: allowNegative
+          ? `${p.itemId} at location ${p.locationId} went ${p.shortfall} below zero`
+          : `${p.itemId} at location ${p.locationId} was ${p.shortfall} short; the level stopped at zero`,
+        remedy: 'count and correct the level, or restock it',
+        ...(p.stock === 'material' ? { variantId: p.itemId } : { itemId: p.itemId }), locationId: p.locationId, quantity: p.shortfall,
+      })),
+      ...[...plan.shelfShortfalls.entries()].map(([id, quantity]) => ({
+        code: 'PREASSEMBLED_SHORT',
+        message: `assembly ${id} comes only from its pre-assembled shelf at location ${location}, which was ${quantity.toFixed()} short`,
+        remedy: 'build the assembly first (a work order for it), then continue', itemId: id, locationId: location, quantity: quantity.toFixed(),
+      })),
+    ];
+    const startedAt = nextUpdatedAt(row.updated_at);
+    await Promise.all([
+      insertRun(tx.em, tx.shopId, workOrderId, {
+        buildRunId: input.buildRunId, shortId: buildRunShortId(row.short_id, parts.runs.length + 1), runType: input.runType, note: input.note,
+        actorUserId: input.actorUserId, actorDisplayName: input.actorDisplayName, reworkItemIds: input.reworkItemIds, warnings, startedAt,
+        items: [...quantities.entries()].map(([itemId, q]) => ({ itemId, quantity: q.toFixed() })),
+        picks: picks.map((p) => ({ stock: p.stock, itemId: p.itemId, locationId: p.locationId, quantity: p.quantity, carriedWhole: p.carriedWhole, deducted: p.deducted })),
+      }),
+      touchWorkOrder(tx.em, tx.shopId, workOrderId, startedAt),
+    ]);
+    const after = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'picks'] as const);
+    return buildRunViews(after.runs, after.runItems, after.picks, startedAt).find((r) => r.buildRunId === input.buildRunId)!;
+  });
+}
+
+interface RunChange { expectedUpdatedAt: string; buildRunId: string }
+
+async function lockRun(tx: ShopContext, workOrderId: string, change: RunChange): Promise<{ row: WorkOrderRow; run: RunRow; items: ItemRow[]; view: BuildRunView }> {
+  const row = await lockForWrite(tx, workOrderId, parseToken(change.expectedUpdatedAt));
+  const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'picks'] as const);
+  const run = parts.runs.find((r) => r.build_run_id === change.buildRunId);
+  if (!run) throw DomainError.notFound('build run', change.buildRunId);
+  const view = buildRunViews([run], parts.runItems, parts.picks, row.updated_at)[0]!;
+  return { row, run, items: parts.items, view };
+}
+
+/** What a completed run put on the shelves: the finished good's variant (BOM items) or the assembly bill, at the production location. */
+async function outputOf(tx: ShopContext, row: WorkOrderRow, items: readonly ItemRow[], view: BuildRunView, sign: 1 | -1) {
+  const location = row.production_location_id ?? itemLocation(row);
+  if (!location) return [];
+  const boms = items.filter((i) => i.owner_type === 'bom').map((i) => i.owner_id);
+  const variants = boms.length === 0 ? [] : await tx.em.execute<{ bom_id: string; variant_id: string | null }[]>(
+    'select bom_id, variant_id from boms where shop_id = ? and bom_id in (?)', [tx.shopId, boms]);
+  const variantOf = new Map(variants.map((v) => [v.bom_id, v.variant_id]));
+  const byId = new Map(items.map((i) => [i.item_id, i]));
+  return view.items.flatMap((ri) => {
+    const item = byId.get(ri.itemId);
+    if (!item) return [];
+    // A BOM whose finished good is not a platform variant has no shelf to receive it.
+    const shelfId = item.owner_type === 'sub_assembly' ? item.owner_id : variantOf.get(item.owner_id) ?? null;
+    return shelfId ? [{ itemId: shelfId, locationId: location, delta: exact(ri.quantity).times(sign) }] : [];
+  });
+}
+
+/**
+ * Completes a started run: its quantities join the items' completedQuantity and the pre-assembled
+ * stock of what was built at the production location.
+ */
+export async function completeBuildRun(ctx: ShopContext, workOrderId: string, change: RunChange): Promise<BuildRunView> {
+  return inShopTransaction(ctx, async (tx) => {
+    const { row, run, items, view } = await lockRun(tx, workOrderId, change);
+    if (run.status !== 'started') throw new DomainError('CONFLICT', `build run ${change.buildRunId} is ${run.status}; only a started run can be completed`);
+    const at = nextUpdatedAt(row.updated_at);
+    const output = await outputOf(tx, row, items, view, 1);
+    await changeShelves(tx, output, { source: 'build_run_completion', workOrderId, buildRunId: run.build_run_id }, true);
+    await Promise.all([
+      setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'completed', at),
+      addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items),
+      touchWorkOrder(tx.em, tx.shopId, workOrderId, at),
+    ]);
+    return { ...view, status: 'completed', completedAt: at, updatedAt: at, workOrderUpdatedAt: at };
+  });
+}
+
+/**
+ * Reverses a run: every pick goes back where it came from, residuals included, so stock is as if
+ * the run had never started; a completed run's output leaves the shelf and the items again.
+ */
+export async function reverseBuildRun(ctx: ShopContext, workOrderId: string, change: RunChange): Promise<BuildRunView> {
+  return inShopTransaction(ctx, async (tx) => {
+    const { row, run, items, view } = await lockRun(tx, workOrderId, change);
+    if (run.status === 'reversed') throw new DomainError('CONFLICT', `build run ${change.buildRunId} is already reversed`);
+    const at = nextUpdatedAt(row.updated_at);
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['picks'] as const);
+    const picks = parts.picks.filter((p) => p.build_run_id === run.build_run_id)
+      .map((p) => ({ stock: p.stock, itemId: p.variant_id, locationId: p.location_id, quantity: p.quantity, carriedWhole: p.carried_whole, deducted: p.deducted }));
+    await returnStock(tx, picks, { source: 'build_run_reversal', workOrderId, buildRunId: run.build_run_id });
+    if (run.status === 'completed') {
+      const output = await outputOf(tx, row, items, view, -1);
+      await changeShelves(tx, output, { source: 'build_run_completion_reversal', workOrderId, buildRunId: run.build_run_id }, await shopAllowsNegative(tx.em, tx.shopId));
+      await addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items.map((i) => ({ itemId: i.itemId, quantity: exact(i.quantity).negated().toFixed() })));
+    }
+    await Promise.all([setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'reversed', at), touchWorkOrder(tx.em, tx.shopId, workOrderId, at)]);
+    return { ...view, status: 'reversed', reversedAt: at, updatedAt: at, workOrderUpdatedAt: at };
+  });
+}

@@ -1,0 +1,107 @@
+import { parseDecimalInput } from '../../decimals.ts';
+import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { nextUpdatedAt, touchWorkOrder } from './work-order.repository.ts';
+import { WORK_ORDER_PRIORITIES, type WorkOrderPriority } from './work-order-vocabulary.ts';
+import { lockForWrite, parseToken } from './write-guard.ts';
+
+/** Editable header fields: absent = unchanged, null = cleared. */
+export interface HeaderPatch {
+  expectedUpdatedAt: string;
+  name?: string | null;
+  description?: string | null;
+  notes?: string | null;
+  priority?: WorkOrderPriority | null;
+  dueDate?: string | null;
+  assigneeId?: string | null;
+  productionLocationId?: string | null;
+  defaultConsumptionLocationId?: string | null;
+  sourceFlowId?: string | null;
+  sourceTodoId?: string | null;
+  sourceOrderIds?: string[] | null;
+  tags?: string[] | null;
+  plannedLaborCost?: string | null;
+  actualLaborCost?: string | null;
+}
+
+type Column = [field: keyof HeaderPatch, column: string];
+const COLUMNS: Column[] = [
+  ['name', 'name'], ['description', 'description'], ['notes', 'notes'], ['priority', 'priority'], ['dueDate', 'due_date'],
+  ['assigneeId', 'assignee_id'], ['productionLocationId', 'production_location_id'],
+  ['defaultConsumptionLocationId', 'default_consumption_location_id'], ['sourceFlowId', 'source_flow_id'], ['sourceTodoId', 'source_todo_id'],
+  ['sourceOrderIds', 'source_order_ids'], ['tags', 'tags'], ['plannedLaborCost', 'planned_labor_cost'], ['actualLaborCost', 'actual_labor_cost'],
+];
+
+function validate(patch: HeaderPatch): void {
+  const errors: FieldError[] = [];
+  if (patch.name === null || (typeof patch.name === 'string' && patch.name.trim() === '')) errors.push({ field: 'name', message: 'must be a non-empty string (a name cannot be cleared)' });
+  if (patch.priority === null) errors.push({ field: 'priority', message: `cannot be cleared; one of ${WORK_ORDER_PRIORITIES.join(', ')}` });
+  if (typeof patch.dueDate === 'string' && (!/^\d{4}-\d{2}-\d{2}$/.test(patch.dueDate) || Number.isNaN(Date.parse(`${patch.dueDate}T00:00:00Z`))
+    || new Date(`${patch.dueDate}T00:00:00Z`).toISOString().slice(0, 10) !== patch.dueDate)) {
+    errors.push({ field: 'dueDate', message: 'must be a calendar date YYYY-MM-DD' });
+  }
+  for (const field of ['plannedLaborCost', 'actualLaborCost'] as const) {
+    const value = patch[field];
+    if (typeof value === 'string') parseDecimalInput(value, field, errors, { nonNegative: true });
+  }
+  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+/**
+ * Checks every reference the patch names, all at once: a missing location, flow, task or order is
+ * 404 naming each one; a retired assignee is 400; an unknown one 404. Nothing is written on failure.
+ */
+async function checkReferences(ctx: ShopContext, patch: HeaderPatch): Promise<void> {
+  const locations = [patch.productionLocationId, patch.defaultConsumptionLocationId].filter((v): v is string => typeof v === 'string');
+  const orders = patch.sourceOrderIds ?? [];
+  const [rows, knownLocations, knownOrders] = await Promise.all([
+    ctx.em.execute<{ kind: string; id: string; active: boolean | null }[]>(
+      `select 'assignee' as kind, assignee_id as id, active from assignees where shop_id = ? and assignee_id = ?
+       union all select 'flow', flow_id, null from flows where shop_id = ? and flow_id = ?
+       union all select 'task', task_id, null from tasks where shop_id = ? and task_id = ?`,
+      [ctx.shopId, patch.assigneeId ?? null, ctx.shopId, patch.sourceFlowId ?? null, ctx.shopId, patch.sourceTodoId ?? null],
+    ),
+    locations.length === 0 ? [] : ctx.platform.listLocations(),
+    orders.length === 0 ? [] : ctx.platform.getOrders(orders),
+  ]);
+  const found = (kind: string) => rows.find((r) => r.kind === kind);
+  const missing: MissingRef[] = [];
+  const locationIds = new Set(knownLocations.map((l) => l.locationId));
+  for (const id of new Set(locations)) if (!locationIds.has(id)) missing.push({ kind: 'location', id });
+  if (typeof patch.sourceFlowId === 'string' && !found('flow')) missing.push({ kind: 'flow', id: patch.sourceFlowId });
+  if (typeof patch.sourceTodoId === 'string' && !found('task')) missing.push({ kind: 'task', id: patch.sourceTodoId });
+  const orderIds = new Set(knownOrders.map((o) => o.orderId));
+  for (const id of new Set(orders)) if (!orderIds.has(id)) missing.push({ kind: 'order', id });
+  const assignee = found('assignee');
+  if (typeof patch.assigneeId === 'string' && !assignee) missing.push({ kind: 'assignee', id: patch.assigneeId });
+  if (missing.length > 0) {
+    throw new DomainError('NOT_FOUND', `not found: ${missing.map((m) => `${m.kind} ${m.id}`).join(', ')}`, { missing });
+  }
+  if (assignee && assignee.active === false) throw DomainError.invalid('assigneeId', `assignee ${patch.assigneeId} is retired; choose an active one`);
+}
+
+/**
+ * Edits header fields of a work order under its optimistic lock. Absent fields stay, `null`
+ * clears; unknown fields never reach here. A patch that changes nothing returns the current token.
+ */
+export async function updateWorkOrderHeader(ctx: ShopContext, workOrderId: string, patch: HeaderPatch): Promise<{ workOrderId: string; updatedAt: Date }> {
+  const expected = parseToken(patch.expectedUpdatedAt);
+  validate(patch);
+  return inShopTransaction(ctx, async (tx) => {
+    const row = await lockForWrite(tx, workOrderId, expected);
+    await checkReferences(tx, patch);
+    const set: Record<string, unknown> = {};
+    for (const [field, column] of COLUMNS) {
+      const value = patch[field];
+      if (value === undefined) continue;
+      if (field === 'sourceOrderIds' || field === 'tags') set[column] = textArrayLiteral((value as string[] | null) ?? []);
+      else if (field === 'plannedLaborCost' || field === 'actualLaborCost') set[column] = value === null ? null : String(value);
+      else set[column] = value;
+    }
+    if (Object.keys(set).length === 0) return { workOrderId, updatedAt: row.updated_at };
+    const updatedAt = nextUpdatedAt(row.updated_at);
+    await touchWorkOrder(tx.em, tx.shopId, workOrderId, updatedAt, set);
+    return { workOrderId, updatedAt };
+  });
+}

@@ -1,0 +1,191 @@
+import type { Decimal } from 'decimal.js';
+import type { ShopContext } from '../../shop-context.ts';
+import { explodeToLeaves, loadRecipeForest, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
+import { exact, ZERO } from '../recipes/engine/exact.ts';
+import { isPlatformVariantId } from '../stock/stock-vocabulary.ts';
+import { planConsumption, type RootDemand } from './consumption.ts';
+import type { ItemRow, ManualRow, PickRow, RunItemRow, RunRow, WorkOrderRow } from './work-order.repository.ts';
+import { LIVE_RUN_STATUSES } from './work-order-vocabulary.ts';
+
+export interface PlanMaterial {
+  variantId: string; name: string | null; unit: string | null; locationId: string | null; locationName: string | null;
+  required: string; picked: string; remaining: string; unitCost: string | null; isNonEssential: boolean;
+}
+export interface PlanContribution {
+  variantId: string; locationId: string | null; source: 'recipe' | 'manual'; itemId: string | null; ownerType: string | null; ownerId: string | null;
+  quantity: string; note: string | null;
+}
+export interface PlanConsumptionRow {
+  stock: 'material' | 'preassembled'; itemId: string; name: string | null; locationId: string; locationName: string | null;
+  quantity: string; available: string; short: string;
+}
+export interface PlanCost {
+  materialCost: string; pickedMaterialCost: string; plannedLaborCost: string | null; actualLaborCost: string | null;
+  plannedTotalCost: string; actualTotalCost: string;
+}
+export interface ItemConsumption { itemId: string; remainingQuantity: string; locationId: string | null; rows: PlanConsumptionRow[] }
+export interface MaterialPlan {
+  workOrderId: string;
+  materials: PlanMaterial[];
+  contributions: PlanContribution[];
+  consumptionPlan: PlanConsumptionRow[];
+  itemConsumption: ItemConsumption[];
+  cost: PlanCost;
+  /** Item and manual lines with no location (for the UNLOCATED_LINES warning). */
+  unlocatedLines: number;
+}
+
+export interface PlanInput {
+  header: WorkOrderRow;
+  items: ItemRow[];
+  manual: ManualRow[];
+  runs: RunRow[];
+  runItems: RunItemRow[];
+  picks: PickRow[];
+}
+
+/** Where a work order's item lines are consumed: default consumption location, else production location. */
+export const itemLocation = (h: Pick<WorkOrderRow, 'default_consumption_location_id' | 'production_location_id'>): string | null =>
+  h.default_consumption_location_id ?? h.production_location_id ?? null;
+
+const billOf = (item: ItemRow): BillKey => ({ ownerType: item.owner_type, ownerId: item.owner_id });
+const key = (variantId: string, locationId: string | null) => `${variantId}|${locationId ?? ''}`;
+
+/** Item quantities not yet covered by a live (started or completed) run. */
+export function remainingItemQuantities(items: readonly ItemRow[], runs: readonly RunRow[], runItems: readonly RunItemRow[]): Map<string, Decimal> {
+  const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
+  const built = new Map<string, Decimal>();
+  for (const r of runItems) if (live.has(r.build_run_id)) built.set(r.item_id, (built.get(r.item_id) ?? ZERO).plus(r.quantity));
+  return new Map(items.map((i) => {
+    const rest = exact(i.quantity).minus(built.get(i.item_id) ?? ZERO);
+    return [i.item_id, rest.isNegative() ? ZERO : rest];
+  }));
+}
+
+/**
+ * The material plan of a work order: requirements = every item's recipe expanded to leaf raw
+ * materials at its consumption location (waste and that location's rules included) plus manual
+ * materials; picked = Σ picks of runs not reversed; remaining = max(required − picked, 0) per
+ * material and location — the same figures as the work-order allocation read. The consumption
+ * plan is what a run of the remaining item quantities would take now, by the build-run rules.
+ * Round trips: the recipe forest, material rows, levels and shelves, location names — constant.
+ */
+export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promise<MaterialPlan> {
+  const { header, items, manual, runs, runItems, picks } = input;
+  const location = itemLocation(header);
+  const forest = await loadRecipeForest(ctx, items.map(billOf));
+  const required = new Map<string, { variantId: string; locationId: string | null; quantity: Decimal }>();
+  const addRequired = (variantId: string, locationId: string | null, quantity: Decimal) => {
+    const k = key(variantId, locationId);
+    const row = required.get(k) ?? { variantId, locationId, quantity: ZERO };
+    row.quantity = row.quantity.plus(quantity);
+    required.set(k, row);
+  };
+  const contributions: PlanContribution[] = [];
+  for (const item of items) {
+    for (const [variantId, perUnit] of explodeToLeaves(forest, billOf(item), location)) {
+      const quantity = perUnit.times(item.quantity);
+      addRequired(variantId, location, quantity);
+      contributions.push({ variantId, locationId: location, source: 'recipe', itemId: item.item_id, ownerType: item.owner_type, ownerId: item.owner_id, quantity: quantity.toFixed(), note: null });
+    }
+  }
+  for (const m of manual) {
+    const at = m.location_id ?? location;
+    addRequired(m.variant_id, at, exact(m.quantity));
+    contributions.push({ variantId: m.variant_id, locationId: at, source: 'manual', itemId: null, ownerType: null, ownerId: null, quantity: exact(m.quantity).toFixed(), note: m.note });
+  }
+  const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
+  const picked = new Map<string, Decimal>();
+  for (const p of picks) {
+    if (p.stock !== 'material' || !live.has(p.build_run_id)) continue;
+    const k = key(p.variant_id, p.location_id);
+    picked.set(k, (picked.get(k) ?? ZERO).plus(p.quantity));
+    if (!required.has(k)) required.set(k, { variantId: p.variant_id, locationId: p.location_id, quantity: ZERO });
+  }
+
+  // The consumption plan of the remaining item quantities (only where the lines have a location).
+  const remaining = remainingItemQuantities(items, runs, runItems);
+  const roots: (RootDemand & { itemId: string })[] = items.map((i) => ({ itemId: i.item_id, bill: billOf(i), quantity: remaining.get(i.item_id) ?? ZERO }))
+    .filter((r) => !r.quantity.isZero());
+  const leafIds = new Set<string>();
+  const assemblyIds = new Set<string>();
+  if (location) {
+    for (const root of roots) for (const leaf of explodeToLeaves(forest, root.bill, location).keys()) leafIds.add(leaf);
+    for (const bill of forest.bills.values()) if (bill.key.ownerType === 'sub_assembly') assemblyIds.add(bill.key.ownerId);
+  }
+  const materialIds = [...new Set([...required.values()].map((r) => r.variantId).concat([...leafIds]))];
+  const [materialRows, levels, shelves, names] = await Promise.all([
+    materialIds.length === 0 ? [] : ctx.em.execute<{ variant_id: string; name: string; unit: string | null; unit_cost: string | null; non_essential: boolean }[]>(
+      `select variant_id, concat_ws(' - ', product_name, variant_name) as name, unit, unit_cost, is_non_essential_material as non_essential
+         from materials where shop_id = ? and variant_id in (?)`,
+      [ctx.shopId, materialIds],
+    ),
+    location ? levelsAt(ctx, [...leafIds], location) : new Map<string, Decimal>(),
+    location && assemblyIds.size > 0
+      ? ctx.em.execute<{ item_id: string; quantity: string }[]>('select item_id, quantity from preassembled_stock where shop_id = ? and location_id = ? and item_id in (?)', [ctx.shopId, location, [...assemblyIds]])
+      : [],
+    ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
+  ]);
+  const info = new Map(materialRows.map((m) => [m.variant_id, m]));
+  const shelfOf = new Map(shelves.map((s) => [s.item_id, exact(s.quantity)]));
+  const shelf = (id: string) => shelfOf.get(id) ?? ZERO;
+
+  const planRows = (demands: readonly RootDemand[]): PlanConsumptionRow[] => {
+    if (!location || demands.length === 0) return [];
+    const plan = planConsumption(forest, demands, location, shelf);
+    const row = (stock: 'material' | 'preassembled', itemId: string, quantity: Decimal, available: Decimal, name: string | null): PlanConsumptionRow => {
+      const usable = available.isNegative() ? ZERO : available;
+      const short = quantity.minus(usable);
+      return { stock, itemId, name, locationId: location, locationName: names.get(location) ?? null, quantity: quantity.toFixed(), available: available.toFixed(), short: short.isNegative() ? '0' : short.toFixed() };
+    };
+    return [
+      ...[...plan.shelves.entries()].map(([id, q]) => row('preassembled', id, q, shelf(id), forest.bills.get(`sub_assembly:${id}`)?.name ?? null)),
+      ...[...plan.shelfShortfalls.entries()].map(([id, q]) => ({ ...row('preassembled', id, q, ZERO, forest.bills.get(`sub_assembly:${id}`)?.name ?? null), available: '0' })),
+      ...[...plan.materials.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, q]) => row('material', id, q, levels.get(id) ?? ZERO, info.get(id)?.name ?? null)),
+    ];
+  };
+
+  const materials = [...required.values()]
+    .sort((a, b) => (a.variantId === b.variantId ? (a.locationId ?? '').localeCompare(b.locationId ?? '') : a.variantId < b.variantId ? -1 : 1))
+    .map((r): PlanMaterial => {
+      const k = key(r.variantId, r.locationId);
+      const got = picked.get(k) ?? ZERO;
+      const rest = r.quantity.minus(got);
+      const m = info.get(r.variantId);
+      return {
+        variantId: r.variantId, name: m?.name ?? null, unit: m?.unit ?? null, locationId: r.locationId, locationName: r.locationId ? names.get(r.locationId) ?? null : null,
+        required: r.quantity.toFixed(), picked: got.toFixed(), remaining: rest.isNegative() ? '0' : rest.toFixed(), unitCost: m?.unit_cost ?? null, isNonEssential: m?.non_essential ?? false,
+      };
+    });
+  const costOf = (field: 'required' | 'picked') => materials.reduce((acc, m) => (m.unitCost ? acc.plus(exact(m[field]).times(m.unitCost)) : acc), ZERO);
+  const materialCost = costOf('required');
+  const pickedMaterialCost = costOf('picked');
+  return {
+    workOrderId: header.work_order_id,
+    materials,
+    contributions,
+    consumptionPlan: planRows(roots),
+    itemConsumption: roots.map((r) => ({ itemId: r.itemId, remainingQuantity: r.quantity.toFixed(), locationId: location, rows: planRows([r]) })),
+    cost: {
+      materialCost: materialCost.toFixed(), pickedMaterialCost: pickedMaterialCost.toFixed(),
+      plannedLaborCost: header.planned_labor_cost, actualLaborCost: header.actual_labor_cost,
+      plannedTotalCost: materialCost.plus(header.planned_labor_cost ?? 0).toFixed(),
+      actualTotalCost: pickedMaterialCost.plus(header.actual_labor_cost ?? 0).toFixed(),
+    },
+    unlocatedLines: (location ? 0 : items.length) + manual.filter((m) => (m.location_id ?? location) === null).length,
+  };
+}
+
+/** Live levels of materials at one location: the service's own for virtual ones, the platform's (pending pushes included) for the rest. */
+export async function levelsAt(ctx: ShopContext, variantIds: readonly string[], locationId: string): Promise<Map<string, Decimal>> {
+  const virtual = variantIds.filter((v) => !isPlatformVariantId(v));
+  const platform = variantIds.filter((v) => isPlatformVariantId(v));
+  const [own, live] = await Promise.all([
+    virtual.length === 0 ? [] : ctx.em.execute<{ variant_id: string; available: string }[]>(
+      'select variant_id, available from material_levels where shop_id = ? and location_id = ? and variant_id in (?)', [ctx.shopId, locationId, virtual]),
+    platform.length === 0 ? [] : ctx.platform.getLevels(platform, [locationId]).then((rows) => rows.map((r) => ({ variant_id: r.variantId, available: r.available }))),
+  ]);
+  return new Map([...own, ...live].map((r) => [r.variant_id, exact(r.available)]));
+}
+
+export type { RecipeForest };

@@ -1,0 +1,122 @@
+import { DomainError } from '../../domain-error.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { HEADER_COLUMNS, HEADER_FROM, normaliseRow, type WorkOrderRow } from './work-order.repository.ts';
+import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
+import { WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type WorkOrderSourceType, type WorkOrderStatus } from './work-order-vocabulary.ts';
+
+export const WORK_ORDER_SORTS = ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'] as const;
+export type WorkOrderSort = (typeof WORK_ORDER_SORTS)[number];
+
+export interface WorkOrderListQuery {
+  q: string | null;
+  statuses: WorkOrderStatus[];
+  tags: string[];
+  locationId: string | null;
+  assignedTo: string | null;
+  sourceType: WorkOrderSourceType | null;
+  sortBy: WorkOrderSort | null;
+  sortDir: 'asc' | 'desc' | null;
+  page: number;
+  pageSize: number;
+}
+
+export interface FacetEntry { value: string | null; label: string; count: number }
+export interface WorkOrderFacets { status: FacetEntry[]; location: FacetEntry[]; assignee: FacetEntry[]; tag: FacetEntry[] }
+export interface WorkOrderListPage { rows: WorkOrderHeaderView[]; total: number; hasMore: boolean; page: number; pageSize: number; facets: WorkOrderFacets }
+
+/** Rank expressions, so priority and status sort by meaning (urgent above low; the state table's order), not by spelling. */
+const rank = (column: string, values: readonly string[]) => `array_position(array[${values.map((v) => `'${v}'`).join(', ')}]::text[], ${column}::text)`;
+
+const SORT_SQL: Record<WorkOrderSort, { expression: string; defaultDir: 'asc' | 'desc'; nullsLast?: boolean }> = {
+  updatedAt: { expression: 'w.updated_at', defaultDir: 'desc' },
+  createdAt: { expression: 'w.created_at', defaultDir: 'desc' },
+  dueDate: { expression: 'w.due_date', defaultDir: 'asc', nullsLast: true },
+  priority: { expression: rank('w.priority', WORK_ORDER_PRIORITIES), defaultDir: 'desc' },
+  name: { expression: 'lower(w.name) collate "C"', defaultDir: 'asc' },
+  status: { expression: rank('w.status', WORK_ORDER_STATUSES), defaultDir: 'asc' },
+};
+
+const likePattern = (text: string) => `%${text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`;
+
+function whereClause(shopId: string, query: WorkOrderListQuery): { sql: string; args: unknown[] } {
+  const parts = ['w.shop_id = ?'];
+  const args: unknown[] = [shopId];
+  if (query.q) {
+    parts.push(`(w.name ilike ? or w.short_id ilike ? or a.display_name ilike ?)`);
+    const pattern = likePattern(query.q);
+    args.push(pattern, pattern, pattern);
+  }
+  if (query.statuses.length > 0) {
+    parts.push('w.status = any(?::text[])');
+    args.push(textArrayLiteral(query.statuses));
+  }
+  if (query.tags.length > 0) {
+    parts.push('w.tags && ?::text[]');
+    args.push(textArrayLiteral(query.tags));
+  }
+  if (query.locationId) {
+    parts.push('w.production_location_id = ?');
+    args.push(query.locationId);
+  }
+  if (query.assignedTo) {
+    parts.push('w.assignee_id = ?');
+    args.push(query.assignedTo);
+  }
+  if (query.sourceType) {
+    parts.push('w.source_type = ?');
+    args.push(query.sourceType);
+  }
+  return { sql: parts.join(' and '), args };
+}
+
+/**
+ * One page of work orders with facets over the filtered, unpaged result. Three round trips
+ * whatever the page size or shop size: the page, the facet counts (one grouped statement, which
+ * also gives the total) and the location names.
+ */
+export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery): Promise<WorkOrderListPage> {
+  if (!Number.isInteger(query.page) || query.page < 1) throw DomainError.invalid('page', 'must be an integer ≥ 1');
+  if (!Number.isInteger(query.pageSize) || query.pageSize < 1 || query.pageSize > 100) throw DomainError.invalid('pageSize', 'must be between 1 and 100');
+  const where = whereClause(ctx.shopId, query);
+  const sort = SORT_SQL[query.sortBy ?? 'updatedAt'];
+  const dir = query.sortDir ?? sort.defaultDir;
+  const orderBy = `${sort.expression} ${dir}${sort.nullsLast ? ' nulls last' : ''}, w.work_order_id asc`;
+  const [rows, facetRows, locations] = await Promise.all([
+    ctx.em.execute<WorkOrderRow[]>(
+      `select ${HEADER_COLUMNS} from ${HEADER_FROM} where ${where.sql} order by ${orderBy} limit ? offset ?`,
+      [...where.args, query.pageSize, (query.page - 1) * query.pageSize],
+    ),
+    ctx.em.execute<{ facet: keyof WorkOrderFacets; value: string | null; label: string | null; count: string }[]>(
+      `with f as (select w.status, w.production_location_id, w.assignee_id, a.display_name, w.tags from ${HEADER_FROM} where ${where.sql})
+       select 'status' as facet, status::text as value, null as label, count(*) as count from f group by status
+       union all select 'location', production_location_id, null, count(*) from f group by production_location_id
+       union all select 'assignee', assignee_id, max(display_name), count(*) from f group by assignee_id
+       union all select 'tag', t, null, count(*) from f cross join lateral unnest(f.tags) as t group by t`,
+      where.args,
+    ),
+    ctx.platform.listLocations(),
+  ]);
+  const names = new Map(locations.map((l) => [l.locationId, l.name]));
+  const facets: WorkOrderFacets = { status: [], location: [], assignee: [], tag: [] };
+  for (const r of facetRows) {
+    const label = r.facet === 'status' || r.facet === 'tag' ? r.value!
+      : r.facet === 'location' ? (r.value ? names.get(r.value) ?? r.value : 'No location')
+        : (r.value ? r.label ?? r.value : 'Unassigned');
+    facets[r.facet].push({ value: r.value, label, count: Number(r.count) });
+  }
+  const byCount = (a: FacetEntry, b: FacetEntry) => b.count - a.count || a.label.localeCompare(b.label) || (a.value ?? '').localeCompare(b.value ?? '');
+  facets.status.sort((a, b) => WORK_ORDER_STATUSES.indexOf(a.value as WorkOrderStatus) - WORK_ORDER_STATUSES.indexOf(b.value as WorkOrderStatus));
+  facets.location.sort(byCount);
+  facets.assignee.sort(byCount);
+  facets.tag.sort(byCount);
+  const total = facets.status.reduce((acc, f) => acc + f.count, 0);
+  return {
+    rows: rows.map((r) => headerView(normaliseRow(r), names)),
+    total,
+    hasMore: query.page * query.pageSize < total,
+    page: query.page,
+    pageSize: query.pageSize,
+    facets,
+  };
+}

@@ -1,0 +1,134 @@
+import { DomainError } from '../../domain-error.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { exact } from '../recipes/engine/exact.ts';
+import { stuckPushesByWorkOrder } from '../stock/platform-push.repository.ts';
+import { materialPlanOf, type MaterialPlan } from './material-plan.service.ts';
+import { buildRunViews, type BuildRunView } from './build-run-view.ts';
+import {
+  findWorkOrder, loadParts, type DocumentRow, type ItemRow, type LifecycleRow, type MessageRow, type QcRow, type ReworkRow, type WorkOrderRow,
+} from './work-order.repository.ts';
+import { availableTransitions, isOpenStatus, LIVE_RUN_STATUSES, type TransitionMove } from './work-order-vocabulary.ts';
+import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
+
+export interface WorkOrderWarning {
+  code: 'RETIRED_ASSIGNEE' | 'OVERDUE' | 'STOCK_SHORT' | 'UNLOCATED_LINES' | 'PLATFORM_PUSH_STUCK' | 'SHELF_ONLY_SHORT';
+  message: string;
+  remedy: string;
+  variantId?: string | null;
+  itemId?: string | null;
+  locationId?: string | null;
+  quantity?: string | null;
+  count?: number | null;
+}
+
+export interface WorkOrderItemView { itemId: string; ownerType: string; ownerId: string; name: string | null; quantity: string; completedQuantity: string; builtQuantity: string; remainingQuantity: string }
+
+export interface WholeWorkOrder extends WorkOrderHeaderView {
+  items: WorkOrderItemView[];
+  plan: MaterialPlan;
+  buildRuns: BuildRunView[];
+  qcReviews: QcRow[];
+  reworkItems: ReworkRow[];
+  documents: DocumentRow[];
+  conversation: MessageRow[];
+  lifecycleEvents: LifecycleRow[];
+  availableTransitions: TransitionMove[];
+  warnings: WorkOrderWarning[];
+}
+
+export async function requireWorkOrder(ctx: ShopContext, workOrderId: string, forUpdate = false): Promise<WorkOrderRow> {
+  const row = await findWorkOrder(ctx.em, ctx.shopId, workOrderId, forUpdate);
+  if (!row) throw DomainError.notFound('work order', workOrderId);
+  return row;
+}
+
+/**
+ * The whole work order: header, items, the material plan (materials, contributions, merged
+ * consumption plan, cost), runs, reviews, rework, documents, conversation, lifecycle events, the
+ * moves open now and the warnings — recomputed on every read, never stored. Round trips are
+ * constant: the header, ten part statements sent at once, then the plan's reads.
+ */
+export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Promise<WholeWorkOrder> {
+  const header = await requireWorkOrder(ctx, workOrderId);
+  const parts = await loadParts(ctx.em, ctx.shopId, workOrderId,
+    ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews', 'reworkItems', 'documents', 'messages', 'lifecycle'] as const);
+  const [plan, stuck] = await Promise.all([
+    materialPlanOf(ctx, { header, ...parts }),
+    stuckPushesByWorkOrder(ctx.em, ctx.shopId, [workOrderId]),
+  ]);
+  const liveRuns = parts.runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status));
+  const facts = {
+    itemCount: parts.items.length,
+    hasProductionLocation: header.production_location_id !== null,
+    liveRunCount: liveRuns.length,
+    startedRunCount: parts.runs.filter((r) => r.status === 'started').length,
+    openReworkCount: parts.reworkItems.filter((r) => r.status === 'open').length,
+  };
+  const builtQty = new Map<string, string>();
+  const liveIds = new Set(liveRuns.map((r) => r.build_run_id));
+  for (const ri of parts.runItems) {
+    if (!liveIds.has(ri.build_run_id)) continue;
+    builtQty.set(ri.item_id, exact(builtQty.get(ri.item_id) ?? '0').plus(ri.quantity).toFixed());
+  }
+  const remainingOf = new Map(plan.itemConsumption.map((c) => [c.itemId, c.remainingQuantity]));
+  return {
+    ...headerView(header, await locationName(ctx, header)),
+    items: parts.items.map((i: ItemRow) => ({
+      itemId: i.item_id, ownerType: i.owner_type, ownerId: i.owner_id, name: i.name, quantity: i.quantity, completedQuantity: i.completed_quantity,
+      builtQuantity: builtQty.get(i.item_id) ?? '0', remainingQuantity: remainingOf.get(i.item_id) ?? '0',
+    })),
+    plan,
+    buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updated_at),
+    qcReviews: parts.qcReviews,
+    reworkItems: parts.reworkItems,
+    documents: parts.documents,
+    conversation: parts.messages,
+    lifecycleEvents: parts.lifecycle,
+    availableTransitions: availableTransitions(header.status, facts),
+    warnings: warningsOf(header, plan, stuck.get(workOrderId) ?? null),
+  };
+}
+
+async function locationName(ctx: ShopContext, header: WorkOrderRow): Promise<Map<string, string>> {
+  if (!header.production_location_id && !header.default_consumption_location_id) return new Map();
+  return new Map((await ctx.platform.listLocations()).map((l) => [l.locationId, l.name]));
+}
+
+/** Warnings are derived from the current state on every read; each names its remedy. */
+export function warningsOf(header: WorkOrderRow, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null } | null): WorkOrderWarning[] {
+  const warnings: WorkOrderWarning[] = [];
+  const open = isOpenStatus(header.status);
+  if (header.assignee_id && header.assignee_active === false) {
+    warnings.push({ code: 'RETIRED_ASSIGNEE', message: `the assignee ${header.assignee_name ?? header.assignee_id} is retired`, remedy: 'assign an active assignee (PATCH assigneeId) or clear it' });
+  }
+  const today = new Date().toISOString().slice(0, 10);
+  if (open && header.due_date && header.due_date < today) {
+    warnings.push({ code: 'OVERDUE', message: `due on ${header.due_date} and still ${header.status}`, remedy: 'finish the work order or move its dueDate' });
+  }
+  if (open) {
+    for (const row of plan.consumptionPlan) {
+      if (row.short === '0') continue;
+      const shelfOnly = row.stock === 'preassembled';
+      warnings.push({
+        code: shelfOnly ? 'SHELF_ONLY_SHORT' : 'STOCK_SHORT',
+        message: shelfOnly
+          ? `${row.name ?? row.itemId} comes only from its pre-assembled shelf at location ${row.locationId}, which is ${row.short} short`
+          : `${row.name ?? row.itemId} is ${row.short} short at location ${row.locationId} for the remaining quantities`,
+        remedy: shelfOnly ? 'build or move pre-assembled units to that location' : 'restock the material at that location, or change the consumption location',
+        ...(shelfOnly ? { itemId: row.itemId } : { variantId: row.itemId }), locationId: row.locationId, quantity: row.short,
+      });
+    }
+  }
+  if (open && plan.unlocatedLines > 0) {
+    warnings.push({ code: 'UNLOCATED_LINES', message: `${plan.unlocatedLines} line(s) have no consumption location`, remedy: 'set productionLocationId or defaultConsumptionLocationId (or the manual line\'s location)', count: plan.unlocatedLines });
+  }
+  if (stuck && stuck.count > 0) {
+    warnings.push({
+      code: 'PLATFORM_PUSH_STUCK',
+      message: `${stuck.count} stock push(es) to the platform keep failing${stuck.lastError ? ` (${stuck.lastError})` : ''}; they are retried until they go through`,
+      remedy: 'check the platform connection; nothing needs re-sending: pending pushes drain by themselves, each once',
+      count: stuck.count, quantity: stuck.quantity,
+    });
+  }
+  return warnings;
+}
