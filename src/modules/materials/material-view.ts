@@ -90,3 +90,16 @@ export function normaliseScope(locationIds: readonly string[] | null | undefined
 export function compareLocationIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
+
+export interface MaterialSummary { variantId: string; name: string; unit: string | null; unitCost: string | null; nonEssential: boolean }
+
+/** Name (`product - variant`), unit, unit cost and the non-essential flag of materials, in one query. */
+export async function materialSummaries(ctx: ShopContext, variantIds: readonly string[]): Promise<Map<string, MaterialSummary>> {
+  if (variantIds.length === 0) return new Map();
+  const rows = await ctx.em.execute<{ variant_id: string; name: string; unit: string | null; unit_cost: string | null; non_essential: boolean }[]>(
+    `select variant_id, concat_ws(' - ', product_name, variant_name) as name, unit, unit_cost, is_non_essential_material as non_essential
+       from materials where shop_id = ? and variant_id in (?)`,
+    [ctx.shopId, [...variantIds]],
+  );
+  return new Map(rows.map((r) => [r.variant_id, { variantId: r.variant_id, name: r.name, unit: r.unit, unitCost: r.unit_cost, nonEssential: r.non_essential }]));
+}

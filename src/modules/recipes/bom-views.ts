@@ -1,3 +1,4 @@
+import type { ShopContext } from '../../shop-context.ts';
 import type { PlatformVariantInfo } from '../../platform/gateway.ts';
 import { CostCalculator } from './costs.ts';
 import { getBill, type BillKey, type EngineBill, type RecipeForest } from './engine/index.ts';
@@ -86,4 +87,12 @@ export function bomView(bill: EngineBill, s: ViewSources, withAssemblies: boolea
     ...recipeView(bill, s),
     assemblyBills: withAssemblies ? reachableAssemblies(s.forest, bill.key).map((a) => assemblyBillView(a, s)) : [],
   };
+}
+
+/** The finished good's platform variant of each BOM (null: not platform-linked), in one query. */
+export async function finishedGoodVariants(ctx: ShopContext, bomIds: readonly string[]): Promise<Map<string, string | null>> {
+  if (bomIds.length === 0) return new Map();
+  const rows = await ctx.em.execute<{ bom_id: string; variant_id: string | null }[]>(
+    'select bom_id, variant_id from boms where shop_id = ? and bom_id in (?)', [ctx.shopId, [...bomIds]]);
+  return new Map(rows.map((r) => [r.bom_id, r.variant_id]));
 }

@@ -47,11 +47,6 @@ const slotKey = (s: Slot) => `${s.stock}|${s.itemId}|${s.locationId}`;
 /** Consumed quantities are stored with 6 fractional digits (half-up), like every stored quantity. */
 export const toStoredQuantity = (value: Decimal): Decimal => value.toDecimalPlaces(6, 4 /* ROUND_HALF_UP */);
 
-export async function shopAllowsNegative(em: Em, shopId: string): Promise<boolean> {
-  const [row] = await em.execute<{ allow: boolean }[]>('select allow_negative_inventory as allow from shops where id = ?', [shopId]);
-  return row?.allow === true;
-}
-
 /**
  * Locks the residual rows (kind buildRun) of the slots, creating missing ones: every consumer of a
  * (stock item, location) serialises on that row, so concurrent runs never read the same level.

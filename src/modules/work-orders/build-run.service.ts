@@ -2,9 +2,12 @@ import type { Decimal } from 'decimal.js';
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { finishedGoodVariants } from '../recipes/bom-views.ts';
 import { loadRecipeForest } from '../recipes/engine/index.ts';
 import { exact, ZERO } from '../recipes/engine/exact.ts';
-import { changeShelves, consumeStock, returnStock, shopAllowsNegative, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
+import { shopAllowsNegative } from '../shops/shop-settings.ts';
+import { changeShelves, consumeStock, returnStock, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
+import { shelvesAt } from '../stock/levels.ts';
 import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
 import { planConsumption } from './consumption.ts';
 import { itemLocation } from './material-plan.service.ts';
@@ -97,15 +100,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     });
     const forest = await loadRecipeForest(tx, roots.map((r) => r.bill));
     const assemblies = [...forest.bills.values()].filter((b) => b.key.ownerType === 'sub_assembly').map((b) => b.key.ownerId);
-    const [shelfRows, allowNegative] = await Promise.all([
-      assemblies.length === 0 ? [] : tx.em.execute<{ item_id: string; quantity: string }[]>(
-        // Locked: two runs never take the same shelf units.
-        'select item_id, quantity from preassembled_stock where shop_id = ? and location_id = ? and item_id in (?) order by item_id for update',
-        [tx.shopId, location, assemblies],
-      ),
-      shopAllowsNegative(tx.em, tx.shopId),
-    ]);
-    const shelves = new Map(shelfRows.map((s) => [s.item_id, exact(s.quantity)]));
+    const [shelves, allowNegative] = await Promise.all([shelvesAt(tx, assemblies, location, { forUpdate: true }), shopAllowsNegative(tx.em, tx.shopId)]);
     const plan = planConsumption(forest, roots, location, (id) => shelves.get(id) ?? ZERO);
     const requests: ConsumeRequest[] = [
       ...[...plan.shelves.entries()].map(([itemId, quantity]) => ({ stock: 'preassembled' as const, itemId, locationId: location, quantity })),
@@ -158,10 +153,7 @@ async function lockRun(tx: ShopContext, workOrderId: string, change: RunChange):
 async function outputOf(tx: ShopContext, row: WorkOrderRow, items: readonly ItemRow[], view: BuildRunView, sign: 1 | -1) {
   const location = row.production_location_id ?? itemLocation(row);
   if (!location) return [];
-  const boms = items.filter((i) => i.owner_type === 'bom').map((i) => i.owner_id);
-  const variants = boms.length === 0 ? [] : await tx.em.execute<{ bom_id: string; variant_id: string | null }[]>(
-    'select bom_id, variant_id from boms where shop_id = ? and bom_id in (?)', [tx.shopId, boms]);
-  const variantOf = new Map(variants.map((v) => [v.bom_id, v.variant_id]));
+  const variantOf = await finishedGoodVariants(tx, items.filter((i) => i.owner_type === 'bom').map((i) => i.owner_id));
   const byId = new Map(items.map((i) => [i.item_id, i]));
   return view.items.flatMap((ri) => {
     const item = byId.get(ri.itemId);

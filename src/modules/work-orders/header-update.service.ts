@@ -2,6 +2,7 @@ import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { findPeopleReferences } from '../people/references.ts';
 import { nextUpdatedAt, touchWorkOrder } from './work-order.repository.ts';
 import { WORK_ORDER_PRIORITIES, type WorkOrderPriority } from './work-order-vocabulary.ts';
 import { lockForWrite, parseToken } from './write-guard.ts';
@@ -55,25 +56,19 @@ function validate(patch: HeaderPatch): void {
 async function checkReferences(ctx: ShopContext, patch: HeaderPatch): Promise<void> {
   const locations = [patch.productionLocationId, patch.defaultConsumptionLocationId].filter((v): v is string => typeof v === 'string');
   const orders = patch.sourceOrderIds ?? [];
-  const [rows, knownLocations, knownOrders] = await Promise.all([
-    ctx.em.execute<{ kind: string; id: string; active: boolean | null }[]>(
-      `select 'assignee' as kind, assignee_id as id, active from assignees where shop_id = ? and assignee_id = ?
-       union all select 'flow', flow_id, null from flows where shop_id = ? and flow_id = ?
-       union all select 'task', task_id, null from tasks where shop_id = ? and task_id = ?`,
-      [ctx.shopId, patch.assigneeId ?? null, ctx.shopId, patch.sourceFlowId ?? null, ctx.shopId, patch.sourceTodoId ?? null],
-    ),
+  const [people, knownLocations, knownOrders] = await Promise.all([
+    findPeopleReferences(ctx, { assigneeId: patch.assigneeId ?? null, flowId: patch.sourceFlowId ?? null, taskId: patch.sourceTodoId ?? null }),
     locations.length === 0 ? [] : ctx.platform.listLocations(),
     orders.length === 0 ? [] : ctx.platform.getOrders(orders),
   ]);
-  const found = (kind: string) => rows.find((r) => r.kind === kind);
   const missing: MissingRef[] = [];
   const locationIds = new Set(knownLocations.map((l) => l.locationId));
   for (const id of new Set(locations)) if (!locationIds.has(id)) missing.push({ kind: 'location', id });
-  if (typeof patch.sourceFlowId === 'string' && !found('flow')) missing.push({ kind: 'flow', id: patch.sourceFlowId });
-  if (typeof patch.sourceTodoId === 'string' && !found('task')) missing.push({ kind: 'task', id: patch.sourceTodoId });
+  if (typeof patch.sourceFlowId === 'string' && !people.flow) missing.push({ kind: 'flow', id: patch.sourceFlowId });
+  if (typeof patch.sourceTodoId === 'string' && !people.task) missing.push({ kind: 'task', id: patch.sourceTodoId });
   const orderIds = new Set(knownOrders.map((o) => o.orderId));
   for (const id of new Set(orders)) if (!orderIds.has(id)) missing.push({ kind: 'order', id });
-  const assignee = found('assignee');
+  const assignee = people.assignee;
   if (typeof patch.assigneeId === 'string' && !assignee) missing.push({ kind: 'assignee', id: patch.assigneeId });
   if (missing.length > 0) {
     throw new DomainError('NOT_FOUND', `not found: ${missing.map((m) => `${m.kind} ${m.id}`).join(', ')}`, { missing });

@@ -1,8 +1,9 @@
 import type { Decimal } from 'decimal.js';
 import type { ShopContext } from '../../shop-context.ts';
-import { explodeToLeaves, loadRecipeForest, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
+import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { exact, ZERO } from '../recipes/engine/exact.ts';
-import { isPlatformVariantId } from '../stock/stock-vocabulary.ts';
+import { materialSummaries } from '../materials/material-view.ts';
+import { levelsAt, shelvesAt } from '../stock/levels.ts';
 import { planConsumption, type RootDemand } from './consumption.ts';
 import type { ItemRow, ManualRow, PickRow, RunItemRow, RunRow, WorkOrderRow } from './work-order.repository.ts';
 import { LIVE_RUN_STATUSES } from './work-order-vocabulary.ts';
@@ -114,21 +115,13 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
     for (const bill of forest.bills.values()) if (bill.key.ownerType === 'sub_assembly') assemblyIds.add(bill.key.ownerId);
   }
   const materialIds = [...new Set([...required.values()].map((r) => r.variantId).concat([...leafIds]))];
-  const [materialRows, levels, shelves, names] = await Promise.all([
-    materialIds.length === 0 ? [] : ctx.em.execute<{ variant_id: string; name: string; unit: string | null; unit_cost: string | null; non_essential: boolean }[]>(
-      `select variant_id, concat_ws(' - ', product_name, variant_name) as name, unit, unit_cost, is_non_essential_material as non_essential
-         from materials where shop_id = ? and variant_id in (?)`,
-      [ctx.shopId, materialIds],
-    ),
+  const [info, levels, shelves, names] = await Promise.all([
+    materialSummaries(ctx, materialIds),
     location ? levelsAt(ctx, [...leafIds], location) : new Map<string, Decimal>(),
-    location && assemblyIds.size > 0
-      ? ctx.em.execute<{ item_id: string; quantity: string }[]>('select item_id, quantity from preassembled_stock where shop_id = ? and location_id = ? and item_id in (?)', [ctx.shopId, location, [...assemblyIds]])
-      : [],
+    location ? shelvesAt(ctx, [...assemblyIds], location) : new Map<string, Decimal>(),
     ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
   ]);
-  const info = new Map(materialRows.map((m) => [m.variant_id, m]));
-  const shelfOf = new Map(shelves.map((s) => [s.item_id, exact(s.quantity)]));
-  const shelf = (id: string) => shelfOf.get(id) ?? ZERO;
+  const shelf = (id: string) => shelves.get(id) ?? ZERO;
 
   const planRows = (demands: readonly RootDemand[]): PlanConsumptionRow[] => {
     if (!location || demands.length === 0) return [];
@@ -154,7 +147,7 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
       const m = info.get(r.variantId);
       return {
         variantId: r.variantId, name: m?.name ?? null, unit: m?.unit ?? null, locationId: r.locationId, locationName: r.locationId ? names.get(r.locationId) ?? null : null,
-        required: r.quantity.toFixed(), picked: got.toFixed(), remaining: rest.isNegative() ? '0' : rest.toFixed(), unitCost: m?.unit_cost ?? null, isNonEssential: m?.non_essential ?? false,
+        required: r.quantity.toFixed(), picked: got.toFixed(), remaining: rest.isNegative() ? '0' : rest.toFixed(), unitCost: m?.unitCost ?? null, isNonEssential: m?.nonEssential ?? false,
       };
     });
   const costOf = (field: 'required' | 'picked') => materials.reduce((acc, m) => (m.unitCost ? acc.plus(exact(m[field]).times(m.unitCost)) : acc), ZERO);
@@ -176,16 +169,3 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
   };
 }
 
-/** Live levels of materials at one location: the service's own for virtual ones, the platform's (pending pushes included) for the rest. */
-export async function levelsAt(ctx: ShopContext, variantIds: readonly string[], locationId: string): Promise<Map<string, Decimal>> {
-  const virtual = variantIds.filter((v) => !isPlatformVariantId(v));
-  const platform = variantIds.filter((v) => isPlatformVariantId(v));
-  const [own, live] = await Promise.all([
-    virtual.length === 0 ? [] : ctx.em.execute<{ variant_id: string; available: string }[]>(
-      'select variant_id, available from material_levels where shop_id = ? and location_id = ? and variant_id in (?)', [ctx.shopId, locationId, virtual]),
-    platform.length === 0 ? [] : ctx.platform.getLevels(platform, [locationId]).then((rows) => rows.map((r) => ({ variant_id: r.variantId, available: r.available }))),
-  ]);
-  return new Map([...own, ...live].map((r) => [r.variant_id, exact(r.available)]));
-}
-
-export type { RecipeForest };
