@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { effectiveLines, getBill, lineNeed, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
+import { assembliesTopDown, effectiveLines, getBill, lineNeed, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
 import { ZERO } from '../recipes/engine/exact.ts';
 
 /** Units of a root bill to build at one location. */
@@ -15,22 +15,6 @@ export interface ConsumptionAtLocation {
 }
 
 const sub = (id: string): BillKey => ({ ownerType: 'sub_assembly', ownerId: id });
-
-/** Assemblies reachable from the roots at the location, parents before children (reverse post-order). */
-function assembliesInOrder(forest: RecipeForest, roots: readonly BillKey[], locationId: string): string[] {
-  const done = new Set<string>();
-  const order: string[] = [];
-  const visit = (bill: BillKey) => {
-    for (const line of effectiveLines(forest, bill, locationId)) {
-      if (line.lineType !== 'sub' || done.has(line.nodeId)) continue;
-      done.add(line.nodeId);
-      visit(sub(line.nodeId));
-      order.push(line.nodeId);
-    }
-  };
-  for (const root of roots) visit(root);
-  return order.reverse();
-}
 
 /**
  * What building the roots at one location consumes, by the build-run rules: each root's recipe with
@@ -53,7 +37,7 @@ export function planConsumption(forest: RecipeForest, roots: readonly RootDemand
     }
   };
   for (const root of roots) push(root.bill, root.quantity);
-  for (const id of assembliesInOrder(forest, roots.map((r) => r.bill), locationId)) {
+  for (const id of assembliesTopDown(forest, roots.map((r) => r.bill), locationId)) {
     const needed = demand.get(id) ?? ZERO;
     if (needed.isZero()) continue;
     const onShelf = shelf(id);

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { ZERO } from '../engine/exact.ts';
-import { effectiveLines, getBill } from '../engine/lines.ts';
+import { assembliesTopDown, effectiveLines, getBill } from '../engine/lines.ts';
 import { lineNeed } from '../engine/explode.ts';
 import { billKeyString, type BillKey, type RecipeForest } from '../engine/types.ts';
 import { add, excess, largestWithin, linearFn, scale, zeroFn, type Piecewise } from './piecewise.ts';
@@ -34,22 +34,6 @@ interface Constraint { nodeId: string; kind: 'material' | 'preassembled'; demand
 
 const sub = (id: string): BillKey => ({ ownerType: 'sub_assembly', ownerId: id });
 
-/** Assemblies reachable from `root` at the location, parents before children (reverse post-order). */
-function topologicalAssemblies(forest: RecipeForest, root: BillKey, locationId: string | null): string[] {
-  const done = new Set<string>();
-  const order: string[] = [];
-  const visit = (bill: BillKey) => {
-    for (const line of effectiveLines(forest, bill, locationId)) {
-      if (line.lineType !== 'sub' || done.has(line.nodeId)) continue;
-      done.add(line.nodeId);
-      visit(sub(line.nodeId));
-      order.push(line.nodeId);
-    }
-  };
-  visit(root);
-  return order.reverse();
-}
-
 /**
  * Pushes the demand of N finished units down the tree at one location. An assembly's shelf is used
  * before its components; an assembly with no essential component (and, for `sellable`, one flagged
@@ -72,7 +56,7 @@ function constraints(forest: RecipeForest, root: BillKey, locationId: string | n
     }
   };
   push(root, linearFn(ZERO.plus(1)));
-  for (const id of topologicalAssemblies(forest, root, locationId)) {
+  for (const id of assembliesTopDown(forest, [root], locationId)) {
     const d = demand.get(id) ?? zeroFn();
     const lines = effectiveLines(forest, sub(id), locationId);
     const terminal = !lines.some((l) => l.lineType === 'sub' || (l.lineType === 'raw' && !nonEssential.has(l.nodeId)));

@@ -4,6 +4,6 @@
 export type { BillKey, BillOwnerType, EngineBill, EngineLine, EngineOverride, LineType, RecipeForest } from './types.ts';
 export { billKeyString } from './types.ts';
 export { loadRecipeForest, loadShopRecipeForest } from './load.ts';
-export { effectiveLines, getBill, hasBill, ruleLocations } from './lines.ts';
+export { assembliesTopDown, effectiveLines, getBill, hasBill, ruleLocations } from './lines.ts';
 export { explodeToLeaves, lineNeed } from './explode.ts';
 export { Exact, exact, ceilDiv, floorDiv } from './exact.ts';

@@ -55,3 +55,23 @@ export function effectiveLines(forest: RecipeForest, bill: BillKey, locationId: 
   forest.lineCache.set(cacheKey, lines);
   return lines;
 }
+
+/**
+ * Assembly bills reachable from the roots at the location, parents before children (reverse
+ * post-order of one walk over all roots): pushing demand down in this order lets an assembly
+ * needed in several places collect all of it before it is expanded.
+ */
+export function assembliesTopDown(forest: RecipeForest, roots: readonly BillKey[], locationId: string | null): string[] {
+  const done = new Set<string>();
+  const order: string[] = [];
+  const visit = (bill: BillKey) => {
+    for (const line of effectiveLines(forest, bill, locationId)) {
+      if (line.lineType !== 'sub' || done.has(line.nodeId)) continue;
+      done.add(line.nodeId);
+      visit({ ownerType: 'sub_assembly', ownerId: line.nodeId });
+      order.push(line.nodeId);
+    }
+  };
+  for (const root of roots) visit(root);
+  return order.reverse();
+}
