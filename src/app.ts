@@ -96,7 +96,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { value, queryCount: stats.count };
   };
   await app.register(restFacade, {
-    prefix: '/api/v1', schema, authorize, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? false,
+    prefix: '/api/v1', schema, authorize, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
 
   await app.register(async (graphqlScope) => {

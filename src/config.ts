@@ -16,6 +16,8 @@ export interface Config {
   outboxDrainIntervalMs: number;
   /** Pushes claimed per drain pass (OUTBOX_DRAIN_BATCH_SIZE, default 100). */
   outboxDrainBatchSize: number;
+  /** BOMCORE_EXPOSE_QUERY_COUNT=1: REST responses carry `X-Query-Count` (SQL statements of the operation; benchmarks). */
+  exposeQueryCount: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -50,5 +52,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     outboxDrainIntervalMs: positiveNumber(env, 'OUTBOX_DRAIN_INTERVAL_MS', 1000, true),
     outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),
+    exposeQueryCount: env.BOMCORE_EXPOSE_QUERY_COUNT === '1',
   };
 }

@@ -1,0 +1,16 @@
+// SQL statements per request (the X-Query-Count header: statements of the stored operation; the
+// API-key lookup adds one) that `npm run bench -- --smoke` allows per scenario. The numbers are
+// the counts measured when the scenario was added: lower one when a change saves a statement;
+// raising one needs a reason (docs/contributing.md, "Bounded queries").
+export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
+  'materials-list': 1,
+  'bom-deep': 5,
+  'buildable': 7,
+  'bom-list': 5,
+  'breakdown-50': 5,
+  'work-order-list': 3,
+  'work-order-read': 20,
+  'material-plan': 13,
+  'inventory-patch': 8,
+  'build-run': 27,
+};

@@ -1,0 +1,126 @@
+// Child processes of the benchmark: bomcore CLI commands, the servers under test, the load runner.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Node 24 (the one running this script: `npm run bench` puts the project's node first). */
+export const NODE = process.execPath;
+
+const began = Date.now();
+/** Progress on stderr, with the elapsed time. */
+export function progress(message: string): void {
+  process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Runs `node ARGS` from the project root; resolves with its stdout; stderr goes to `logFile`. */
+export function runNode(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<string> {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(NODE, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', fd] });
+  closeSync(fd);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`node ${args.join(' ')} exited with ${code ?? signal}; last lines of ${logFile}:\n${tail(logFile)}`));
+    });
+  });
+}
+
+export interface Server {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  logFile: string;
+}
+
+/** Starts a server (stdout and stderr to `logFile`) and waits until `readyPath` answers 200. */
+export async function startServer(name: string, args: string[], env: NodeJS.ProcessEnv, port: number, readyPath: string, logFile: string): Promise<Server> {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(NODE, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exited: string | null = null;
+  child.on('exit', (code, signal) => (exited = String(code ?? signal)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`${name} exited (${exited}) before it was ready; last lines of ${logFile}:\n${tail(logFile)}`);
+    try {
+      const response = await fetch(baseUrl + readyPath, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return { name, child, pid: child.pid!, baseUrl, logFile };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} was not ready within 120 s; see ${logFile}`);
+}
+
+export async function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()));
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Peak resident set (VmHWM) of a process in MiB, or null where /proc is not available. */
+export function peakRssMiB(pid: number): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resets VmHWM to the current RSS (Linux clear_refs "5"), so each scenario gets its own peak. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits until a server has finished the requests a load run abandoned at the end of its window:
+ * its health check answers quickly twice in a row and the database runs no other statement.
+ */
+export async function waitIdle(server: Server, activeStatements: () => Promise<number>, maxSeconds = 180): Promise<void> {
+  const deadline = Date.now() + maxSeconds * 1000;
+  let quiet = 0;
+  while (Date.now() < deadline && quiet < 2) {
+    const started = performance.now();
+    const healthy = await fetch(`${server.baseUrl}/healthz`, { signal: AbortSignal.timeout(30_000) }).then((r) => r.ok, () => false);
+    const fast = healthy && performance.now() - started < 25;
+    quiet = fast && (await activeStatements()) === 0 ? quiet + 1 : 0;
+    if (quiet < 2) await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,121 @@
+// The results as markdown and JSON (bench/results/<date>-<size>.md|json) and in docs/performance.md.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScenarioResult, Side } from './bench-shop.ts';
+import type { Growth, TargetRow } from './targets.ts';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  ramGiB: number;
+  node: string;
+  postgres: string;
+  os: string;
+  /** 1-minute load average before the run: other work on the machine shows here. */
+  loadBefore: number;
+  loadAfter: number;
+}
+
+export interface RunReport {
+  date: string;
+  /** The code measured (git describe). */
+  source: string;
+  label: string;
+  command: string;
+  size: Record<string, number>;
+  settings: { warmupSeconds: number; durationSeconds: number; connections: number; logLevel: string };
+  machine: Machine;
+  results: ScenarioResult[];
+  growth: Growth | null;
+  growthLabels: string[];
+  targets: TargetRow[];
+  minutes: number;
+}
+
+const SIDE_NAMES: Record<Side, string> = { rest: 'REST', graphql: '/graphql', floor: 'floor', postgraphile: 'PostGraphile' };
+const f1 = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : v.toFixed(1));
+const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
+
+function scenarioRows(report: RunReport): string[] {
+  const { connections, durationSeconds } = report.settings;
+  const lines = [
+    `| scenario | side | SQL/req | p50, 1 conn (ms) | req/s, ${connections} conn | p99, ${connections} conn (ms) | peak RSS (MiB) | REST p50 ÷ side p50 | REST req/s ÷ side req/s |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of report.results) {
+    const rest = r.runs.rest;
+    for (const side of ['rest', 'graphql', 'floor', 'postgraphile'] as Side[]) {
+      const run = r.runs[side];
+      if (!run) continue;
+      const loaded = run.loaded;
+      const p99 = loaded ? (loaded.ok === 0 ? `none in ${durationSeconds} s` : f1(loaded.p99)) : 'n/a';
+      const rss = Math.max(run.unloaded.rssMiB ?? 0, loaded?.rssMiB ?? 0) || null;
+      const same = side === 'floor' && r.floorSameData !== null ? (r.floorSameData ? ' (same data)' : ' (data differs)') : '';
+      lines.push(`| ${side === 'rest' ? r.title : ''} | ${SIDE_NAMES[side]}${same} | ${run.sql ?? (side === 'graphql' ? '= REST' : 'n/a')} | ${f1(run.unloaded.p50)}${run.unloaded.toppedUp ? '*' : ''} | ${f1(loaded?.rps)} | ${p99} | ${rss ?? 'n/a'} | ${side === 'rest' ? '' : ratio(rest?.unloaded.p50, run.unloaded.p50)} | ${side === 'rest' ? '' : ratio(rest?.loaded?.rps, loaded?.rps)} |`);
+    }
+  }
+  return lines;
+}
+
+function growthRows(report: RunReport): string[] {
+  if (!report.growth) return [];
+  const labels = report.growthLabels;
+  const last = labels[labels.length - 1]!;
+  const compare = last !== report.label;
+  const lines = [
+    `| scenario (REST, p50 at 1 connection, ms) | ${labels.join(' | ')} |${compare ? ` ${last} ÷ ${report.label} |` : ''}`,
+    `|---|${labels.map(() => '---:').join('|')}|${compare ? '---:|' : ''}`,
+  ];
+  for (const r of report.results.filter((s) => s.kind === 'read')) {
+    const row = report.growth[r.id] ?? {};
+    lines.push(`| ${r.title.replace(/ \(.*\)$/, '')} | ${labels.map((l) => f1(row[l])).join(' | ')} |${compare ? ` ${ratio(row[last], row[report.label])} |` : ''}`);
+  }
+  return lines;
+}
+
+export function renderMarkdown(report: RunReport): string {
+  const m = report.machine;
+  const s = report.settings;
+  const met = report.targets.filter((t) => t.met === true).length;
+  return [
+    `### Run of ${report.date}: ${report.label} shop`,
+    '',
+    `- Command: \`${report.command}\` (${report.minutes.toFixed(1)} min), code \`${report.source}\``,
+    `- Shop: ${Object.entries(report.size).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, ${m.os}; Node ${m.node}; ${m.postgres}; load average ${m.loadBefore.toFixed(2)} before, ${m.loadAfter.toFixed(2)} after`,
+    `- Each measurement: ${s.warmupSeconds} s warm-up, then ${s.durationSeconds} s; p50 at 1 connection ("unloaded"), req/s and p99 at ${s.connections} connections; servers log at \`${s.logLevel}\` to files`,
+    '- SQL/req: `X-Query-Count` of one request (statements of the operation; the API-key lookup adds one). Peak RSS: the server\'s VmHWM over that side\'s runs (/graphql runs in the REST server). `*`: fewer than 3 answers in the window, p50 from sequential requests after it.',
+    '',
+    ...scenarioRows(report),
+    '',
+    ...(report.growth ? ['Growth (BOMs and orders = materials/10, work orders = materials/40):', '', ...growthRows(report), ''] : []),
+    ...(report.targets.length === 0 ? [] : [
+      `Targets (issue 9): ${met} of ${report.targets.length} met.`,
+      '',
+      '| target | limit | measured | met | missed by |',
+      '|---|---|---|---|---|',
+      ...report.targets.map((t) => `| ${t.target} | ${t.limit} | ${t.measured} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} | ${t.miss} |`),
+      '',
+    ]),
+  ].join('\n');
+}
+
+export function writeReport(report: RunReport, outDir: string): string {
+  mkdirSync(outDir, { recursive: true });
+  const base = join(outDir, `${report.date.slice(0, 10)}-${report.label}`);
+  writeFileSync(`${base}.md`, `# bomcore benchmark\n\n${renderMarkdown(report)}`);
+  writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  return base;
+}
+
+export const BEGIN = '<!-- bench:results:begin (written by npm run bench) -->';
+export const END = '<!-- bench:results:end -->';
+
+/** Replaces what is between the markers in docs/performance.md. */
+export function updateDocs(report: RunReport, file: string): void {
+  const text = readFileSync(file, 'utf8');
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`${file} lacks the markers ${BEGIN} … ${END}`);
+  writeFileSync(file, `${text.slice(0, start + BEGIN.length)}\n${renderMarkdown(report)}${text.slice(end)}`);
+}

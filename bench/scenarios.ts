@@ -1,0 +1,97 @@
+// The benchmark scenarios: what each sends to bomcore's REST facade, to /graphql (the identical
+// stored operation), to the hand-written floor and to PostGraphile.
+import { graphqlTwin } from './graphql-twin.ts';
+import type { BuildRunLoop, HttpRequestSpec } from './runner-types.ts';
+import type { Shop } from './shop.ts';
+
+export type Twin = 'graphql' | 'floor' | 'postgraphile';
+
+export interface Scenario {
+  id: string;
+  title: string;
+  kind: 'read' | 'write';
+  /** A paged list (the growth target compares it at 100k and 20k). */
+  paged: boolean;
+  rest: HttpRequestSpec;
+  twins: Partial<Record<Twin, HttpRequestSpec>>;
+  buildRuns?: BuildRunLoop;
+}
+
+export const SCENARIO_IDS = [
+  'materials-list', 'bom-deep', 'buildable', 'bom-list', 'breakdown-50', 'work-order-list', 'work-order-read', 'material-plan',
+  'inventory-patch', 'build-run',
+] as const;
+
+/**
+ * PostGraphile's equivalent of the deep BOM read (auto-generated schema; relations from the smart
+ * tags in bench/postgraphile-server.ts): the BOM, its finished-good variant and its recipe lines,
+ * each with its material or cost factor, and each sub-assembly line's bill with its lines, nested
+ * to the BOM's depth. It computes no costs (PostGraphile has none to give).
+ */
+export function postgraphileDeepBomQuery(depth: number): string {
+  const lines = (ownerType: string, level: number): string =>
+    `lines(condition: { ownerType: "${ownerType}" }) { nodes { ...Line${
+      level < depth ? ` assembly { assemblyId name onlyConsumePreassembled ${lines('sub_assembly', level + 1)} }` : ''} } }`;
+  return `fragment Line on RecipeLine {
+  lineType nodeId quantity wastePercentage
+  material { productName variantName sku unit unitCost origin isNonEssentialMaterial }
+  costFactor { name kind unit unitCost }
+}
+query DeepBom($shopId: String!, $bomId: String!) {
+  bomByShopIdAndBomId(shopId: $shopId, bomId: $bomId) {
+    bomId name status variantId variant { productId sku price }
+    ${lines('bom', 0)}
+  }
+}`;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+export function buildScenarios(shop: Shop): Scenario[] {
+  const auth = { authorization: `Bearer ${shop.key}` };
+  const { picks } = shop;
+  const get = (path: string): HttpRequestSpec => ({ method: 'GET', path, headers: auth });
+  const post = (path: string, body: unknown, headers: Record<string, string> = auth): HttpRequestSpec =>
+    ({ method: 'POST', path, headers: { ...headers, ...JSON_TYPE }, bodies: [JSON.stringify(body)] });
+  const read = (id: string, title: string, path: string, extra: Partial<Scenario> = {}): Scenario => ({
+    id, title, kind: 'read', paged: false, rest: get(path), ...extra,
+    twins: { graphql: post('/graphql', graphqlTwin('GET', path)), ...extra.twins },
+  });
+  const materials = '/api/v1/raw-materials?search=a&sortBy=productName&sortOrder=asc&pageSize=50';
+  const bom = `/api/v1/bills-of-materials/${picks.deepBom.bomId}`;
+  const wo = `/api/v1/work-orders/${picks.workOrder}`;
+  const { variantId, locationId } = picks.inventory;
+  const delta = (d: number) => JSON.stringify({ updates: [{ locationId, delta: d }] });
+  return [
+    read('materials-list', 'Materials list, search + sort, page of 50', materials, { paged: true, twins: { floor: get(materials) } }),
+    read('bom-deep', `Deep BOM read (${picks.deepBom.bomId}: ${picks.deepBom.depth} levels, ${picks.deepBom.assemblies} assemblies)`, bom, {
+      twins: {
+        floor: get(bom),
+        postgraphile: post('/graphql', { query: postgraphileDeepBomQuery(picks.deepBom.depth), variables: { shopId: picks.shopId, bomId: picks.deepBom.bomId } }, {}),
+      },
+    }),
+    read('buildable', `Buildable, all ${shop.size.locations} locations (${picks.deepBom.bomId})`, `${bom}/buildable`),
+    read('bom-list', 'BOM list with stats, page of 50', '/api/v1/bills-of-materials?pageSize=50', { paged: true }),
+    read('breakdown-50', `Order breakdown batch of ${picks.orderIds.length}`, `/api/v1/order-bom-breakdown?ids=${picks.orderIds.join(',')}`),
+    read('work-order-list', 'Work-order list with facets, page of 50', '/api/v1/work-orders?pageSize=50', { paged: true }),
+    read('work-order-read', 'Whole work-order read', wo),
+    read('material-plan', 'Work-order material plan', `${wo}/material-plan`),
+    {
+      id: 'inventory-patch', title: 'Inventory batch PATCH (virtual material, ±0.5)', kind: 'write', paged: false, twins: {},
+      rest: {
+        method: 'PATCH', path: `/api/v1/raw-materials/${encodeURIComponent(variantId)}/inventory`, headers: { ...auth, ...JSON_TYPE },
+        bodies: [delta(0.5), delta(-0.5)],
+      },
+    },
+    {
+      id: 'build-run', title: `Start a build run (new buildRunId and token each time; one work order per connection, ${picks.buildRunWorkOrders.length} available)`, kind: 'write', paged: false, twins: {},
+      rest: { method: 'PATCH', path: `/api/v1/work-orders/${picks.buildRunWorkOrders[0]!.workOrderId}/build-runs`, headers: { ...auth, ...JSON_TYPE } },
+      buildRuns: { key: shop.key, workOrders: picks.buildRunWorkOrders },
+    },
+  ];
+}
+
+/** Puts the PATCHed level back where the dataset had it (in-flight ± requests cut at the window's end). */
+export function restoreInventoryBody(shop: Shop): string {
+  return JSON.stringify({ updates: [{ locationId: shop.picks.inventory.locationId, absolute: shop.picks.inventory.available }] });
+}
