@@ -6,7 +6,7 @@ export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   'materials-list': 1,
   'bom-deep': 5,
   'buildable': 7,
-  'bom-list': 5,
+  'bom-list': 1,
   'breakdown-50': 5,
   'work-order-list': 3,
   'work-order-read': 20,

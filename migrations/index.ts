@@ -2,6 +2,7 @@ import { Migration20261122000000 } from './Migration20261122000000.ts';
 import { Migration20261122120000 } from './Migration20261122120000.ts';
 import { Migration20261122140000 } from './Migration20261122140000.ts';
 import { Migration20261122150000 } from './Migration20261122150000.ts';
+import { Migration20261122160000 } from './Migration20261122160000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122120000', class: Migration20261122120000 },
   { name: 'Migration20261122140000', class: Migration20261122140000 },
   { name: 'Migration20261122150000', class: Migration20261122150000 },
+  { name: 'Migration20261122160000', class: Migration20261122160000 },
 ];

@@ -5,6 +5,7 @@ import {
   PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
 } from './platform/platform.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
+import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
 import { Shop } from './shops/shop.entity.ts';
 import { PlatformPush } from './stock/platform-push.entity.ts';
 import { PreassembledStock, Reservation, Residual } from './stock/stock.entity.ts';
@@ -20,7 +21,7 @@ export const entities = [
   Shop, ApiKey,
   PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush,
   Material, MaterialLevel, InventoryAdjustment,
-  CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion,
+  CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,
   PreassembledStock, Residual, Reservation, PlatformPush,
   Assignee, Flow, Task,
   WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,

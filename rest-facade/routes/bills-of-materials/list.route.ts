@@ -27,7 +27,7 @@ const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\
   cost-factor lines quantity × unitCost, on base recipes; exact, rounded half-up to 6 places in the response.
 - stats: total, active, inactive, totalValue = Σ totalCost, avgCost = totalValue / total (0 when none), platformLinked = BOMs
   with a finished-good variant.
-- Cost: 5 SQL round trips whatever the page size or number of BOMs (the shop's recipe forest in one recursive query).`;
+- Cost: 1 SQL statement whatever the page size or number of BOMs: costs come from a stored roll-up kept current on every write that changes a recipe, a cost factor or a material cost.`;
 
 export const listBomsRoute = defineRoute({
   method: 'GET',

@@ -1,6 +1,7 @@
 import { datasetTables } from '../entities.ts';
 import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
+import { rebuildShopCostRollup } from '../recipes/cost-rollup.repository.ts';
 import { datasetToRows } from './dataset-rows.ts';
 import type { Dataset } from './types.ts';
 
@@ -37,6 +38,7 @@ export async function loadDataset(
       report.rows[table] = rows.length;
       if (rows.length > 0) onProgress(`${table}: ${rows.length} rows`);
     }
+    await rebuildShopCostRollup(em, shopId);
   });
   return report;
 }

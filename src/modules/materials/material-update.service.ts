@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { DomainError, type FieldError } from '../../domain-error.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { refreshCostRollup } from '../recipes/cost-rollup.repository.ts';
 import { adjustMaterialInventory } from './inventory-batch.service.ts';
 import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
 import { parseDecimalInput } from '../../decimals.ts';
@@ -85,7 +86,11 @@ export async function updateMaterial(ctx: ShopContext, variantId: string, patch:
   }
   if (sets.length === 0 && levelLocation === undefined) return toMaterialView(current);
   if (sets.length > 0) {
-    await ctx.em.execute(`update materials set ${sets.join(', ')}, updated_at = now() where shop_id = ? and variant_id = ?`, [...args, ctx.shopId, variantId], 'run');
+    await inShopTransaction(ctx, async (tx) => {
+      await tx.em.execute(`update materials set ${sets.join(', ')}, updated_at = now() where shop_id = ? and variant_id = ?`, [...args, tx.shopId, variantId], 'run');
+      // The stored BOM cost roll-up changes with the unit cost, in the same transaction.
+      if (patch.unitCost !== undefined) await refreshCostRollup(tx, { materials: [variantId] });
+    });
   }
   if (levelLocation !== undefined) {
     await adjustMaterialInventory(ctx, variantId, [{ locationId: levelLocation, absolute: quantity! }]);

@@ -1,0 +1,213 @@
+import { bulkInsert } from '../../db/bulk-insert.ts';
+import type { Em } from '../../db/orm.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import type { PlatformGateway } from '../../platform/gateway.ts';
+import { platformGatewayFor } from '../../shop-context.ts';
+import type { BillKey } from './engine/index.ts';
+
+// The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
+// by ONE function, `refreshCostRollup`, that every write changing a recipe, a cost factor or a
+// material cost calls inside its transaction with what it changed. This file is the only code that
+// writes those two tables (the migration that created them backfilled them once).
+
+/** What a write changed. Every field is optional; absent = nothing of that kind. */
+export interface CostRollupChanges {
+  /**
+   * Bills whose own base recipe lines changed, that were added or removed, or (BOMs) whose name or
+   * finished-good variant changed. Their costs and those of every bill above them are recomputed;
+   * a BOM among them also rewrites the list entries (ranks, status, finished-good fields).
+   */
+  bills?: readonly BillKey[];
+  /** Materials whose unit cost changed. */
+  materials?: readonly string[];
+  /** Cost factors whose unit cost changed. */
+  costFactors?: readonly string[];
+}
+
+/** What the refresh needs of a shop context: the tenant, its (transactional) EntityManager, the platform port. */
+export interface RollupScope { shopId: string; em: Em; platform: PlatformGateway }
+
+/**
+ * The list's collation: case- and accent-insensitive, digit runs compared by value
+ * ("CANDLE-9" < "CANDLE-10"). Stored as ranks, so SQL orders exactly as this collator does.
+ */
+const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+
+/** A guard against a recipe cycle (refused by every write): no real recipe nests this deep. */
+const MAX_NESTING = 1000;
+
+const ALL_BILLS = `select 'bom'::text, b.bom_id::text from boms b where b.shop_id = ?
+  union all select 'sub_assembly'::text, a.assembly_id::text from assembly_bills a where a.shop_id = ?`;
+
+const CHANGED_BILLS = `select s.owner_type, s.owner_id from unnest(?::text[], ?::text[]) as s(owner_type, owner_id)
+  union
+  select l.owner_type, l.owner_id from recipe_lines l
+   where l.shop_id = ? and ((l.line_type = 'raw' and l.node_id = any(?::text[])) or (l.line_type = 'cost' and l.node_id = any(?::text[])))`;
+
+/**
+ * The bills to recompute — the seeds and every bill that contains one through sub-assembly lines,
+ * transitively — each with its level: the longest chain of recomputed bills below it. Computing level
+ * 0, then 1, … means every sub-assembly a bill names is current before the bill itself. `present` is
+ * false for a bill that no longer exists (its row is deleted).
+ */
+function levelsSql(seed: string): string {
+  return `
+with recursive seed(owner_type, owner_id) as (${seed}),
+up(owner_type, owner_id, depth) as (
+  select owner_type, owner_id, 0 from seed
+  union
+  select p.owner_type, p.owner_id, u.depth + 1
+    from up u
+    cross join lateral (select l.owner_type, l.owner_id from recipe_lines l
+                         where l.shop_id = ? and l.line_type = 'sub' and l.node_id = u.owner_id offset 0) p
+   where u.owner_type = 'sub_assembly' and u.depth < ${MAX_NESTING}
+)
+select u.owner_type, u.owner_id, max(u.depth) as level,
+       bool_or(b.bom_id is not null or a.assembly_id is not null) as present
+  from up u
+  left join boms b on u.owner_type = 'bom' and b.shop_id = ? and b.bom_id = u.owner_id
+  left join assembly_bills a on u.owner_type = 'sub_assembly' and a.shop_id = ? and a.assembly_id = u.owner_id
+ group by u.owner_type, u.owner_id`;
+}
+
+// The three sums of each bill from its base lines, exact (numeric without a scale; `* 0.01` keeps
+// waste/100 exact): raw lines unitCost × quantity × (1 + waste/100) with a missing material or a
+// null unit cost counting 0, sub lines quantity × the assembly bill's stored total (0 for an unknown
+// assembly), cost-factor lines quantity × unitCost (0 for an unknown factor).
+// Plan-proof: right after a load the tables have no statistics yet, so every lookup is a correlated
+// subquery (always an index probe by primary key), never a join the planner could turn into scans.
+// A BOM's new total is copied into its list entry in the same statement.
+const UPSERT_LEVEL = `
+with costs as (
+insert into bill_costs (shop_id, owner_type, owner_id, raw_material_cost, sub_assembly_cost, cost_factor_cost, total_cost)
+select ?, s.owner_type, s.owner_id, trim_scale(t.raw), trim_scale(t.sub), trim_scale(t.cf), trim_scale(t.raw + t.sub + t.cf)
+  from unnest(?::text[], ?::text[]) as s(owner_type, owner_id)
+  cross join lateral (
+    select coalesce(sum(l.quantity * (1 + l.waste_percentage * 0.01)
+             * coalesce((select m.unit_cost from materials m where m.shop_id = l.shop_id and m.variant_id = l.node_id), 0))
+             filter (where l.line_type = 'raw'), 0) as raw,
+           coalesce(sum(l.quantity
+             * coalesce((select c.total_cost from bill_costs c where c.shop_id = l.shop_id and c.owner_type = 'sub_assembly' and c.owner_id = l.node_id), 0))
+             filter (where l.line_type = 'sub'), 0) as sub,
+           coalesce(sum(l.quantity
+             * coalesce((select f.unit_cost from cost_factors f where f.shop_id = l.shop_id and f.cost_factor_id = l.node_id), 0))
+             filter (where l.line_type = 'cost'), 0) as cf
+      from recipe_lines l
+     where l.shop_id = ? and l.owner_type = s.owner_type and l.owner_id = s.owner_id
+  ) t
+on conflict (shop_id, owner_type, owner_id) do update set
+  raw_material_cost = excluded.raw_material_cost, sub_assembly_cost = excluded.sub_assembly_cost,
+  cost_factor_cost = excluded.cost_factor_cost, total_cost = excluded.total_cost
+returning owner_type, owner_id, total_cost
+)
+update bom_list_entries e set total_cost = costs.total_cost
+  from costs where costs.owner_type = 'bom' and e.shop_id = ? and e.bom_id = costs.owner_id`;
+
+interface LevelRow { owner_type: 'bom' | 'sub_assembly'; owner_id: string; level: number | string; present: boolean }
+
+/**
+ * Brings the roll-up up to date after a write, inside the writer's transaction (required: the
+ * roll-up commits or rolls back with the write). `'shop'` rebuilds the whole shop (a dataset load:
+ * a handful of statements, one per nesting level, never one per bill); otherwise only the changed
+ * bills and the bills above them are recomputed, and the list entries are rewritten only when a BOM changed.
+ *
+ * Concurrent writers of one shop are serialised by a transaction-level advisory lock taken before
+ * anything is read, so the last writer computes from every committed change (no lost update when
+ * two writes change inputs of one assembly).
+ *
+ * Round trips: lock 1 + levels 1 + one per nesting level recomputed (+1 to delete removed bills)
+ * (+4 for the list entries when a BOM changed: BOMs, finished-good variants through the platform port, delete, insert).
+ */
+export async function refreshCostRollup(scope: RollupScope, changes: CostRollupChanges | 'shop'): Promise<void> {
+  const { em, shopId } = scope;
+  if (!em.isInTransaction()) throw new Error('refreshCostRollup must run inside the transaction of the write it follows');
+  const whole = changes === 'shop';
+  const bills = whole ? [] : (changes.bills ?? []);
+  const materials = whole ? [] : (changes.materials ?? []);
+  const costFactors = whole ? [] : (changes.costFactors ?? []);
+  if (!whole && bills.length === 0 && materials.length === 0 && costFactors.length === 0) return;
+
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bomcore:cost-rollup:${shopId}`]);
+  if (whole) {
+    await em.execute(`with costs as (delete from bill_costs where shop_id = ?) delete from bom_list_entries where shop_id = ?`, [shopId, shopId], 'run');
+  }
+  const rows = whole
+    ? await em.execute<LevelRow[]>(levelsSql(ALL_BILLS), [shopId, shopId, shopId, shopId, shopId])
+    : await em.execute<LevelRow[]>(levelsSql(CHANGED_BILLS), [
+      textArrayLiteral(bills.map((b) => b.ownerType)), textArrayLiteral(bills.map((b) => b.ownerId)),
+      shopId, textArrayLiteral(materials), textArrayLiteral(costFactors), shopId, shopId, shopId,
+    ]);
+
+  const levels: BillKey[][] = [];
+  const removed: BillKey[] = [];
+  for (const r of rows) {
+    const level = Number(r.level);
+    if (level >= MAX_NESTING) throw new Error(`recipes of shop ${shopId} nest ${MAX_NESTING} deep or form a cycle`);
+    const key = { ownerType: r.owner_type, ownerId: r.owner_id };
+    if (!r.present) removed.push(key);
+    else (levels[level] ??= []).push(key);
+  }
+  if (removed.length > 0) {
+    await em.execute(
+      `delete from bill_costs c using unnest(?::text[], ?::text[]) as s(owner_type, owner_id)
+        where c.shop_id = ? and c.owner_type = s.owner_type and c.owner_id = s.owner_id`,
+      [textArrayLiteral(removed.map((b) => b.ownerType)), textArrayLiteral(removed.map((b) => b.ownerId)), shopId], 'run');
+  }
+  for (const level of levels) {
+    if (!level?.length) continue;
+    await em.execute(UPSERT_LEVEL, [
+      shopId, textArrayLiteral(level.map((b) => b.ownerType)), textArrayLiteral(level.map((b) => b.ownerId)), shopId, shopId,
+    ], 'run');
+  }
+  if (whole || bills.some((b) => b.ownerType === 'bom')) await rewriteListEntries(scope);
+}
+
+/**
+ * The dataset load's call: rebuilds the whole roll-up of the shop it has just written, inside the
+ * load's transaction, reading finished-good variants from the local platform store the load filled.
+ */
+export async function rebuildShopCostRollup(em: Em, shopId: string): Promise<void> {
+  em.setFilterParams('tenant', { shopId });
+  await refreshCostRollup({ shopId, em, platform: platformGatewayFor(undefined, { shopId, em }) }, 'shop');
+}
+
+/** Dense ranks of `values` in collator order (equal under the collator = equal rank); null stays null. */
+function denseRanks(values: readonly (string | null)[]): (number | null)[] {
+  const order = values.map((v, i) => ({ v, i })).filter((x): x is { v: string; i: number } => x.v !== null)
+    .sort((a, b) => collator.compare(a.v, b.v));
+  const ranks: (number | null)[] = values.map(() => null);
+  let rank = 0;
+  order.forEach((x, n) => {
+    if (n > 0 && collator.compare(order[n - 1]!.v, x.v) !== 0) rank += 1;
+    ranks[x.i] = rank;
+  });
+  return ranks;
+}
+
+/**
+ * Rewrites every BOM's list entry (after the costs, whose totals it copies): ranks need the whole
+ * shop's names, so this is per shop. 4 round trips: BOMs, finished-good variants through the
+ * platform port, delete, insert.
+ */
+async function rewriteListEntries(scope: RollupScope): Promise<void> {
+  const { em, shopId } = scope;
+  const boms = await em.execute<{ bom_id: string; name: string; status: string; variant_id: string | null; total_cost: string | null }[]>(
+    `select b.bom_id, b.name, b.status, b.variant_id,
+            (select c.total_cost::text from bill_costs c where c.shop_id = b.shop_id and c.owner_type = 'bom' and c.owner_id = b.bom_id) as total_cost
+       from boms b where b.shop_id = ?`, [shopId]);
+  const variantIds = [...new Set(boms.map((b) => b.variant_id).filter((v): v is string => v !== null))];
+  const variants = new Map((variantIds.length ? await scope.platform.getVariants(variantIds) : []).map((v) => [v.variantId, v]));
+  const finished = boms.map((b) => (b.variant_id === null ? undefined : variants.get(b.variant_id)));
+  const nameRanks = denseRanks(boms.map((b) => b.name));
+  const bomIdRanks = denseRanks(boms.map((b) => b.bom_id));
+  const skuRanks = denseRanks(finished.map((v) => v?.sku ?? null));
+  await em.execute('delete from bom_list_entries where shop_id = ?', [shopId], 'run');
+  await bulkInsert(em, 'bom_list_entries',
+    ['shop_id', 'bom_id', 'status', 'total_cost', 'name_rank', 'bom_id_rank', 'sku_rank', 'product_id', 'sku', 'price', 'search_name', 'search_sku', 'search_bom_id'],
+    boms.map((b, i) => {
+      const v = finished[i];
+      if (b.total_cost === null) throw new Error(`BOM ${b.bom_id} of shop ${shopId} has no cost roll-up row`);
+      return [shopId, b.bom_id, b.status, b.total_cost, nameRanks[i], bomIdRanks[i], skuRanks[i], v?.productId ?? null, v?.sku ?? null,
+        v?.price ?? null, b.name.toLowerCase(), v?.sku?.toLowerCase() ?? null, b.bom_id.toLowerCase()];
+    }));
+}
