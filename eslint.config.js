@@ -12,7 +12,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', {
         selector: "CallExpression[callee.name='parseFloat']",
-        message: 'Quantities and money never go through binary floats: use decimal.js.',
+        message: 'Quantities and money never go through binary floats: use Exact (src/numbers).',
       }],
     },
   },

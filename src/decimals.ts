@@ -1,32 +1,33 @@
-import { Decimal } from 'decimal.js';
 import type { FieldError } from './domain-error.ts';
+import { Exact, fromParts, type ExactInput } from './numbers/index.ts';
+import { fractionDigits, magnitudeAtLeast, readClientDecimal } from './numbers/decimal-text.ts';
+
+/** Already the written form (canonical, ≤ 6 fractional digits): most values leaving the service are. */
+const WRITTEN = /^(?:0|-?[1-9]\d*)(?:\.\d{0,5}[1-9])?$|^-0\.\d{0,5}[1-9]$/;
 
 /**
  * The written form of a quantity or amount: exact, rounded half-up to 6 fractional digits only
  * here, when it leaves the service (GraphQL Decimal, REST numbers, metafield documents).
  */
-export function toDecimalString(value: string | number | Decimal): string {
-  return new Decimal(value).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed();
+export function toDecimalString(value: ExactInput): string {
+  if (typeof value === 'string' && WRITTEN.test(value)) return value;
+  return Exact.from(value).toDecimalPlaces(6).toFixed();
 }
-
-/** numeric(20,6): at most 14 integer digits. */
-const LIMIT = new Decimal('1e14');
 
 /**
  * Checks a client-supplied decimal (string or number text): finite, at most 6 fractional digits,
  * |x| < 10^14, and ≥ 0 when `nonNegative`. Pushes a field error and returns null when it is not.
  */
-export function parseDecimalInput(value: string, field: string, errors: FieldError[], options: { nonNegative?: boolean } = {}): Decimal | null {
-  let d: Decimal;
-  try {
-    d = new Decimal(value);
-  } catch {
+export function parseDecimalInput(value: string, field: string, errors: FieldError[], options: { nonNegative?: boolean } = {}): Exact | null {
+  const reading = readClientDecimal(value);
+  if (reading === null) {
     errors.push({ field, message: 'must be a number' });
     return null;
   }
-  if (!d.isFinite() || d.decimalPlaces() > 6) errors.push({ field, message: 'must be a number with at most 6 fractional digits' });
-  else if (options.nonNegative && (d.isNegative() || d.gte(LIMIT))) errors.push({ field, message: 'must be between 0 and 10^14' });
-  else if (d.abs().gte(LIMIT)) errors.push({ field, message: 'must be smaller than 10^14 in magnitude' });
-  else return d;
+  // Judged on the parts, so "1e999999" is refused without being built.
+  if (!reading.finite || fractionDigits(reading.parts) > 6) errors.push({ field, message: 'must be a number with at most 6 fractional digits' });
+  else if (options.nonNegative && (reading.parts.negative || magnitudeAtLeast(reading.parts, 14))) errors.push({ field, message: 'must be between 0 and 10^14' });
+  else if (magnitudeAtLeast(reading.parts, 14)) errors.push({ field, message: 'must be smaller than 10^14 in magnitude' });
+  else return fromParts(reading.parts);
   return null;
 }

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { exact } from '../numbers/index.ts';
 import type { Em } from '../db/orm.ts';
 import { levelKey, pendingLevelDeltas } from '../modules/stock/platform-push.repository.ts';
 import type {
@@ -34,7 +34,7 @@ export class PendingAwarePlatformGateway implements PlatformGateway {
       const delta = pending.get(key);
       if (delta === undefined) return level;
       pending.delete(key);
-      return { ...level, available: new Decimal(level.available).plus(delta).toFixed() };
+      return { ...level, available: exact(level.available).plus(delta).toFixed() };
     });
     // Pending pushes on levels the platform does not list yet: the key's variant is one asked for.
     const asked = new Set(variantIds);

@@ -3,14 +3,16 @@ import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { computeBuildable, type StockView } from '../../src/modules/recipes/buildable/calculate.ts';
 import { effectiveLines } from '../../src/modules/recipes/engine/lines.ts';
+import { Exact, exact } from '../../src/numbers/index.ts';
 import type { BillKey, EngineBill, EngineLine, RecipeForest } from '../../src/modules/recipes/engine/types.ts';
 
 // Random small recipe trees: assemblies A0..An may use only later assemblies (a DAG with sharing),
 // the BOM uses any; random shelves, onlyConsumePreassembled flags, non-essential materials, levels.
+// The engine computes with src/numbers (Exact); the oracle keeps its own decimal.js arithmetic.
 
 const MATERIALS = ['M0', 'M1', 'M2', 'M3'];
 const line = (lineType: 'raw' | 'sub', nodeId: string, q: string, w: string, position: number): EngineLine =>
-  ({ lineType, nodeId, quantity: new Decimal(q), wastePercentage: new Decimal(w), position, changedBy: null });
+  ({ lineType, nodeId, quantity: exact(q), wastePercentage: exact(w), position, changedBy: null });
 
 const recipeArb = (index: number, count: number) => fc.record({
   raw: fc.uniqueArray(fc.record({ node: fc.constantFrom(...MATERIALS), q: fc.constantFrom('0.3', '0.5', '1', '1.5', '2'), w: fc.constantFrom('0', '0', '10', '50') }), { selector: (r) => r.node, maxLength: 3 }),
@@ -44,15 +46,26 @@ function toForest(c: Case): RecipeForest {
 
 function stockOf(c: Case): StockView {
   return {
-    available: (id) => Decimal.max(new Decimal(c.levels[MATERIALS.indexOf(id)]!), 0),
-    shelf: (id) => new Decimal(c.shelves[Number(id.slice(1))]!),
+    available: (id) => Exact.max(exact(c.levels[MATERIALS.indexOf(id)]!), 0),
+    shelf: (id) => exact(c.shelves[Number(id.slice(1))]!),
   };
 }
+
+/** The same stock for the oracle, in decimal.js. */
+function oracleStockOf(c: Case) {
+  return {
+    available: (id: string) => Decimal.max(new Decimal(c.levels[MATERIALS.indexOf(id)]!), 0),
+    shelf: (id: string) => new Decimal(c.shelves[Number(id.slice(1))]!),
+  };
+}
+
+/** An engine number as a decimal.js one, for the oracle. */
+const D = (x: Exact) => new Decimal(x.toFixed());
 
 /** Brute force: simulate N = 0, 1, 2, … with plain numbers; a constraint's bound is the last N before it first fails. */
 function oracle(c: Case, forest: RecipeForest, mode: 'max' | 'sellable'): { all: number | null; each: Map<string, number | null> } {
   const nonEssential = new Set(c.nonEssential);
-  const stock = stockOf(c);
+  const stock = oracleStockOf(c);
   const bom: BillKey = { ownerType: 'bom', ownerId: 'BOM-1' };
   const lines = (id: string | null) => effectiveLines(forest, id === null ? bom : { ownerType: 'sub_assembly', ownerId: id }, null);
   // Kahn's order over assemblies reachable from the BOM
@@ -71,8 +84,8 @@ function oracle(c: Case, forest: RecipeForest, mode: 'max' | 'sellable'): { all:
     const ok = new Map<string, boolean>();
     const push = (from: string | null, qty: Decimal) => {
       for (const l of lines(from)) {
-        if (l.lineType === 'sub') demand.set(l.nodeId, (demand.get(l.nodeId) ?? new Decimal(0)).plus(qty.times(l.quantity)));
-        else if (!nonEssential.has(l.nodeId)) leaf.set(l.nodeId, (leaf.get(l.nodeId) ?? new Decimal(0)).plus(qty.times(l.quantity).times(new Decimal(1).plus(l.wastePercentage.div(100)))));
+        if (l.lineType === 'sub') demand.set(l.nodeId, (demand.get(l.nodeId) ?? new Decimal(0)).plus(qty.times(D(l.quantity))));
+        else if (!nonEssential.has(l.nodeId)) leaf.set(l.nodeId, (leaf.get(l.nodeId) ?? new Decimal(0)).plus(qty.times(D(l.quantity)).times(new Decimal(1).plus(D(l.wastePercentage).div(100)))));
       }
     };
     push(null, new Decimal(n));
@@ -114,7 +127,7 @@ describe('buildable engine against a brute-force oracle', () => {
 
   it('3 / 0.3 builds exactly 10 (no binary floating point)', () => {
     const bills = new Map<string, EngineBill>([['bom:BOM-1', { key: { ownerType: 'bom', ownerId: 'BOM-1' }, name: 'x', onlyConsumePreassembled: false, variantId: null, status: null, lines: [line('raw', 'M0', '0.3', '0', 0)], rules: new Map() }]]);
-    const got = computeBuildable({ bills, lineCache: new Map() }, { ownerType: 'bom', ownerId: 'BOM-1' }, null, new Set(), { available: () => new Decimal(3), shelf: () => new Decimal(0) });
+    const got = computeBuildable({ bills, lineCache: new Map() }, { ownerType: 'bom', ownerId: 'BOM-1' }, null, new Set(), { available: () => exact(3), shelf: () => exact(0) });
     expect(got.maxBuildable.toFixed()).toBe('10');
   });
 });

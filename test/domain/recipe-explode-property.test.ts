@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Decimal as BaseDecimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { explodeToLeaves } from '../../src/modules/recipes/engine/explode.ts';
+import { exact } from '../../src/numbers/index.ts';
 import type { BillKey, EngineBill, EngineOverride } from '../../src/modules/recipes/engine/types.ts';
 
 // Random DAGs (assembly i uses only assemblies j > i; the BOM is recipe 0) with random location rules at
@@ -58,19 +59,20 @@ type Decimal = BaseDecimal;
 const keyOf = (i: number): BillKey => (i === 0 ? { ownerType: 'bom', ownerId: 'BOM-1' } : { ownerType: 'sub_assembly', ownerId: `A${i}` });
 const d = (v: string) => new Decimal(v);
 
+/** The forest in the engine's own numbers (src/numbers). */
 function toForest(recipes: Recipe[]) {
   const bills = new Map<string, EngineBill>();
   recipes.forEach((r, i) => {
     const key = keyOf(i);
     const overrides: EngineOverride[] = r.overrides.map((o, position) => ({
-      action: o.action, position, nodeId: o.node, replacementNodeId: o.replacement, quantity: o.q === null ? null : d(o.q),
-      wastePercentage: o.w === null ? null : d(o.w), introducesAssembly: (o.action === 'add' && o.sub) || (o.action === 'replace' && o.sub),
+      action: o.action, position, nodeId: o.node, replacementNodeId: o.replacement, quantity: o.q === null ? null : exact(o.q),
+      wastePercentage: o.w === null ? null : exact(o.w), introducesAssembly: (o.action === 'add' && o.sub) || (o.action === 'replace' && o.sub),
     }));
     bills.set(`${key.ownerType}:${key.ownerId}`, {
       key, name: key.ownerId, onlyConsumePreassembled: false, variantId: null, status: null,
       lines: [
-        ...r.raw.map((l, p) => ({ lineType: 'raw' as const, nodeId: l.node, quantity: d(l.q), wastePercentage: d(l.w), position: p, changedBy: null })),
-        ...r.sub.map((l, p) => ({ lineType: 'sub' as const, nodeId: `A${l.node}`, quantity: d(l.q), wastePercentage: d('0'), position: p, changedBy: null })),
+        ...r.raw.map((l, p) => ({ lineType: 'raw' as const, nodeId: l.node, quantity: exact(l.q), wastePercentage: exact(l.w), position: p, changedBy: null })),
+        ...r.sub.map((l, p) => ({ lineType: 'sub' as const, nodeId: `A${l.node}`, quantity: exact(l.q), wastePercentage: exact('0'), position: p, changedBy: null })),
       ],
       rules: new Map([['L', overrides]]),
     });

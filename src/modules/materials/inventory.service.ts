@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, findMaterialRow, normaliseScope } from './material-view.ts';
 
@@ -25,18 +25,18 @@ export async function materialInventory(ctx: ShopContext, variantId: string, loc
   if (material.origin === 'platform') {
     const [live, locations] = await Promise.all([ctx.platform.getLevels([variantId], scope), ctx.platform.listLocations()]);
     const names = new Map(locations.map((l) => [l.locationId, l.name]));
-    levels = live.map((l) => ({ locationId: l.locationId, locationName: names.get(l.locationId) ?? null, available: new Decimal(l.available).toFixed() }));
+    levels = live.map((l) => ({ locationId: l.locationId, locationName: names.get(l.locationId) ?? null, available: exact(l.available).toFixed() }));
   } else {
     const rows = await ctx.em.execute<{ location_id: string; available: string }[]>(
       `select location_id, available from material_levels where shop_id = ? and variant_id = ?${scope ? ' and location_id in (?)' : ''}`,
       scope ? [ctx.shopId, variantId, scope] : [ctx.shopId, variantId],
     );
-    levels = rows.map((r) => ({ locationId: r.location_id, locationName: null, available: new Decimal(r.available).toFixed() }));
+    levels = rows.map((r) => ({ locationId: r.location_id, locationName: null, available: exact(r.available).toFixed() }));
   }
   levels.sort((a, b) => compareLocationIds(a.locationId, b.locationId));
-  const total = levels.reduce((sum, l) => sum.plus(l.available), new Decimal(0));
+  const total = levels.reduce((sum, l) => sum.plus(l.available), ZERO);
   return {
     variantId, origin: material.origin, totalAvailable: total.toFixed(),
-    cachedQuantity: new Decimal(material.inventory_quantity).toFixed(), levels,
+    cachedQuantity: exact(material.inventory_quantity).toFixed(), levels,
   };
 }

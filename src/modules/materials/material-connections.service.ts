@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 
 /**
@@ -57,7 +57,7 @@ export async function materialConnections(ctx: ShopContext, variantId: string): 
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
   const entries = rows.map((r): MaterialConnection => ({
     ownerType: r.owner_type, ownerId: r.owner_id, name: r.name, status: r.status ?? null,
-    quantity: new Decimal(r.quantity).toFixed(), wastePercentage: new Decimal(r.waste_percentage).toFixed(),
+    quantity: exact(r.quantity).toFixed(), wastePercentage: exact(r.waste_percentage).toFixed(),
     source: r.source, action: r.action ?? null, locationId: r.location_id ?? null,
     locationName: r.location_id ? (names.get(r.location_id) ?? null) : null,
   }));

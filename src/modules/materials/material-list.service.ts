@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { ceilDiv } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { MATERIAL_COLUMNS, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
 
@@ -92,7 +92,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
     totalCount,
     page: params.page,
     pageSize: params.pageSize,
-    totalPages: new Decimal(totalCount).div(params.pageSize).ceil().toNumber(),
+    totalPages: ceilDiv(totalCount, params.pageSize).toNumber(),
     availableVendors: vendors as string[],
   };
 }

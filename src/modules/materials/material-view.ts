@@ -1,5 +1,5 @@
 import { isPlatformVariantId } from '../stock/stock-vocabulary.ts';
-import { Decimal } from 'decimal.js';
+import { exact } from '../../numbers/index.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 
@@ -41,7 +41,7 @@ export const MATERIAL_COLUMNS = `m.shop_id, m.variant_id, m.origin, m.product_id
        else coalesce((select sum(l.available) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id), 0)
   end as inventory_quantity`;
 
-const dec = (v: string | number): string => new Decimal(v).toFixed();
+const dec = (v: string | number): string => exact(v).toFixed();
 const decOrNull = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : dec(v));
 
 export function toMaterialView(r: MaterialRow): MaterialView {

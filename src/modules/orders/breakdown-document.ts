@@ -1,8 +1,8 @@
-import type { Decimal } from 'decimal.js';
 import { toDecimalString } from '../../decimals.ts';
+import type { Exact } from '../../numbers/index.ts';
 import type { OrderBreakdown } from './breakdown.service.ts';
 
-const num = (d: Decimal | null): number | null => (d === null ? null : Number(toDecimalString(d)));
+const num = (d: Exact | null): number | null => (d === null ? null : Number(toDecimalString(d)));
 
 /**
  * The `boms` + `totalMaterials` document, in the same shape as the REST breakdown's parts: the

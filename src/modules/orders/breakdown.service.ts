@@ -1,22 +1,22 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
+import { exact, type Exact } from '../../numbers/index.ts';
 import type { PlatformOrderInfo } from '../../platform/gateway.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { parseOrderId } from './order-ids.ts';
 
 export interface BreakdownMaterial {
   productId: string | null; variantId: string; sku: string | null; title: string; productName: string | null;
-  variantName: string | null; specifications: string | null; notes: string | null; quantity: Decimal;
+  variantName: string | null; specifications: string | null; notes: string | null; quantity: Exact;
 }
 export interface BreakdownBom {
   bomId: string; bomName: string; bomImageUrl: string | null; bomProductId: string | null; bomVariantId: string;
-  bomSku: string | null; orderQuantity: Decimal; materials: BreakdownMaterial[];
+  bomSku: string | null; orderQuantity: Exact; materials: BreakdownMaterial[];
 }
 export interface BreakdownTotal extends Omit<BreakdownMaterial, 'quantity'> {
-  totalQuantity: Decimal; imageUrl: string | null; isVirtual: boolean; unitCost: Decimal | null;
+  totalQuantity: Exact; imageUrl: string | null; isVirtual: boolean; unitCost: Exact | null;
 }
-export interface BreakdownOtherItem { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: Decimal }
+export interface BreakdownOtherItem { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: Exact }
 export interface OrderBreakdown {
   orderId: string; orderName: string; generatedAt: Date; boms: BreakdownBom[]; totalMaterials: BreakdownTotal[]; otherItems: BreakdownOtherItem[];
 }
@@ -48,7 +48,8 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
     loadRecipeForest(ctx, bomKeys),
     ctx.platform.getVariants(boms.map((b) => b.variant_id)),
   ]);
-  const perUnit = new Map(boms.map((b) => [b.bom_id, explodeToLeaves(forest, { ownerType: 'bom', ownerId: b.bom_id }, locationId)]));
+  const leavesOf = leafExpander(forest, locationId); // one memo for every BOM: shared assemblies are expanded once
+  const perUnit = new Map(boms.map((b) => [b.bom_id, leavesOf({ ownerType: 'bom', ownerId: b.bom_id })]));
   const leafIds = [...new Set([...perUnit.values()].flatMap((m) => [...m.keys()]))];
   const materials = leafIds.length === 0 ? [] : await ctx.em.execute<MaterialRow[]>(
     `select variant_id, origin, product_id, sku, product_name, variant_name, specifications, image_url, unit_cost
@@ -62,14 +63,14 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
     const totals = new Map<string, BreakdownTotal>();
     for (const line of order.lineItems) {
       const bom = line.variantId ? bomByVariant.get(line.variantId) : undefined;
-      const orderQuantity = new Decimal(line.quantity);
+      const orderQuantity = exact(line.quantity);
       if (!bom) {
         result.otherItems.push({ variantId: line.variantId, productId: line.productId, sku: line.sku, title: line.title, quantity: orderQuantity });
         continue;
       }
       const good = goodById.get(bom.variant_id);
       const lineMaterials: BreakdownMaterial[] = [];
-      for (const [variantId, need] of perUnit.get(bom.bom_id) ?? new Map<string, Decimal>()) {
+      for (const [variantId, need] of perUnit.get(bom.bom_id) ?? new Map<string, Exact>()) {
         const m = materialById.get(variantId);
         const base = {
           productId: m?.product_id ?? null, variantId, sku: m?.sku ?? null, title: materialTitle(m, variantId), productName: m?.product_name ?? null,
@@ -79,7 +80,7 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
         lineMaterials.push({ ...base, quantity });
         const total = totals.get(variantId);
         if (total) total.totalQuantity = total.totalQuantity.plus(quantity);
-        else totals.set(variantId, { ...base, totalQuantity: quantity, imageUrl: m?.image_url ?? null, isVirtual: m?.origin === 'virtual', unitCost: m?.unit_cost == null ? null : new Decimal(m.unit_cost) });
+        else totals.set(variantId, { ...base, totalQuantity: quantity, imageUrl: m?.image_url ?? null, isVirtual: m?.origin === 'virtual', unitCost: m?.unit_cost == null ? null : exact(m.unit_cost) });
       }
       result.boms.push({
         bomId: bom.bom_id, bomName: bom.name, bomImageUrl: good?.imageUrl ?? null, bomProductId: good?.productId ?? null,

@@ -1,5 +1,5 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
+import { exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { assemblyBillView, bomView, type AssemblyBillView, type BomView, type ViewSources } from './bom-views.ts';
 import { CostCalculator } from './costs.ts';
@@ -16,7 +16,7 @@ async function viewSources(ctx: ShopContext, forest: RecipeForest): Promise<View
   const variants = new Map(variantIds.length ? (await ctx.platform.getVariants(variantIds)).map((v) => [v.variantId, v]) : []);
   const preassembled = new Map<string, string>();
   for (const row of await loadShelves(ctx, variantIds, null)) {
-    preassembled.set(row.itemId, new Decimal(preassembled.get(row.itemId) ?? 0).plus(row.quantity).toFixed());
+    preassembled.set(row.itemId, exact(preassembled.get(row.itemId) ?? 0).plus(row.quantity).toFixed());
   }
   return { forest, materials, costFactors, variants, preassembled, costs: new CostCalculator(forest, materials, costFactors) };
 }

@@ -1,10 +1,8 @@
-import type { Decimal } from 'decimal.js';
-import { Exact, getBill, lineNeed, type BillKey, type RecipeForest } from './engine/index.ts';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
+import { getBill, lineNeed, type BillKey, type RecipeForest } from './engine/index.ts';
 import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
 
-export interface BillCosts { rawMaterialCost: Decimal; subAssemblyCost: Decimal; costFactorCost: Decimal; total: Decimal }
-
-const ZERO = new Exact(0);
+export interface BillCosts { rawMaterialCost: Exact; subAssemblyCost: Exact; costFactorCost: Exact; total: Exact }
 
 /**
  * Cost roll-up on base recipes (dataset.md): raw lines unitCost × quantity × (1 + waste/100), sub
@@ -33,11 +31,11 @@ export class CostCalculator {
     let cost = ZERO;
     for (const line of getBill(this.#forest, bill)?.lines ?? []) {
       if (line.lineType === 'raw') {
-        raw = raw.plus(new Exact(this.#materials.get(line.nodeId)?.unitCost ?? 0).times(lineNeed(line.quantity, line.wastePercentage)));
+        raw = raw.plus(exact(this.#materials.get(line.nodeId)?.unitCost ?? 0).times(lineNeed(line.quantity, line.wastePercentage)));
       } else if (line.lineType === 'sub') {
         sub = sub.plus(line.quantity.times(this.costs({ ownerType: 'sub_assembly', ownerId: line.nodeId }).total));
       } else {
-        cost = cost.plus(line.quantity.times(new Exact(this.#costFactors.get(line.nodeId)?.unitCost ?? 0)));
+        cost = cost.plus(line.quantity.times(exact(this.#costFactors.get(line.nodeId)?.unitCost ?? 0)));
       }
     }
     const result = { rawMaterialCost: raw, subAssemblyCost: sub, costFactorCost: cost, total: raw.plus(sub).plus(cost) };

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
 import { assertStockItem, HOLDER_CAP, locationNames, scopeArgs, scopeSql } from './holders.ts';
@@ -57,26 +57,26 @@ export async function commitmentsOf(ctx: ShopContext, variantId: string, locatio
   ]);
   const orderIds = [...new Set(rows.filter((r) => r.holder_type === 'order').map((r) => r.holder_id as string))];
   const orderNames = new Map((orderIds.length ? await ctx.platform.getOrders(orderIds) : []).map((o) => [o.orderId, o.name]));
-  const levels = new Map<string, CommitmentLevel & { shown: Decimal; count: number }>();
+  const levels = new Map<string, CommitmentLevel & { shown: Exact; count: number }>();
   for (const r of rows) {
     let level = levels.get(r.location_id);
     if (!level) {
       level = {
         locationId: r.location_id, locationName: names.get(r.location_id) ?? null,
-        orders: new Decimal(r.orders).toFixed(), safetyStock: new Decimal(r.safety_stock).toFixed(),
-        holders: [], otherHoldersCount: 0, otherHoldersQuantity: '0', shown: new Decimal(0), count: Number(r.holder_count),
+        orders: exact(r.orders).toFixed(), safetyStock: exact(r.safety_stock).toFixed(),
+        holders: [], otherHoldersCount: 0, otherHoldersQuantity: '0', shown: ZERO, count: Number(r.holder_count),
       };
       levels.set(r.location_id, level);
     }
     const name = r.holder_type === 'order' ? (orderNames.get(r.holder_id) ?? r.holder_id) : (r.bill_name ?? r.holder_id);
-    level.holders.push({ holderType: r.holder_type, holderId: r.holder_id, name, quantity: new Decimal(r.quantity).toFixed() });
+    level.holders.push({ holderType: r.holder_type, holderId: r.holder_id, name, quantity: exact(r.quantity).toFixed() });
     level.shown = level.shown.plus(r.quantity);
   }
   const result = [...levels.values()].sort((a, b) => compareLocationIds(a.locationId, b.locationId)).map(({ shown, count, ...level }) => ({
     ...level,
     otherHoldersCount: count - level.holders.length,
-    otherHoldersQuantity: new Decimal(level.orders).plus(level.safetyStock).minus(shown).toFixed(),
+    otherHoldersQuantity: exact(level.orders).plus(level.safetyStock).minus(shown).toFixed(),
   }));
-  const sum = (f: 'orders' | 'safetyStock') => result.reduce((s, l) => s.plus(l[f]), new Decimal(0)).toFixed();
+  const sum = (f: 'orders' | 'safetyStock') => result.reduce((s, l) => s.plus(l[f]), ZERO).toFixed();
   return { variantId, levels: result, totals: { orders: sum('orders'), safetyStock: sum('safetyStock') } };
 }

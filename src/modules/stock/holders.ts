@@ -1,20 +1,20 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
+import { ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 
 /** Holder lists of the per-location reads are capped at this many entries (api-v1.md limits). */
 export const HOLDER_CAP = 20;
 
-export interface CappedHolders<T> { holders: T[]; otherHoldersCount: number; otherHoldersQuantity: Decimal }
+export interface CappedHolders<T> { holders: T[]; otherHoldersCount: number; otherHoldersQuantity: Exact }
 
 /**
  * The 20 largest holders (by `quantity`, ties by type then id) and a count and sum of the rest;
  * the level's own sums are computed from every holder, never from the capped list.
  */
-export function capHolders<T extends { holderType: string; holderId: string; quantity: Decimal }>(all: readonly T[], cap = HOLDER_CAP): CappedHolders<T> {
+export function capHolders<T extends { holderType: string; holderId: string; quantity: Exact }>(all: readonly T[], cap = HOLDER_CAP): CappedHolders<T> {
   const sorted = [...all].sort((a, b) => b.quantity.comparedTo(a.quantity) || cmp(a.holderType, b.holderType) || cmp(a.holderId, b.holderId));
   const rest = sorted.slice(cap);
-  return { holders: sorted.slice(0, cap), otherHoldersCount: rest.length, otherHoldersQuantity: rest.reduce((s, h) => s.plus(h.quantity), new Decimal(0)) };
+  return { holders: sorted.slice(0, cap), otherHoldersCount: rest.length, otherHoldersQuantity: rest.reduce((s, h) => s.plus(h.quantity), ZERO) };
 }
 
 function cmp(a: string, b: string): number {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
 import type { Em } from '../../db/orm.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { exact, ZERO } from '../recipes/engine/exact.ts';
+import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
 import { isPlatformVariantId } from './stock-vocabulary.ts';
 import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
@@ -21,7 +20,7 @@ export interface MovementSource {
   buildRunId: string | null;
 }
 
-export interface ConsumeRequest { stock: StockKind; itemId: string; locationId: string; quantity: Decimal }
+export interface ConsumeRequest { stock: StockKind; itemId: string; locationId: string; quantity: Exact }
 
 /** What one consumption did: the carry received `quantity`, `carriedWhole` left the books, `deducted` left the level. */
 export interface ConsumedPick {
@@ -45,13 +44,13 @@ interface Slot { stock: StockKind; itemId: string; locationId: string }
 const slotKey = (s: Slot) => `${s.stock}|${s.itemId}|${s.locationId}`;
 
 /** Consumed quantities are stored with 6 fractional digits (half-up), like every stored quantity. */
-export const toStoredQuantity = (value: Decimal): Decimal => value.toDecimalPlaces(6, 4 /* ROUND_HALF_UP */);
+export const toStoredQuantity = (value: Exact): Exact => value.toDecimalPlaces(6);
 
 /**
  * Locks the residual rows (kind buildRun) of the slots, creating missing ones: every consumer of a
  * (stock item, location) serialises on that row, so concurrent runs never read the same level.
  */
-async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Decimal>> {
+async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Exact>> {
   const items = slots.map((s) => s.itemId);
   const locations = slots.map((s) => s.locationId);
   await em.execute(
@@ -71,8 +70,8 @@ async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Pr
 }
 
 /** Current levels of the slots: virtual levels locked for update, platform levels live (pending pushes included), shelves locked. */
-async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map<string, Decimal>> {
-  const levels = new Map<string, Decimal>();
+async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map<string, Exact>> {
+  const levels = new Map<string, Exact>();
   const virtual = slots.filter((s) => s.stock === 'material' && !isPlatformVariantId(s.itemId));
   const platform = slots.filter((s) => s.stock === 'material' && isPlatformVariantId(s.itemId));
   const shelves = slots.filter((s) => s.stock === 'preassembled');
@@ -98,7 +97,7 @@ async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map
   return levels;
 }
 
-interface LevelChange { slot: Slot; before: Decimal; after: Decimal; applied: Decimal; requested: Decimal }
+interface LevelChange { slot: Slot; before: Exact; after: Exact; applied: Exact; requested: Exact }
 
 /** Writes level changes (virtual levels, shelves, outbox pushes for platform levels) and their history. */
 async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange[], by: MovementSource): Promise<void> {
@@ -130,7 +129,7 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
   ]);
 }
 
-export interface AdjustmentRecord { stock: StockKind; itemId: string; locationId: string; before: Decimal; after: Decimal; applied: Decimal; requested: Decimal; id?: string }
+export interface AdjustmentRecord { stock: StockKind; itemId: string; locationId: string; before: Exact; after: Exact; applied: Exact; requested: Exact; id?: string }
 
 /** Appends to the adjustment history (one insert for the batch); returns the ids in order. */
 export async function recordAdjustments(ctx: ShopContext, records: readonly AdjustmentRecord[], by: MovementSource, at = new Date()): Promise<string[]> {
@@ -149,7 +148,7 @@ export async function recordAdjustments(ctx: ShopContext, records: readonly Adju
 }
 
 /** Writes the new residual values of the slots (rows exist: lockResiduals made them). */
-async function writeResiduals(em: Em, shopId: string, residuals: ReadonlyMap<string, Decimal>): Promise<void> {
+async function writeResiduals(em: Em, shopId: string, residuals: ReadonlyMap<string, Exact>): Promise<void> {
   if (residuals.size === 0) return;
   const entries = [...residuals.entries()].map(([key, value]) => [...key.split('|'), value.toFixed()] as [string, string, string]);
   // A residual of zero is no residual: its row goes (it only served as the slot's lock).
@@ -164,7 +163,7 @@ async function writeResiduals(em: Em, shopId: string, residuals: ReadonlyMap<str
 }
 
 /** One entry per slot (quantities — and a `clamped` figure, when present — summed), in lock order. */
-function mergeSlots<T extends Slot & { quantity: Decimal; clamped?: Decimal }>(requests: readonly T[]): T[] {
+function mergeSlots<T extends Slot & { quantity: Exact; clamped?: Exact }>(requests: readonly T[]): T[] {
   const merged = new Map<string, T>();
   for (const r of requests) {
     const key = slotKey(r);
@@ -187,7 +186,7 @@ export async function consumeStock(ctx: ShopContext, requests: readonly ConsumeR
   if (slots.length === 0) return [];
   const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
   const levels = await readLevels(ctx, slots);
-  const newResiduals = new Map<string, Decimal>();
+  const newResiduals = new Map<string, Exact>();
   const changes: LevelChange[] = [];
   const picks = slots.map((slot) => {
     const carried = (residuals.get(`${slot.itemId}|${slot.locationId}`) ?? ZERO).plus(slot.quantity);
@@ -198,7 +197,7 @@ export async function consumeStock(ctx: ShopContext, requests: readonly ConsumeR
     if (!allowNegative && before.minus(whole).isNegative()) deducted = before.isNegative() ? ZERO : before;
     const after = before.minus(deducted);
     // Clamped: what the level could not give. Negatives allowed: how far this deduction took it below zero.
-    const shortfall = allowNegative ? (after.isNegative() ? Decimal.min(deducted, after.negated()) : ZERO) : whole.minus(deducted);
+    const shortfall = allowNegative ? (after.isNegative() ? Exact.min(deducted, after.negated()) : ZERO) : whole.minus(deducted);
     if (!whole.isZero()) changes.push({ slot, before, after, applied: deducted.negated(), requested: whole.negated() });
     return {
       stock: slot.stock, itemId: slot.itemId, locationId: slot.locationId, quantity: slot.quantity.toFixed(), carriedWhole: whole.toFixed(),
@@ -223,7 +222,7 @@ export async function returnStock(ctx: ShopContext, picks: readonly StoredPick[]
   if (slots.length === 0) return;
   const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
   const levels = await readLevels(ctx, slots);
-  const newResiduals = new Map<string, Decimal>();
+  const newResiduals = new Map<string, Exact>();
   const changes: LevelChange[] = [];
   for (const slot of slots) {
     const rest = (residuals.get(`${slot.itemId}|${slot.locationId}`) ?? ZERO).minus(slot.quantity);
@@ -237,7 +236,7 @@ export async function returnStock(ctx: ShopContext, picks: readonly StoredPick[]
   await Promise.all([writeResiduals(ctx.em, ctx.shopId, newResiduals), writeLevelChanges(ctx, changes, by)]);
 }
 
-export interface ShelfChange { itemId: string; locationId: string; delta: Decimal }
+export interface ShelfChange { itemId: string; locationId: string; delta: Exact }
 
 /**
  * Adds built units to pre-assembled shelves (a completed run's output) or takes them back (its
@@ -295,7 +294,7 @@ export async function adjustVirtualLevels(ctx: ShopContext, variantId: string, u
     const requested = u.absolute !== undefined && u.absolute !== null ? exact(u.absolute).minus(before) : exact(u.delta!);
     let after = before.plus(requested);
     // Clamp at zero: a decrease stops at 0 (or where the level already was, if below 0).
-    if (!allowNegative && requested.isNegative() && after.isNegative()) after = Decimal.min(before, 0);
+    if (!allowNegative && requested.isNegative() && after.isNegative()) after = Exact.min(before, 0);
     const applied = after.minus(before);
     let adjustmentId: string | null = null;
     if (!requested.isZero()) {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryResult } from '@mikro-orm/core';
-import { Decimal } from 'decimal.js';
 import type { Em } from '../../db/orm.ts';
+import { exact, fromParts } from '../../numbers/index.ts';
+import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../numbers/decimal-text.ts';
 
 // The only code that reads and writes `platform_pushes` (the outbox of platform-linked stock
 // moves). Plain SQL, a constant number of round trips per call. Shop-scoped functions take the
@@ -54,16 +55,12 @@ const INSERT_PARAMS_PER_ROW = 8;
 const MAX_ROWS_PER_INSERT = Math.floor(60_000 / INSERT_PARAMS_PER_ROW);
 
 function checkedDelta(delta: string): string {
-  let d: Decimal;
-  try {
-    d = new Decimal(delta);
-  } catch {
-    throw new Error(`platform push delta "${delta}" is not a number`);
-  }
-  if (!d.isFinite() || d.decimalPlaces() > 6 || d.abs().gte('1e14')) {
+  const reading = readClientDecimal(delta);
+  if (reading === null) throw new Error(`platform push delta "${delta}" is not a number`);
+  if (!reading.finite || fractionDigits(reading.parts) > 6 || magnitudeAtLeast(reading.parts, 14)) {
     throw new Error(`platform push delta "${delta}" does not fit numeric(20,6)`);
   }
-  return d.toFixed();
+  return fromParts(reading.parts).toFixed();
 }
 
 /**
@@ -100,7 +97,7 @@ export async function pendingLevelDeltas(
       group by variant_id, location_id`,
     locationIds ? [shopId, [...new Set(variantIds)], [...new Set(locationIds)]] : [shopId, [...new Set(variantIds)]],
   );
-  for (const r of rows) deltas.set(levelKey(r.variant_id, r.location_id), new Decimal(r.delta).toFixed());
+  for (const r of rows) deltas.set(levelKey(r.variant_id, r.location_id), exact(r.delta).toFixed());
   return deltas;
 }
 
@@ -121,7 +118,7 @@ export async function stuckPushesByWorkOrder(em: Em, shopId: string, workOrderId
   );
   for (const r of rows) {
     stuck.set(r.work_order_id, {
-      count: Number(r.count), quantity: new Decimal(r.quantity).toFixed(), oldestAt: new Date(r.oldest_at), lastError: r.last_error,
+      count: Number(r.count), quantity: exact(r.quantity).toFixed(), oldestAt: new Date(r.oldest_at), lastError: r.last_error,
     });
   }
   return stuck;
@@ -155,7 +152,7 @@ export async function claimDuePlatformPushes(
   );
   return rows
     .map((r) => ({
-      shopId: r.shop_id, pushId: r.push_id, variantId: r.variant_id, locationId: r.location_id, delta: new Decimal(r.delta).toFixed(),
+      shopId: r.shop_id, pushId: r.push_id, variantId: r.variant_id, locationId: r.location_id, delta: exact(r.delta).toFixed(),
       attempts: Number(r.attempts), createdAt: new Date(r.created_at),
     }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.pushId < b.pushId ? -1 : a.pushId > b.pushId ? 1 : 0));

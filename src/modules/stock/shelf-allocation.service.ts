@@ -1,7 +1,7 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
+import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { PARENTS_CTE } from '../materials/material-parents.ts';
 import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
 import { capHolders, locationNames, scopeArgs, scopeSql } from './holders.ts';
@@ -50,13 +50,17 @@ export async function shelfAllocationOf(ctx: ShopContext, variantId: string, loc
   if (found.length === 0) throw DomainError.notFound('raw material', variantId);
 
   const available = shelves
-    .map((s) => ({ ...s, units: Decimal.max(new Decimal(s.quantity).minus(s.committed), 0) }))
+    .map((s) => ({ ...s, units: Exact.max(exact(s.quantity).minus(s.committed), 0) }))
     .filter((s) => s.units.gt(0));
   const roots = new Map<string, BillKey>(available.map((s) => [`${s.owner_type}:${s.owner_id}`, { ownerType: s.owner_type, ownerId: s.owner_id }]));
   const forest = await loadRecipeForest(ctx, [...roots.values()]);
-  const byLocation = new Map<string, (Omit<ShelfHolder, 'shelfUnits' | 'quantityPerUnit' | 'quantity'> & { shelfUnits: Decimal; perUnit: Decimal; quantity: Decimal })[]>();
+  const byLocation = new Map<string, (Omit<ShelfHolder, 'shelfUnits' | 'quantityPerUnit' | 'quantity'> & { shelfUnits: Exact; perUnit: Exact; quantity: Exact })[]>();
+  // One expander per location: parents sharing assemblies expand them once there.
+  const expanders = new Map<string, (bill: BillKey) => ReadonlyMap<string, Exact>>();
   for (const s of available) {
-    const perUnit = explodeToLeaves(forest, { ownerType: s.owner_type, ownerId: s.owner_id }, s.location_id).get(variantId);
+    const leavesOf = expanders.get(s.location_id) ?? leafExpander(forest, s.location_id);
+    expanders.set(s.location_id, leavesOf);
+    const perUnit = leavesOf({ ownerType: s.owner_type, ownerId: s.owner_id }).get(variantId);
     if (!perUnit || perUnit.isZero()) continue;
     const list = byLocation.get(s.location_id) ?? [];
     list.push({ holderType: s.owner_type, holderId: s.owner_id, name: s.name, shelfUnits: s.units, perUnit, quantity: s.units.times(perUnit) });
@@ -66,7 +70,7 @@ export async function shelfAllocationOf(ctx: ShopContext, variantId: string, loc
     const capped = capHolders(all);
     return {
       locationId, locationName: names.get(locationId) ?? null,
-      quantity: all.reduce((sum, h) => sum.plus(h.quantity), new Decimal(0)).toFixed(),
+      quantity: all.reduce((sum, h) => sum.plus(h.quantity), ZERO).toFixed(),
       holders: capped.holders.map((h) => ({
         holderType: h.holderType, holderId: h.holderId, name: h.name, shelfUnits: h.shelfUnits.toFixed(),
         quantityPerUnit: h.perUnit.toFixed(), quantity: h.quantity.toFixed(),
@@ -74,5 +78,5 @@ export async function shelfAllocationOf(ctx: ShopContext, variantId: string, loc
       otherHoldersCount: capped.otherHoldersCount, otherHoldersQuantity: capped.otherHoldersQuantity.toFixed(),
     };
   });
-  return { variantId, levels, totals: { quantity: levels.reduce((sum, l) => sum.plus(l.quantity), new Decimal(0)).toFixed() } };
+  return { variantId, levels, totals: { quantity: levels.reduce((sum, l) => sum.plus(l.quantity), ZERO).toFixed() } };
 }

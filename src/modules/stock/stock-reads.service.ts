@@ -1,5 +1,5 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
 import { assertStockItem, locationNames, scopeArgs, scopeSql } from './holders.ts';
@@ -21,16 +21,16 @@ export async function residualsOf(ctx: ShopContext, variantId: string, locationI
     ),
     locationNames(ctx),
   ]);
-  const byLocation = new Map<string, { buildRun: Decimal; safetyStock: Decimal }>();
+  const byLocation = new Map<string, { buildRun: Exact; safetyStock: Exact }>();
   for (const r of rows) {
-    const level = byLocation.get(r.location_id) ?? { buildRun: new Decimal(0), safetyStock: new Decimal(0) };
+    const level = byLocation.get(r.location_id) ?? { buildRun: ZERO, safetyStock: ZERO };
     level[r.kind] = level[r.kind].plus(r.quantity);
     byLocation.set(r.location_id, level);
   }
   const levels = [...byLocation].sort(([a], [b]) => compareLocationIds(a, b)).map(([locationId, l]) => ({
     locationId, locationName: names.get(locationId) ?? null, buildRun: l.buildRun.toFixed(), safetyStock: l.safetyStock.toFixed(),
   }));
-  const sum = (kind: 'buildRun' | 'safetyStock') => levels.reduce((s, l) => s.plus(l[kind]), new Decimal(0)).toFixed();
+  const sum = (kind: 'buildRun' | 'safetyStock') => levels.reduce((s, l) => s.plus(l[kind]), ZERO).toFixed();
   return { variantId, levels, totals: { buildRun: sum('buildRun'), safetyStock: sum('safetyStock') } };
 }
 
@@ -59,7 +59,7 @@ export async function preassembledOf(
     locationNames(ctx),
   ]);
   const levels = rows.sort((a, b) => compareLocationIds(a.location_id, b.location_id)).map((r) => ({
-    locationId: r.location_id, locationName: names.get(r.location_id) ?? null, quantity: new Decimal(r.quantity).toFixed(),
+    locationId: r.location_id, locationName: names.get(r.location_id) ?? null, quantity: exact(r.quantity).toFixed(),
   }));
-  return { itemId, itemType, levels, totals: { quantity: levels.reduce((s, l) => s.plus(l.quantity), new Decimal(0)).toFixed() } };
+  return { itemId, itemType, levels, totals: { quantity: levels.reduce((s, l) => s.plus(l.quantity), ZERO).toFixed() } };
 }

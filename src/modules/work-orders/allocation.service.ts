@@ -1,9 +1,9 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../domain-error.ts';
+import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { PARENTS_CTE } from '../materials/material-parents.ts';
 import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
-import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
 import { openWorkOrderSql } from './work-order-vocabulary.ts';
 
@@ -88,36 +88,36 @@ export async function workOrderAllocationOf(ctx: ShopContext, variantId: string,
   const bills = new Map<string, BillKey>();
   for (const r of relevant) if (r.kind === 'item') bills.set(`${r.owner_type}:${r.owner_id}`, { ownerType: r.owner_type!, ownerId: r.owner_id! });
   const forest = await loadRecipeForest(ctx, [...bills.values()]);
-  const perUnit = new Map<string, Decimal>();
-  const need = (bill: BillKey, location: string | null): Decimal => {
-    const memo = `${bill.ownerType}:${bill.ownerId}@${location ?? ''}`;
-    let value = perUnit.get(memo);
-    if (!value) {
-      value = explodeToLeaves(forest, bill, location).get(variantId) ?? new Decimal(0);
-      perUnit.set(memo, value);
+  // One expander per location: each bill (and every assembly the bills share) is expanded once there.
+  const expanders = new Map<string, (bill: BillKey) => ReadonlyMap<string, Exact>>();
+  const need = (bill: BillKey, location: string | null): Exact => {
+    let leavesOf = expanders.get(location ?? '');
+    if (!leavesOf) {
+      leavesOf = leafExpander(forest, location);
+      expanders.set(location ?? '', leavesOf);
     }
-    return value;
+    return leavesOf(bill).get(variantId) ?? ZERO;
   };
 
   // (location or '' for unlocated) → work order → figures
-  const grid = new Map<string, Map<string, { name: string; status: string; required: Decimal; picked: Decimal }>>();
+  const grid = new Map<string, Map<string, { name: string; status: string; required: Exact; picked: Exact }>>();
   for (const r of relevant) {
     const key = r.location_id ?? '';
     const orders = grid.get(key) ?? new Map();
     grid.set(key, orders);
-    const wo = orders.get(r.work_order_id) ?? { name: r.name, status: r.status, required: new Decimal(0), picked: new Decimal(0) };
+    const wo = orders.get(r.work_order_id) ?? { name: r.name, status: r.status, required: ZERO, picked: ZERO };
     orders.set(r.work_order_id, wo);
     if (r.kind === 'pick') wo.picked = wo.picked.plus(r.quantity);
     else if (r.kind === 'manual') wo.required = wo.required.plus(r.quantity);
-    else wo.required = wo.required.plus(new Decimal(r.quantity).times(need({ ownerType: r.owner_type!, ownerId: r.owner_id! }, r.location_id)));
+    else wo.required = wo.required.plus(exact(r.quantity).times(need({ ownerType: r.owner_type!, ownerId: r.owner_id! }, r.location_id)));
   }
 
-  const figures = (orders: Map<string, { name: string; status: string; required: Decimal; picked: Decimal }> | undefined): AllocationFigures & { sums: Decimal[] } => {
+  const figures = (orders: Map<string, { name: string; status: string; required: Exact; picked: Exact }> | undefined): AllocationFigures & { sums: Exact[] } => {
     const holders = [...(orders ?? new Map()).entries()].map(([id, wo]) => {
-      const remaining = Decimal.max(wo.required.minus(wo.picked), 0);
+      const remaining = Exact.max(wo.required.minus(wo.picked), 0);
       return { holderType: 'work_order' as const, holderId: id, name: wo.name, status: wo.status, picked: wo.picked, remaining, quantity: wo.picked.plus(remaining) };
     }).filter((h) => !h.quantity.isZero());
-    const sum = (f: 'picked' | 'remaining' | 'quantity') => holders.reduce((acc, h) => acc.plus(h[f]), new Decimal(0));
+    const sum = (f: 'picked' | 'remaining' | 'quantity') => holders.reduce((acc, h) => acc.plus(h[f]), ZERO);
     const capped = capHolders(holders);
     return {
       picked: sum('picked').toFixed(), remaining: sum('remaining').toFixed(), allocated: sum('quantity').toFixed(),
@@ -134,7 +134,7 @@ export async function workOrderAllocationOf(ctx: ShopContext, variantId: string,
     .map((locationId) => ({ locationId, locationName: names.get(locationId) ?? null, ...figures(grid.get(locationId)) }))
     .filter((l) => l.holders.length > 0);
   const { sums: _unlocatedSums, ...unlocated } = figures(grid.get(''));
-  const total = (i: number) => levels.reduce((acc, l) => acc.plus(l.sums[i]!), new Decimal(0)).toFixed();
+  const total = (i: number) => levels.reduce((acc, l) => acc.plus(l.sums[i]!), ZERO).toFixed();
   return {
     variantId,
     levels: levels.map(({ sums: _sums, ...level }) => level),

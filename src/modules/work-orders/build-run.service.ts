@@ -1,10 +1,9 @@
-import type { Decimal } from 'decimal.js';
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { finishedGoodVariants } from '../recipes/bom-views.ts';
 import { loadRecipeForest } from '../recipes/engine/index.ts';
-import { exact, ZERO } from '../recipes/engine/exact.ts';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import { changeShelves, consumeStock, returnStock, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';
@@ -39,11 +38,11 @@ export async function listBuildRuns(ctx: ShopContext, workOrderId: string): Prom
   return { workOrderId, buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updated_at) };
 }
 
-function validateStart(input: StartRunInput): Map<string, Decimal> {
+function validateStart(input: StartRunInput): Map<string, Exact> {
   const errors: FieldError[] = [];
   if (!/^[A-Za-z0-9._:-]{1,128}$/.test(input.buildRunId)) errors.push({ field: 'buildRunId', message: 'must be 1–128 characters of [A-Za-z0-9._:-]' });
   if (input.items.length === 0) errors.push({ field: 'items', message: 'must hold at least one item' });
-  const quantities = new Map<string, Decimal>();
+  const quantities = new Map<string, Exact>();
   input.items.forEach((item, i) => {
     const q = parseDecimalInput(item.quantity, `items[${i}].quantity`, errors);
     if (q && !q.gt(0)) errors.push({ field: `items[${i}].quantity`, message: 'must be greater than 0' });
@@ -56,7 +55,7 @@ function validateStart(input: StartRunInput): Map<string, Decimal> {
 }
 
 /** The same id with other items (or another run type) is a different request: 409. */
-function sameRequest(run: BuildRunView, runType: BuildRunType, quantities: ReadonlyMap<string, Decimal>): boolean {
+function sameRequest(run: BuildRunView, runType: BuildRunType, quantities: ReadonlyMap<string, Exact>): boolean {
   if (run.runType !== runType || run.items.length !== quantities.size) return false;
   return run.items.every((i) => quantities.get(i.itemId)?.eq(i.quantity) === true);
 }

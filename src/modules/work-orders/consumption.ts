@@ -1,17 +1,16 @@
-import type { Decimal } from 'decimal.js';
+import { ZERO, type Exact } from '../../numbers/index.ts';
 import { assembliesTopDown, effectiveLines, getBill, lineNeed, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
-import { ZERO } from '../recipes/engine/exact.ts';
 
 /** Units of a root bill to build at one location. */
-export interface RootDemand { bill: BillKey; quantity: Decimal }
+export interface RootDemand { bill: BillKey; quantity: Exact }
 
 export interface ConsumptionAtLocation {
   /** Assembly bill → units taken from its pre-assembled shelf at the location. */
-  shelves: Map<string, Decimal>;
+  shelves: Map<string, Exact>;
   /** Material variantId → units consumed (every raw material, non-essential ones too). */
-  materials: Map<string, Decimal>;
+  materials: Map<string, Exact>;
   /** Assembly bills flagged onlyConsumePreassembled whose shelf could not cover the demand → units missing. */
-  shelfShortfalls: Map<string, Decimal>;
+  shelfShortfalls: Map<string, Exact>;
 }
 
 const sub = (id: string): BillKey => ({ ownerType: 'sub_assembly', ownerId: id });
@@ -24,12 +23,12 @@ const sub = (id: string): BillKey => ({ ownerType: 'sub_assembly', ownerId: id }
  * components (the rest is a shortfall). The roots themselves are being built: their own shelves
  * are not used. Exact.
  */
-export function planConsumption(forest: RecipeForest, roots: readonly RootDemand[], locationId: string, shelf: (assemblyId: string) => Decimal): ConsumptionAtLocation {
-  const demand = new Map<string, Decimal>();
-  const materials = new Map<string, Decimal>();
-  const shelves = new Map<string, Decimal>();
-  const shelfShortfalls = new Map<string, Decimal>();
-  const push = (bill: BillKey, quantity: Decimal) => {
+export function planConsumption(forest: RecipeForest, roots: readonly RootDemand[], locationId: string, shelf: (assemblyId: string) => Exact): ConsumptionAtLocation {
+  const demand = new Map<string, Exact>();
+  const materials = new Map<string, Exact>();
+  const shelves = new Map<string, Exact>();
+  const shelfShortfalls = new Map<string, Exact>();
+  const push = (bill: BillKey, quantity: Exact) => {
     if (quantity.isZero()) return;
     for (const line of effectiveLines(forest, bill, locationId)) {
       if (line.lineType === 'sub') demand.set(line.nodeId, (demand.get(line.nodeId) ?? ZERO).plus(quantity.times(line.quantity)));

@@ -1,7 +1,6 @@
-import type { Decimal } from 'decimal.js';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { explodeToLeaves, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
-import { exact, ZERO } from '../recipes/engine/exact.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { materialSummaries } from '../materials/material-view.ts';
 import { levelsAt, shelvesAt } from '../stock/levels.ts';
 import { planConsumption, type RootDemand } from './consumption.ts';
@@ -53,9 +52,9 @@ const billOf = (item: ItemRow): BillKey => ({ ownerType: item.owner_type, ownerI
 const key = (variantId: string, locationId: string | null) => `${variantId}|${locationId ?? ''}`;
 
 /** Item quantities not yet covered by a live (started or completed) run. */
-export function remainingItemQuantities(items: readonly ItemRow[], runs: readonly RunRow[], runItems: readonly RunItemRow[]): Map<string, Decimal> {
+export function remainingItemQuantities(items: readonly ItemRow[], runs: readonly RunRow[], runItems: readonly RunItemRow[]): Map<string, Exact> {
   const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
-  const built = new Map<string, Decimal>();
+  const built = new Map<string, Exact>();
   for (const r of runItems) if (live.has(r.build_run_id)) built.set(r.item_id, (built.get(r.item_id) ?? ZERO).plus(r.quantity));
   return new Map(items.map((i) => {
     const rest = exact(i.quantity).minus(built.get(i.item_id) ?? ZERO);
@@ -75,16 +74,18 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
   const { header, items, manual, runs, runItems, picks } = input;
   const location = itemLocation(header);
   const forest = await loadRecipeForest(ctx, items.map(billOf));
-  const required = new Map<string, { variantId: string; locationId: string | null; quantity: Decimal }>();
-  const addRequired = (variantId: string, locationId: string | null, quantity: Decimal) => {
+  const required = new Map<string, { variantId: string; locationId: string | null; quantity: Exact }>();
+  const addRequired = (variantId: string, locationId: string | null, quantity: Exact) => {
     const k = key(variantId, locationId);
     const row = required.get(k) ?? { variantId, locationId, quantity: ZERO };
     row.quantity = row.quantity.plus(quantity);
     required.set(k, row);
   };
   const contributions: PlanContribution[] = [];
+  // Every item is consumed at one location: one expander, so shared assemblies are expanded once.
+  const leavesOf = leafExpander(forest, location);
   for (const item of items) {
-    for (const [variantId, perUnit] of explodeToLeaves(forest, billOf(item), location)) {
+    for (const [variantId, perUnit] of leavesOf(billOf(item))) {
       const quantity = perUnit.times(item.quantity);
       addRequired(variantId, location, quantity);
       contributions.push({ variantId, locationId: location, source: 'recipe', itemId: item.item_id, ownerType: item.owner_type, ownerId: item.owner_id, quantity: quantity.toFixed(), note: null });
@@ -96,7 +97,7 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
     contributions.push({ variantId: m.variant_id, locationId: at, source: 'manual', itemId: null, ownerType: null, ownerId: null, quantity: exact(m.quantity).toFixed(), note: m.note });
   }
   const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
-  const picked = new Map<string, Decimal>();
+  const picked = new Map<string, Exact>();
   for (const p of picks) {
     if (p.stock !== 'material' || !live.has(p.build_run_id)) continue;
     const k = key(p.variant_id, p.location_id);
@@ -111,14 +112,14 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
   const leafIds = new Set<string>();
   const assemblyIds = new Set<string>();
   if (location) {
-    for (const root of roots) for (const leaf of explodeToLeaves(forest, root.bill, location).keys()) leafIds.add(leaf);
+    for (const root of roots) for (const leaf of leavesOf(root.bill).keys()) leafIds.add(leaf);
     for (const bill of forest.bills.values()) if (bill.key.ownerType === 'sub_assembly') assemblyIds.add(bill.key.ownerId);
   }
   const materialIds = [...new Set([...required.values()].map((r) => r.variantId).concat([...leafIds]))];
   const [info, levels, shelves, names] = await Promise.all([
     materialSummaries(ctx, materialIds),
-    location ? levelsAt(ctx, [...leafIds], location) : new Map<string, Decimal>(),
-    location ? shelvesAt(ctx, [...assemblyIds], location) : new Map<string, Decimal>(),
+    location ? levelsAt(ctx, [...leafIds], location) : new Map<string, Exact>(),
+    location ? shelvesAt(ctx, [...assemblyIds], location) : new Map<string, Exact>(),
     ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
   ]);
   const shelf = (id: string) => shelves.get(id) ?? ZERO;
@@ -126,7 +127,7 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
   const planRows = (demands: readonly RootDemand[]): PlanConsumptionRow[] => {
     if (!location || demands.length === 0) return [];
     const plan = planConsumption(forest, demands, location, shelf);
-    const row = (stock: 'material' | 'preassembled', itemId: string, quantity: Decimal, available: Decimal, name: string | null): PlanConsumptionRow => {
+    const row = (stock: 'material' | 'preassembled', itemId: string, quantity: Exact, available: Exact, name: string | null): PlanConsumptionRow => {
       const usable = available.isNegative() ? ZERO : available;
       const short = quantity.minus(usable);
       return { stock, itemId, name, locationId: location, locationName: names.get(location) ?? null, quantity: quantity.toFixed(), available: available.toFixed(), short: short.isNegative() ? '0' : short.toFixed() };

@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { exact } from '../recipes/engine/exact.ts';
+import { exact } from '../../numbers/index.ts';
 import { stuckPushesByWorkOrder } from '../stock/platform-push.repository.ts';
 import { materialPlanOf, type MaterialPlan } from './material-plan.service.ts';
 import { buildRunViews, type BuildRunView } from './build-run-view.ts';

@@ -1,7 +1,7 @@
-import { Decimal } from 'decimal.js';
 import { DomainError } from '../../../domain-error.ts';
 import type { ShopContext } from '../../../shop-context.ts';
-import { Exact, getBill, loadRecipeForest, type BillKey } from '../engine/index.ts';
+import { Exact, exact, ZERO } from '../../../numbers/index.ts';
+import { getBill, loadRecipeForest, type BillKey } from '../engine/index.ts';
 import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
 import { computeBuildable, treeHasShelfOnlyBill, type LimitRow, type PerUnitCache, type StockView } from './calculate.ts';
 
@@ -15,20 +15,18 @@ export interface BuildableView {
   perLocation: BuildableLocationView[]; totals: { maxBuildable: number; sellable: number };
 }
 
-const ZERO = new Exact(0);
-
 /** Sums per (item, location) into a lookup; negative levels count as 0 (each level clamped before summing). */
 class Levels {
-  readonly #byLocation = new Map<string, Map<string, Decimal>>();
-  readonly #total = new Map<string, Decimal>();
+  readonly #byLocation = new Map<string, Map<string, Exact>>();
+  readonly #total = new Map<string, Exact>();
   add(itemId: string, locationId: string, value: string): void {
-    const v = Decimal.max(new Exact(value), ZERO);
-    const at = this.#byLocation.get(locationId) ?? new Map<string, Decimal>();
+    const v = Exact.max(exact(value), ZERO);
+    const at = this.#byLocation.get(locationId) ?? new Map<string, Exact>();
     this.#byLocation.set(locationId, at);
     at.set(itemId, (at.get(itemId) ?? ZERO).plus(v));
     this.#total.set(itemId, (this.#total.get(itemId) ?? ZERO).plus(v));
   }
-  at(locationId: string | null, itemId: string): Decimal {
+  at(locationId: string | null, itemId: string): Exact {
     return (locationId === null ? this.#total : this.#byLocation.get(locationId))?.get(itemId) ?? ZERO;
   }
 }

@@ -1,5 +1,4 @@
-import type { Decimal } from 'decimal.js';
-import { floorDiv, ZERO } from '../engine/exact.ts';
+import { floorDiv, ZERO, type Exact } from '../../../numbers/index.ts';
 
 /**
  * A non-decreasing function of the whole number of finished units N ≥ 0, affine between integer
@@ -7,21 +6,21 @@ import { floorDiv, ZERO } from '../engine/exact.ts';
  * a shelf of s units turns d(N) into max(d(N) − s, 0), which adds one breakpoint (where the shelf runs
  * out). Breakpoints are integers (only whole N are asked about), so everything stays exact.
  */
-export interface Piece { start: Decimal; c: Decimal; m: Decimal }
+export interface Piece { start: Exact; c: Exact; m: Exact }
 export type Piecewise = Piece[];
 
 export const zeroFn = (): Piecewise => [{ start: ZERO, c: ZERO, m: ZERO }];
-export const linearFn = (slope: Decimal): Piecewise => [{ start: ZERO, c: ZERO, m: slope }];
+export const linearFn = (slope: Exact): Piecewise => [{ start: ZERO, c: ZERO, m: slope }];
 
 export function isZero(f: Piecewise): boolean {
   return f.every((p) => p.c.isZero() && p.m.isZero());
 }
 
-export function scale(f: Piecewise, k: Decimal): Piecewise {
+export function scale(f: Piecewise, k: Exact): Piecewise {
   return f.map((p) => ({ start: p.start, c: p.c.times(k), m: p.m.times(k) }));
 }
 
-function pieceAt(f: Piecewise, n: Decimal): Piece {
+function pieceAt(f: Piecewise, n: Exact): Piece {
   let found = f[0]!;
   for (const p of f) {
     if (p.start.lte(n)) found = p;
@@ -43,13 +42,13 @@ export function add(f: Piecewise, g: Piecewise): Piecewise {
 }
 
 /** max(f(N) − s, 0) for a non-decreasing f ≥ 0: what is left to build once a shelf of s units is used up. */
-export function excess(f: Piecewise, s: Decimal): Piecewise {
+export function excess(f: Piecewise, s: Exact): Piecewise {
   if (s.lte(0)) return f;
   for (let i = 0; i < f.length; i++) {
     const p = f[i]!;
     const next = f[i + 1]?.start;
     // smallest integer n ≥ p.start with c + m·n > s
-    let n: Decimal | null;
+    let n: Exact | null;
     if (p.m.isZero()) n = p.c.gt(s) ? p.start : null;
     else {
       n = floorDiv(s.minus(p.c), p.m).plus(1);
@@ -64,8 +63,8 @@ export function excess(f: Piecewise, s: Decimal): Piecewise {
 }
 
 /** The largest whole N with f(N) ≤ limit, or null when every N fits (f never exceeds the limit). */
-export function largestWithin(f: Piecewise, limit: Decimal): Decimal | null {
-  let best: Decimal = ZERO.minus(1);
+export function largestWithin(f: Piecewise, limit: Exact): Exact | null {
+  let best: Exact = ZERO.minus(1);
   for (let i = 0; i < f.length; i++) {
     const p = f[i]!;
     const next = f[i + 1]?.start;

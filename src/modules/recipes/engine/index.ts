@@ -1,9 +1,10 @@
 // The recipe engine: loads recipe forests in a constant number of round trips and expands them
-// exactly (Decimal), with location rules applied per bill. Reused by BOM reads, buildable, order
+// exactly (src/numbers), with location rules applied per bill. Reused by BOM reads, buildable, order
 // breakdowns and work orders.
 export type { BillKey, BillOwnerType, EngineBill, EngineLine, EngineOverride, LineType, RecipeForest } from './types.ts';
 export { billKeyString } from './types.ts';
 export { loadRecipeForest, loadShopRecipeForest } from './load.ts';
 export { assembliesTopDown, effectiveLines, getBill, hasBill, ruleLocations } from './lines.ts';
-export { explodeToLeaves, lineNeed } from './explode.ts';
-export { Exact, exact, ceilDiv, floorDiv } from './exact.ts';
+export { explodeToLeaves, leafExpander, lineNeed } from './explode.ts';
+// Exact arithmetic lives in src/numbers; re-exported for the engine's callers.
+export { Exact, exact, ceilDiv, floorDiv } from '../../../numbers/index.ts';

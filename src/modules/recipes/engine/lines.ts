@@ -1,4 +1,4 @@
-import { ZERO } from './exact.ts';
+import { ZERO } from '../../../numbers/index.ts';
 import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
 
 export function hasBill(forest: RecipeForest, bill: BillKey): boolean {

@@ -1,6 +1,6 @@
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import type { ShopContext } from '../../../shop-context.ts';
-import { exact } from './exact.ts';
+import { exact } from '../../../numbers/index.ts';
 import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
 
 interface ForestRow {

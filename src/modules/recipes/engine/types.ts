@@ -1,4 +1,4 @@
-import type { Decimal } from 'decimal.js';
+import type { Exact } from '../../../numbers/index.ts';
 
 export type BillOwnerType = 'bom' | 'sub_assembly';
 
@@ -9,8 +9,8 @@ export type LineType = 'raw' | 'sub' | 'cost';
 export interface EngineLine {
   lineType: LineType;
   nodeId: string;
-  quantity: Decimal;
-  wastePercentage: Decimal;
+  quantity: Exact;
+  wastePercentage: Exact;
   position: number;
   changedBy: 'replace' | 'add' | 'adjust' | null;
 }
@@ -21,8 +21,8 @@ export interface EngineOverride {
   position: number;
   nodeId: string;
   replacementNodeId: string | null;
-  quantity: Decimal | null;
-  wastePercentage: Decimal | null;
+  quantity: Exact | null;
+  wastePercentage: Exact | null;
   /** The node the override introduces (nodeId for add, replacementNodeId for replace) is an assembly bill. */
   introducesAssembly: boolean;
 }
