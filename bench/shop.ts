@@ -3,17 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { GenerateOptions } from '../src/modules/dataset/generate.ts';
 import { progress, runNode } from './processes.ts';
 
-export interface ShopSize {
-  materials: number;
-  boms: number;
-  depth: number;
-  locations: number;
-  workOrders: number;
-  orders: number;
-  seed: number;
-}
+/** The generator's size options (bench/ passes them to `bomcore generate`). */
+export type ShopSize = Omit<GenerateOptions, 'shopId' | 'onProgress'>;
 
 /** The growth rule: BOMs and orders a tenth of the materials, work orders a fortieth. */
 export function scaledSize(materials: number, base: ShopSize): ShopSize {
