@@ -44,7 +44,9 @@ describe(`bomcore CLI on ${databaseLabel}`, () => {
     expect((await runCli(['key', 'revoke', created.id], env)).code).toBe(0);
     const after = JSON.parse((await runCli(['key', 'list', '--shop', shop, '--json'], env)).stdout);
     expect(after.find((k: { id: string }) => k.id === created.id).revokedAt).not.toBeNull();
-  });
+    // Nine CLI processes, each starting Node and (without DATABASE_URL) the embedded database:
+    // about 45 s on an idle 2-core machine, so the default 60 s leaves no room for a busy one.
+  }, 180_000);
 
   it('a bad file is refused whole: every problem named by JSON path, exit 1, nothing written', async () => {
     const before = (await runCli(['export', '--shop', shop], env)).stdout;
