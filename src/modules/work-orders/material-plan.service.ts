@@ -42,6 +42,8 @@ export interface PlanInput {
   runs: RunRow[];
   runItems: RunItemRow[];
   picks: PickRow[];
+  /** Location names, when the caller already read them (one platform read per request). */
+  locationNames?: ReadonlyMap<string, string>;
 }
 
 /** Where a work order's item lines are consumed: default consumption location, else production location. */
@@ -120,7 +122,7 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
     materialSummaries(ctx, materialIds),
     location ? levelsAt(ctx, [...leafIds], location) : new Map<string, Exact>(),
     location ? shelvesAt(ctx, [...assemblyIds], location) : new Map<string, Exact>(),
-    ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
+    input.locationNames ?? ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
   ]);
   const shelf = (id: string) => shelves.get(id) ?? ZERO;
 

@@ -50,10 +50,13 @@ export async function requireWorkOrder(ctx: ShopContext, workOrderId: string, fo
  */
 export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Promise<WholeWorkOrder> {
   const header = await requireWorkOrder(ctx, workOrderId);
-  const parts = await loadParts(ctx.em, ctx.shopId, workOrderId,
-    ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews', 'reworkItems', 'documents', 'messages', 'lifecycle'] as const);
+  const [parts, locationNames] = await Promise.all([
+    loadParts(ctx.em, ctx.shopId, workOrderId,
+      ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews', 'reworkItems', 'documents', 'messages', 'lifecycle'] as const),
+    ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
+  ]);
   const [plan, stuck] = await Promise.all([
-    materialPlanOf(ctx, { header, ...parts }),
+    materialPlanOf(ctx, { header, ...parts, locationNames }),
     stuckPushesByWorkOrder(ctx.em, ctx.shopId, [workOrderId]),
   ]);
   const liveRuns = parts.runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status));
@@ -72,7 +75,7 @@ export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Pro
   }
   const remainingOf = new Map(plan.itemConsumption.map((c) => [c.itemId, c.remainingQuantity]));
   return {
-    ...headerView(header, await locationName(ctx, header)),
+    ...headerView(header, locationNames),
     items: parts.items.map((i: ItemRow) => ({
       itemId: i.item_id, ownerType: i.owner_type, ownerId: i.owner_id, name: i.name, quantity: i.quantity, completedQuantity: i.completed_quantity,
       builtQuantity: builtQty.get(i.item_id) ?? '0', remainingQuantity: remainingOf.get(i.item_id) ?? '0',
@@ -87,11 +90,6 @@ export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Pro
     availableTransitions: availableTransitions(header.status, facts),
     warnings: warningsOf(header, plan, stuck.get(workOrderId) ?? null),
   };
-}
-
-async function locationName(ctx: ShopContext, header: WorkOrderRow): Promise<Map<string, string>> {
-  if (!header.production_location_id && !header.default_consumption_location_id) return new Map();
-  return new Map((await ctx.platform.listLocations()).map((l) => [l.locationId, l.name]));
 }
 
 /** Warnings are derived from the current state on every read; each names its remedy. */
