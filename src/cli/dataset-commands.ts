@@ -1,13 +1,17 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import v8 from 'node:v8';
+import { closeDatasetFile, validateDatasetFile, type DatasetFileResult } from '../modules/dataset/dataset-file.ts';
 import { exportDataset } from '../modules/dataset/export.ts';
 import { importDataset } from '../modules/dataset/import.ts';
-import { parseDatasetText } from '../modules/dataset/parse.ts';
 import { serializeDataset } from '../modules/dataset/serialize.ts';
 import { migrate } from '../db/orm.ts';
 import { nonNegativeInt, parse, requiredString, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
+
+/** A refused file lists at most this many problems (and counts the rest). */
+const SHOWN_PROBLEMS = 200;
 
 export async function migrateCommand(args: string[]): Promise<void> {
   parse(args, {});
@@ -17,29 +21,59 @@ export async function migrateCommand(args: string[]): Promise<void> {
   }, { migrate: false });
 }
 
+/**
+ * `bomcore load` streams: what it keeps is a few indexes of ids, and everything else it allocates
+ * is short-lived. V8 sizes its heap for bursts instead: its young generation doubles (to 130 MB
+ * here), and old garbage may pile up to several times the live objects before a full collection;
+ * at 100k materials that took the process from about 270 MB to about 400 MB. These two settings
+ * keep the heap near its live objects, at a cost in garbage-collection time of a few percent.
+ * They are process-wide, which suits a command that does nothing else.
+ */
+function keepHeapNearLiveSet(): void {
+  v8.setFlagsFromString('--semi-space-growth-factor=1'); // the young generation keeps the size it has
+  v8.setFlagsFromString('--heap-growing-percent=50'); // a full collection once the old generation grew by half
+}
+
 export async function loadCommand(args: string[]): Promise<void> {
   const { positionals } = parse(args, {}, 1);
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required: bomcore load FILE');
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
-  });
-  progress(`validating ${file} (${(text.length / 1024 / 1024).toFixed(1)} MiB)`);
-  const parsed = parseDatasetText(text);
-  if (!parsed.ok) {
-    const shown = parsed.errors.slice(0, 200);
+  keepHeapNearLiveSet();
+  const started = Date.now();
+  // The file is streamed, never held whole: validated in one pass, loaded in another.
+  let checked: DatasetFileResult;
+  try {
+    checked = validateDatasetFile(file, {
+      onProgress: progress,
+      keepProblems: SHOWN_PROBLEMS,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw new UsageError(`cannot read ${file}: ${code}`);
+    throw error;
+  }
+  if (!checked.ok) {
+    const shown = checked.errors.slice(0, SHOWN_PROBLEMS);
     for (const e of shown) process.stderr.write(`${e.path}: ${e.message}\n`);
-    if (parsed.errors.length > shown.length) process.stderr.write(`… and ${parsed.errors.length - shown.length} more\n`);
-    process.stderr.write(`${file} was refused: ${parsed.errors.length} problem(s); nothing was written\n`);
+    if (checked.problemCount > shown.length) process.stderr.write(`… and ${checked.problemCount - shown.length} more\n`);
+    process.stderr.write(`${file} was refused: ${checked.problemCount} problem(s); nothing was written\n`);
     process.exitCode = 1;
     return;
   }
-  await withDatabase(async (orm, config) => {
-    const started = Date.now();
-    const report = await importDataset({ orm, config }, parsed.dataset, progress);
-    const total = Object.values(report.rows).reduce((a, b) => a + b, 0);
-    progress(`loaded shop ${report.shopId}: ${total} rows in ${Date.now() - started} ms`);
-  });
+  const dataset = checked.dataset;
+  const records = [...dataset.counts.values()].reduce((a, b) => a + b, 0);
+  progress(`validated ${file} (${(dataset.size / 1024 / 1024).toFixed(1)} MiB, ${records} records) in ${Date.now() - started} ms`);
+  try {
+    await withDatabase(async (orm, config) => {
+      const loadStarted = Date.now();
+      const report = await importDataset({ orm, config }, dataset, progress);
+      for (const [table, rows] of Object.entries(report.rows)) progress(`${table}: ${rows} rows`);
+      const total = Object.values(report.rows).reduce((a, b) => a + b, 0);
+      progress(`loaded shop ${report.shopId}: ${total} rows in ${Date.now() - loadStarted} ms`);
+    });
+  } finally {
+    closeDatasetFile(dataset);
+  }
 }
 
 export async function exportCommand(args: string[]): Promise<void> {

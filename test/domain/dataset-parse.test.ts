@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { validateSource } from '../../src/modules/dataset/dataset-file.ts';
+import { BufferByteSource } from '../../src/modules/dataset/json-scan.ts';
 import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
 import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
 import type { Dataset, DatasetError } from '../../src/modules/dataset/types.ts';
@@ -84,11 +86,20 @@ function base(): any {
   };
 }
 
+/** The problems `bomcore load` reports for the value written as a file, streamed in 7-byte chunks. */
+function fileErrorsOf(value: unknown): DatasetError[] {
+  const result = validateSource(new BufferByteSource(Buffer.from(JSON.stringify(value))), 'test.json', { chunkSize: 7 });
+  return result.ok ? [] : result.errors;
+}
+
 function errorsAfter(change: (d: any) => void): DatasetError[] {
   const dataset = base();
   change(dataset);
   const result = validateDataset(dataset);
-  return result.ok ? [] : result.errors;
+  const errors = result.ok ? [] : result.errors;
+  // Every rule holds the same way on a file streamed from disk: same problems, same order.
+  expect(fileErrorsOf(dataset)).toEqual(errors);
+  return errors;
 }
 
 function validOrThrow(value: unknown): Dataset {

@@ -1,31 +1,56 @@
-import type {
-  BillOwnerType, Dataset, DatasetAssemblyBill, DatasetBom, DatasetError, DatasetMaterial, DatasetRecipe, DatasetVariant,
-} from './types.ts';
+import type { ProblemKind, Problems } from './problems.ts';
+import type { BillOwnerType } from './types.ts';
 
-// Shared state of the cross-record checks: id indexes built once, and small helpers that
-// report a problem at a JSONPath.
+// Shared state of the cross-record checks. A dataset is checked one section at a time, in the
+// order of the file format (each section refers only to sections before it, or to itself), so a
+// check runs as soon as its record has been read. What later sections need of earlier ones is
+// kept as compact indexes — ids and the few facts the rules look up — never whole records.
 //
-// The checks run on the normalised but possibly partial dataset: an element or field that
-// failed its shape check is null. Every check therefore skips nulls rather than trusting types.
+// The checks run on normalised but possibly partial records: an element or field that failed
+// its shape check is null. Every check therefore skips nulls rather than trusting types.
 
-export interface CheckContext {
-  readonly dataset: Dataset;
-  readonly errors: DatasetError[];
-  readonly locations: Set<string>;
-  readonly variants: Map<string, DatasetVariant>;
-  readonly orders: Set<string>;
-  readonly materials: Map<string, DatasetMaterial>;
-  readonly costFactors: Set<string>;
-  readonly assemblyBills: Map<string, Indexed<DatasetAssemblyBill>>;
-  readonly boms: Map<string, Indexed<DatasetBom>>;
-  readonly assignees: Set<string>;
-  readonly flows: Set<string>;
-  readonly tasks: Set<string>;
+/** The lines of a bill that location rules can target, by node id. */
+export interface BillLines {
+  /** Index of the bill's first occurrence in its list. */
+  index: number;
+  materials: string[];
+  assemblies: string[];
 }
 
-export interface Indexed<T> {
-  item: T;
-  index: number;
+export interface CheckContext {
+  readonly problems: Problems;
+  allowNegativeInventory: boolean;
+  /** id → index of its first occurrence (so a duplicate can say where the first one is). */
+  readonly locations: Map<string, number>;
+  readonly variants: Map<string, number>;
+  /** Sum of each platform variant's levels (exact decimal text); dropped once materials are checked. */
+  variantLevelSums: Map<string, string> | null;
+  readonly orders: Map<string, number>;
+  readonly materials: Map<string, number>;
+  readonly costFactors: Map<string, number>;
+  readonly assemblyBills: Map<string, BillLines>;
+  readonly boms: Map<string, BillLines>;
+  readonly assignees: Map<string, number>;
+  readonly flows: Map<string, number>;
+  readonly tasks: Map<string, number>;
+}
+
+export function newCheckContext(problems: Problems): CheckContext {
+  return {
+    problems,
+    allowNegativeInventory: false,
+    locations: new Map(),
+    variants: new Map(),
+    variantLevelSums: new Map(),
+    orders: new Map(),
+    materials: new Map(),
+    costFactors: new Map(),
+    assemblyBills: new Map(),
+    boms: new Map(),
+    assignees: new Map(),
+    flows: new Map(),
+    tasks: new Map(),
+  };
 }
 
 /** Elements of a possibly partial array, with their original index (failed elements skipped). */
@@ -38,66 +63,47 @@ export function* present<T>(list: readonly T[] | null | undefined): Generator<[T
 }
 
 /**
- * Indexes `list` by the id that `idOf` reads, reporting each repeated id at `pathOf(index)`.
- * `label` names the kind of id in messages ("material", "BOM").
+ * Adds `id`, read from the element at `index` of its list, to `seen` (as `value(index)`); a
+ * repeated id is reported at `pathOf(index)`, naming where the first one is. `label` names the
+ * kind of id in messages ("material", "BOM"). Returns whether the id was new.
  */
-export function indexUnique<T>(
-  errors: DatasetError[],
-  list: readonly T[] | null | undefined,
-  idOf: (item: T) => string | null | undefined,
-  pathOf: (index: number) => string,
-  label: string,
-): Map<string, Indexed<T>> {
-  const seen = new Map<string, Indexed<T>>();
-  for (const [item, index] of present(list)) {
-    const id = idOf(item);
-    if (typeof id !== 'string') continue;
-    const first = seen.get(id);
-    if (first) errors.push({ path: pathOf(index), message: `duplicate ${label} "${id}" (first at ${pathOf(first.index)})` });
-    else seen.set(id, { item, index });
+export function addUnique<V>(problems: Problems, kind: ProblemKind, seen: Map<string, V>, id: unknown, index: number,
+  pathOf: (index: number) => string, label: string, value: (index: number) => V, firstIndex: (value: V) => number): boolean {
+  if (typeof id !== 'string') return false;
+  const first = seen.get(id);
+  if (first !== undefined) {
+    problems.add(kind, pathOf(index), `duplicate ${label} "${id}" (first at ${pathOf(firstIndex(first))})`);
+    return false;
   }
-  return seen;
+  seen.set(id, value(index));
+  return true;
 }
 
-export function buildContext(dataset: Dataset, errors: DatasetError[]): CheckContext {
-  const platform = dataset.platform;
-  const itemsOf = <T>(index: Map<string, Indexed<T>>) => new Map([...index].map(([id, entry]) => [id, entry.item]));
-  const idsOf = (index: Map<string, unknown>) => new Set(index.keys());
-  return {
-    dataset,
-    errors,
-    locations: idsOf(indexUnique(errors, platform?.locations, (l) => l.id, (i) => `$.platform.locations[${i}].id`, 'location')),
-    variants: itemsOf(indexUnique(errors, platform?.variants, (v) => v.variantId, (i) => `$.platform.variants[${i}].variantId`, 'platform variant')),
-    orders: idsOf(indexUnique(errors, platform?.orders, (o) => o.orderId, (i) => `$.platform.orders[${i}].orderId`, 'order')),
-    materials: itemsOf(indexUnique(errors, dataset.materials, (m) => m.variantId, (i) => `$.materials[${i}].variantId`, 'material')),
-    costFactors: idsOf(indexUnique(errors, dataset.costFactors, (c) => c.costFactorId, (i) => `$.costFactors[${i}].costFactorId`, 'cost factor')),
-    assemblyBills: indexUnique(errors, dataset.assemblyBills, (a) => a.assemblyId, (i) => `$.assemblyBills[${i}].assemblyId`, 'assembly bill'),
-    boms: indexUnique(errors, dataset.boms, (b) => b.bomId, (i) => `$.boms[${i}].bomId`, 'BOM'),
-    assignees: idsOf(indexUnique(errors, dataset.assignees, (a) => a.assigneeId, (i) => `$.assignees[${i}].assigneeId`, 'assignee')),
-    flows: idsOf(indexUnique(errors, dataset.flows, (f) => f.flowId, (i) => `$.flows[${i}].flowId`, 'flow')),
-    tasks: idsOf(indexUnique(errors, dataset.tasks, (t) => t.taskId, (i) => `$.tasks[${i}].taskId`, 'task')),
-  };
-}
+const self = (index: number) => index;
 
-export function report(ctx: CheckContext, path: string, message: string): void {
-  ctx.errors.push({ path, message });
+/** {@link addUnique} for an index of id → first index. */
+export function addUniqueId(problems: Problems, kind: ProblemKind, seen: Map<string, number>, id: unknown, index: number,
+  pathOf: (index: number) => string, label: string): boolean {
+  return addUnique(problems, kind, seen, id, index, pathOf, label, self, self);
 }
 
 /** Reports `unknown <label> "<id>"` when a non-null id is not among `known`. */
-export function expectKnown(ctx: CheckContext, path: string, id: string | null | undefined, known: { has(id: string): boolean }, label: string): void {
-  if (typeof id === 'string' && !known.has(id)) report(ctx, path, `unknown ${label} "${id}"`);
+export function expectKnown(ctx: CheckContext, kind: ProblemKind, path: string, id: string | null | undefined,
+  known: { has(id: string): boolean }, label: string): void {
+  if (typeof id === 'string' && !known.has(id)) ctx.problems.add(kind, path, `unknown ${label} "${id}"`);
 }
 
-export function expectLocation(ctx: CheckContext, path: string, locationId: string | null | undefined): void {
-  expectKnown(ctx, path, locationId, ctx.locations, 'location');
+export function expectLocation(ctx: CheckContext, kind: ProblemKind, path: string, locationId: string | null | undefined): void {
+  expectKnown(ctx, kind, path, locationId, ctx.locations, 'location');
 }
 
-/** The recipe of a bill owner, or undefined (after reporting) when the owner does not exist. */
-export function resolveOwner(ctx: CheckContext, path: string, ownerType: BillOwnerType | null, ownerId: string | null): DatasetRecipe | undefined {
+/** The lines of a bill owner, or undefined (after reporting) when the owner does not exist. */
+export function resolveOwner(ctx: CheckContext, kind: ProblemKind, path: string, ownerType: BillOwnerType | null,
+  ownerId: string | null): BillLines | undefined {
   if (typeof ownerId !== 'string' || ownerType === null) return undefined;
   const owner = ownerType === 'bom' ? ctx.boms.get(ownerId) : ctx.assemblyBills.get(ownerId);
-  if (!owner) report(ctx, path, `unknown ${ownerType === 'bom' ? 'BOM' : 'assembly bill'} "${ownerId}"`);
-  return owner?.item;
+  if (!owner) ctx.problems.add(kind, path, `unknown ${ownerType === 'bom' ? 'BOM' : 'assembly bill'} "${ownerId}"`);
+  return owner;
 }
 
 /** A stock item: a material, a platform variant (finished good) or an assembly bill. */
@@ -105,16 +111,40 @@ export function isStockItem(ctx: CheckContext, itemId: string): boolean {
   return ctx.materials.has(itemId) || ctx.variants.has(itemId) || ctx.assemblyBills.has(itemId);
 }
 
-/** Reports every repeated key of a composite identity (e.g. item × location) within one list. */
-export function expectUniqueKeys<T>(ctx: CheckContext, list: readonly T[] | null | undefined, keyOf: (item: T) => (string | null)[],
-  pathOf: (index: number) => string, describeKey: (item: T) => string): void {
-  const seen = new Map<string, number>();
-  for (const [item, index] of present(list)) {
-    const parts = keyOf(item);
-    if (parts.some((part) => part === null || part === undefined)) continue;
-    const key = JSON.stringify(parts);
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, index);
-    else report(ctx, pathOf(index), `duplicate ${describeKey(item)} (first at ${pathOf(first)})`);
+/**
+ * Repeated composite identities (e.g. item × location) within one list, fed one element at a
+ * time: {@link add} reports an element whose key was seen before.
+ */
+export class UniqueKeys<T> {
+  private readonly seen = new Map<string, number>();
+  private readonly problems: Problems;
+  private readonly kind: ProblemKind;
+  private readonly keyOf: (item: T) => (string | null)[];
+  private readonly pathOf: (index: number) => string;
+  private readonly describeKey: (item: T) => string;
+
+  constructor(problems: Problems, kind: ProblemKind, keyOf: (item: T) => (string | null)[], pathOf: (index: number) => string,
+    describeKey: (item: T) => string) {
+    this.problems = problems;
+    this.kind = kind;
+    this.keyOf = keyOf;
+    this.pathOf = pathOf;
+    this.describeKey = describeKey;
+  }
+
+  add(item: T, index: number): void {
+    const parts = this.keyOf(item);
+    if (parts.some((part) => part === null || part === undefined)) return;
+    const key = parts.length === 1 ? parts[0]! : JSON.stringify(parts);
+    const first = this.seen.get(key);
+    if (first === undefined) this.seen.set(key, index);
+    else this.problems.add(this.kind, this.pathOf(index), `duplicate ${this.describeKey(item)} (first at ${this.pathOf(first)})`);
+  }
+
+  /** Checks a whole (small) list. */
+  static check<T>(problems: Problems, kind: ProblemKind, list: readonly T[] | null | undefined, keyOf: (item: T) => (string | null)[],
+    pathOf: (index: number) => string, describeKey: (item: T) => string): void {
+    const keys = new UniqueKeys(problems, kind, keyOf, pathOf, describeKey);
+    for (const [item, index] of present(list)) keys.add(item, index);
   }
 }

@@ -1,5 +1,6 @@
 import type { CheckContext } from './check-context.ts';
-import { present, report } from './check-context.ts';
+import { present } from './check-context.ts';
+import type { DatasetAssemblyBill, DatasetLocationRule } from './types.ts';
 
 // Assembly bills must form a DAG, or expanding a recipe never ends. The base recipes are checked
 // first; then, for every location whose rules add or swap in an assembly bill, the recipes as
@@ -12,62 +13,80 @@ interface Edge {
   fromRule: boolean;
 }
 
-export function checkAssemblyCycles(ctx: CheckContext): void {
-  const base = new Map<string, Edge[]>();
-  for (const [bill, i] of present(ctx.dataset.assemblyBills)) {
-    if (typeof bill.assemblyId !== 'string' || base.has(bill.assemblyId)) continue;
-    const edges: Edge[] = [];
-    for (const [line, j] of present(bill.subAssemblyReferences)) {
-      if (typeof line.nodeId === 'string' && ctx.assemblyBills.has(line.nodeId)) {
-        edges.push({ to: line.nodeId, path: `$.assemblyBills[${i}].subAssemblyReferences[${j}].nodeId`, fromRule: false });
-      }
-    }
-    base.set(bill.assemblyId, edges);
-  }
-  let baseHasCycle = false;
-  findCycles(base, (cycle, nodes) => {
-    baseHasCycle = true;
-    const closing = cycle[cycle.length - 1] as Edge;
-    report(ctx, closing.path, `assembly bills form a cycle: ${nodes.join(' → ')}`);
-  });
-  // A base cycle is present at every location too; one report of it is enough.
-  if (!baseHasCycle) checkCyclesThroughLocationRules(ctx, base);
+/** How one location's rules change the base graph: bill id → its edges there. */
+interface LocationGraph {
+  changed: Map<string, Edge[]>;
+  addsEdges: boolean;
 }
 
-function checkCyclesThroughLocationRules(ctx: CheckContext, base: Map<string, Edge[]>): void {
-  // location id → bill id → that bill's edges at the location
-  const perLocation = new Map<string, Map<string, Edge[]>>();
-  // Only a rule that adds an edge can close a loop; removals still count where one does.
-  const withNewEdges = new Set<string>();
-  for (const [rule, i] of present(ctx.dataset.locationRules)) {
-    if (rule.ownerType !== 'sub_assembly' || typeof rule.locationId !== 'string') continue;
-    const baseEdges = typeof rule.ownerId === 'string' ? base.get(rule.ownerId) : undefined;
-    if (!baseEdges) continue;
+/** Fed the assembly bills (once all their ids are known), then the location rules one by one. */
+export class CycleChecks {
+  private readonly ctx: CheckContext;
+  private readonly base = new Map<string, Edge[]>();
+  private baseHasCycle = false;
+  private readonly perLocation = new Map<string, LocationGraph>();
+
+  constructor(ctx: CheckContext) {
+    this.ctx = ctx;
+  }
+
+  /** All assembly bills, in file order; reports the cycles of the base recipes. */
+  setBills(bills: Iterable<[DatasetAssemblyBill, number]>): void {
+    for (const [bill, i] of bills) {
+      if (typeof bill.assemblyId !== 'string' || this.base.has(bill.assemblyId)) continue;
+      const edges: Edge[] = [];
+      for (const [line, j] of present(bill.subAssemblyReferences)) {
+        if (typeof line.nodeId === 'string' && this.ctx.assemblyBills.has(line.nodeId)) {
+          edges.push({ to: line.nodeId, path: `$.assemblyBills[${i}].subAssemblyReferences[${j}].nodeId`, fromRule: false });
+        }
+      }
+      this.base.set(bill.assemblyId, edges);
+    }
+    findCycles(this.base.keys(), (id) => this.base.get(id), (cycle, nodes) => {
+      this.baseHasCycle = true;
+      const closing = cycle[cycle.length - 1] as Edge;
+      this.ctx.problems.add('cycles', closing.path, `assembly bills form a cycle: ${nodes.join(' → ')}`);
+    });
+  }
+
+  addRule(rule: DatasetLocationRule, i: number): void {
+    // A base cycle is present at every location too; one report of it is enough.
+    if (this.baseHasCycle) return;
+    if (rule.ownerType !== 'sub_assembly' || typeof rule.locationId !== 'string') return;
+    const baseEdges = typeof rule.ownerId === 'string' ? this.base.get(rule.ownerId) : undefined;
+    if (!baseEdges) return;
+    const assemblyBills = this.ctx.assemblyBills;
+    // Only a rule that adds an edge can close a loop; removals still count where one does.
     const dropped = new Set<string>();
     const added: Edge[] = [];
     for (const [override, k] of present(rule.overrides)) {
       const path = `$.locationRules[${i}].overrides[${k}]`;
       if (override.action === 'remove') dropped.add(override.nodeId);
-      if (override.action === 'replace' && ctx.assemblyBills.has(override.replacementNodeId)) {
+      if (override.action === 'replace' && assemblyBills.has(override.replacementNodeId)) {
         dropped.add(override.nodeId);
         added.push({ to: override.replacementNodeId, path: `${path}.replacementNodeId`, fromRule: true });
       }
-      if (override.action === 'add' && ctx.assemblyBills.has(override.nodeId)) {
+      if (override.action === 'add' && assemblyBills.has(override.nodeId)) {
         added.push({ to: override.nodeId, path: `${path}.nodeId`, fromRule: true });
       }
     }
-    if (added.length === 0 && dropped.size === 0) continue;
-    if (added.length > 0) withNewEdges.add(rule.locationId);
-    let graph = perLocation.get(rule.locationId);
-    if (!graph) perLocation.set(rule.locationId, (graph = new Map(base)));
-    graph.set(rule.ownerId, [...baseEdges.filter((edge) => !dropped.has(edge.to)), ...added]);
+    if (added.length === 0 && dropped.size === 0) return;
+    let graph = this.perLocation.get(rule.locationId);
+    if (!graph) this.perLocation.set(rule.locationId, (graph = { changed: new Map(), addsEdges: false }));
+    if (added.length > 0) graph.addsEdges = true;
+    graph.changed.set(rule.ownerId, [...baseEdges.filter((edge) => !dropped.has(edge.to)), ...added]);
   }
-  for (const [locationId, graph] of perLocation) {
-    if (!withNewEdges.has(locationId)) continue;
-    findCycles(graph, (cycle, nodes) => {
-      const ruleEdge = cycle.find((edge) => edge.fromRule) ?? (cycle[0] as Edge);
-      report(ctx, ruleEdge.path, `at location "${locationId}" the location rules make assembly bills form a cycle: ${nodes.join(' → ')}`);
-    });
+
+  /** After the last location rule: the cycles that rules close at their location. */
+  finish(): void {
+    if (this.baseHasCycle) return;
+    for (const [locationId, { changed, addsEdges }] of this.perLocation) {
+      if (!addsEdges) continue;
+      findCycles(this.base.keys(), (id) => changed.get(id) ?? this.base.get(id), (cycle, nodes) => {
+        const ruleEdge = cycle.find((edge) => edge.fromRule) ?? (cycle[0] as Edge);
+        this.ctx.problems.add('cycles', ruleEdge.path, `at location "${locationId}" the location rules make assembly bills form a cycle: ${nodes.join(' → ')}`);
+      });
+    }
   }
 }
 
@@ -75,9 +94,9 @@ function checkCyclesThroughLocationRules(ctx: CheckContext, base: Map<string, Ed
  * Iterative depth-first search (recipes can be deep; no recursion limit). Calls `onCycle` for
  * each back edge with the edges of the cycle and its node ids (first node repeated at the end).
  */
-function findCycles(graph: Map<string, Edge[]>, onCycle: (cycle: Edge[], nodes: string[]) => void): void {
+function findCycles(roots: Iterable<string>, edgesOf: (id: string) => Edge[] | undefined, onCycle: (cycle: Edge[], nodes: string[]) => void): void {
   const state = new Map<string, 'open' | 'done'>();
-  for (const root of graph.keys()) {
+  for (const root of roots) {
     if (state.has(root)) continue;
     // Parallel stacks: the node, the next edge to follow, and the edge that entered it.
     const nodes: string[] = [root];
@@ -87,7 +106,7 @@ function findCycles(graph: Map<string, Edge[]>, onCycle: (cycle: Edge[], nodes: 
     while (nodes.length > 0) {
       const top = nodes.length - 1;
       const node = nodes[top] as string;
-      const edges = graph.get(node) ?? [];
+      const edges = edgesOf(node) ?? [];
       const edgeIndex = next[top] as number;
       if (edgeIndex >= edges.length) {
         state.set(node, 'done');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { shopContextFor, type ContextDeps } from '../../shop-context.ts';
 import { syncMaterialRequirements, type MetafieldSyncResult } from '../orders/metafield-sync.ts';
+import type { DatasetFile } from './dataset-file.ts';
 import { loadDataset, type LoadReport } from './load.ts';
 import type { Dataset } from './types.ts';
 
@@ -10,7 +11,7 @@ import type { Dataset } from './types.ts';
  */
 export async function importDataset(
   deps: ContextDeps,
-  dataset: Dataset,
+  dataset: Dataset | DatasetFile,
   onProgress: (message: string) => void = () => {},
 ): Promise<LoadReport & { metafields: MetafieldSyncResult }> {
   const report = await loadDataset(deps.orm.em, dataset, onProgress);

@@ -1,8 +1,8 @@
 import { datasetTables } from '../entities.ts';
-import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { rebuildShopCostRollup } from '../recipes/cost-rollup.repository.ts';
-import { datasetToRows } from './dataset-rows.ts';
+import { datasetSections, insertRows, rowBatches, tableOf, workOrderShortIds } from './dataset-rows.ts';
+import { fileSections, type DatasetFile } from './dataset-file.ts';
 import type { Dataset } from './types.ts';
 
 export interface LoadReport { shopId: string; rows: Record<string, number> }
@@ -11,14 +11,25 @@ export interface LoadReport { shopId: string; rows: Record<string, number> }
  * Replaces everything one shop owns with the dataset, in one transaction: a failure leaves the
  * previous state untouched. API keys and the inventory adjustment history are kept (they are not
  * part of a dataset). Loading the same dataset twice gives the same state.
+ *
+ * The dataset is a validated one in memory, or a validated file (validateDatasetFile), which is
+ * read again section by section: rows go to the database in bounded batches as they are made.
  */
 export async function loadDataset(
   rootEm: Em,
-  dataset: Dataset,
+  dataset: Dataset | DatasetFile,
   onProgress: (message: string) => void = () => {},
 ): Promise<LoadReport> {
   const shopId = dataset.shop.id;
-  const tables = datasetToRows(dataset);
+  const batches = rowBatches(
+    'file' in dataset ? fileSections(dataset, onProgress) : datasetSections(dataset),
+    {
+      shopId,
+      loadedAt: new Date(),
+      workOrderShortIds: 'file' in dataset ? dataset.workOrderShortIds : workOrderShortIds(dataset.workOrders.map((w) => [w.createdAt, w.workOrderId])),
+      cachedQuantityDefaults: 'file' in dataset ? dataset.cachedQuantityDefaults : new Map(),
+    },
+  );
   const report: LoadReport = { shopId, rows: {} };
   await rootEm.fork().transactional(async (em) => {
     await em.execute(
@@ -33,10 +44,10 @@ export async function loadDataset(
       await em.execute(`delete from "${table}" where shop_id = ?`, [shopId], 'run');
     }
     onProgress(`cleared shop ${shopId}`);
-    for (const { table, columns, rows } of tables) {
-      await bulkInsert(em, table, ['shop_id', ...columns], rows.map((r) => [shopId, ...r]));
-      report.rows[table] = rows.length;
-      if (rows.length > 0) onProgress(`${table}: ${rows.length} rows`);
+    for (const batch of batches) {
+      await insertRows(em, batch);
+      const table = tableOf(batch.target);
+      report.rows[table] = (report.rows[table] ?? 0) + batch.rows.length;
     }
     await rebuildShopCostRollup(em, shopId);
   });

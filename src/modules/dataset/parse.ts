@@ -1,18 +1,12 @@
-import { checkCatalog } from './catalog-checks.ts';
-import { buildContext } from './check-context.ts';
-import { checkAssemblyCycles } from './cycle-checks.ts';
-import { DATASET_SHAPE } from './dataset-shape.ts';
+import { checkDataset, treeRoot } from './dataset-check.ts';
 import { exactNumberReviver } from './exact-number.ts';
-import { normalize } from './shape.ts';
-import { checkStock } from './stock-checks.ts';
-import type { Dataset, DatasetError, DatasetResult } from './types.ts';
-import { DATASET_FORMAT_VERSION } from './types.ts';
-import { checkWorkOrders } from './work-order-checks.ts';
+import { Problems } from './problems.ts';
+import type { DatasetResult } from './types.ts';
 
 /**
- * Parses and validates a dataset file. Numbers are read from their source text (exact
+ * Parses and validates a dataset held in memory. Numbers are read from their source text (exact
  * decimals). Every problem is reported, each at its JSONPath; a file with any problem yields
- * no dataset.
+ * no dataset. (`bomcore load` streams a file instead: see dataset-file.ts.)
  */
 export function parseDatasetText(text: string): DatasetResult {
   let value: unknown;
@@ -29,17 +23,7 @@ export function parseDatasetText(text: string): DatasetResult {
  * JSON whose numbers are JS numbers (read through their shortest text, `String(n)`).
  */
 export function validateDataset(value: unknown): DatasetResult {
-  const errors: DatasetError[] = [];
-  const normalized = normalize(DATASET_SHAPE, value, null, null, errors);
-  if (normalized === null) return { ok: false, errors };
-  const dataset = normalized as Dataset;
-  if (dataset.formatVersion !== null && dataset.formatVersion !== DATASET_FORMAT_VERSION) {
-    errors.push({ path: '$.formatVersion', message: `unsupported formatVersion ${dataset.formatVersion as number} (expected ${DATASET_FORMAT_VERSION})` });
-  }
-  const ctx = buildContext(dataset, errors);
-  checkCatalog(ctx);
-  checkAssemblyCycles(ctx);
-  checkStock(ctx);
-  checkWorkOrders(ctx);
-  return errors.length === 0 ? { ok: true, dataset } : { ok: false, errors };
+  const problems = new Problems();
+  const { dataset } = checkDataset(treeRoot(value), problems, { collect: true });
+  return dataset ? { ok: true, dataset } : { ok: false, errors: problems.list() };
 }

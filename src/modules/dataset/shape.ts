@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { canonicalDecimal, isJsonNumber, readDecimal } from './exact-number.ts';
-import type { DatasetError } from './types.ts';
+import type { ErrorSink } from './problems.ts';
 
 // One declarative description of each record drives three things: field-level validation,
 // normalisation (defaults, canonical decimals) and the canonical key order of the serializer.
@@ -117,7 +117,7 @@ function defaultOf(shape: Shape): unknown {
  * The value sits at `step` of `parent` (both null for the root); a path object is only made
  * for containers and failures.
  */
-export function normalize(shape: Shape, raw: unknown, parent: PathRef | null, step: string | number | null, errors: DatasetError[]): unknown {
+export function normalize(shape: Shape, raw: unknown, parent: PathRef | null, step: string | number | null, errors: ErrorSink): unknown {
   if (raw === undefined || raw === null) {
     if (shape.optional) return defaultOf(shape);
     return fail(errors, parent, step, 'must not be null');
@@ -153,11 +153,11 @@ class Problem {
   }
 }
 
-function refTo(parent: PathRef | null, step: string | number | null): PathRef | null {
+export function refTo(parent: PathRef | null, step: string | number | null): PathRef | null {
   return step === null ? parent : { parent, step };
 }
 
-function fail(errors: DatasetError[], parent: PathRef | null, step: string | number | null, message: string): null {
+function fail(errors: ErrorSink, parent: PathRef | null, step: string | number | null, message: string): null {
   errors.push({ path: pathText(refTo(parent, step)), message });
   return null;
 }
@@ -200,20 +200,29 @@ function normalizeScalar(shape: StringShape | DecimalShape | IntegerShape | Bool
   }
 }
 
-function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, here: PathRef | null, errors: DatasetError[]) {
+function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, here: PathRef | null, errors: ErrorSink) {
   const out: Record<string, unknown> = {};
   for (const key in raw) {
-    if (!Object.hasOwn(raw, key) || Object.hasOwn(shape.fields, key)) continue;
-    const refusal = shape.refused && Object.hasOwn(shape.refused, key) ? shape.refused[key] : undefined;
-    fail(errors, here, key, refusal ?? `unknown field "${key}"`);
+    if (Object.hasOwn(raw, key)) checkMemberName(shape, key, here, errors);
   }
   if (shape.derived) Object.assign(out, shape.derived);
   for (const [key, field] of fieldsOf(shape)) {
-    const value = Object.hasOwn(raw, key) ? raw[key] : undefined;
-    if (value === undefined && !field.optional) out[key] = fail(errors, here, key, `required field "${key}" is missing`);
-    else out[key] = normalize(field, value, here, key, errors);
+    out[key] = normalizeField(field, key, Object.hasOwn(raw, key) ? raw[key] : undefined, here, errors);
   }
   return out;
+}
+
+/** Reports a member name that `shape` does not have. */
+export function checkMemberName(shape: ObjectShape, key: string, here: PathRef | null, errors: ErrorSink): void {
+  if (Object.hasOwn(shape.fields, key)) return;
+  const refusal = shape.refused && Object.hasOwn(shape.refused, key) ? shape.refused[key] : undefined;
+  fail(errors, here, key, refusal ?? `unknown field "${key}"`);
+}
+
+/** One member of an object: a missing required member is reported, a missing optional one gets its default. */
+export function normalizeField(field: Shape, key: string, value: unknown, here: PathRef | null, errors: ErrorSink): unknown {
+  if (value === undefined && !field.optional) return fail(errors, here, key, `required field "${key}" is missing`);
+  return normalize(field, value, here, key, errors);
 }
 
 // JSON.rawJSON (Node ≥ 21) writes a number's digits verbatim; TypeScript's lib lacks it.
