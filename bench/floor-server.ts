@@ -7,7 +7,8 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { bomTree, type LineRow } from './floor-bom.ts';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+// JIT off as in bomcore's own pool: these are short statements.
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c jit=off' });
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL || 'info' } });
 const num = (v: string | null) => (v === null ? null : Number(v));
 const meta = (request: FastifyRequest) => ({ requestId: request.id, apiVersion: '1.2' });
@@ -43,14 +44,16 @@ app.get('/api/v1/raw-materials', async (request, reply) => {
   const pageSize = Math.min(1000, Math.max(1, Number(q.pageSize ?? 50)));
   const sort = ORDER[q.sortBy ?? ''] ?? ORDER.productName!;
   const order = `${sort.replaceAll('{dir}', q.sortOrder === 'desc' ? 'desc' : 'asc')}, variant_id collate "C"`;
+  // The schema's stored lowered search text (the four fields joined by U+001F), as bomcore matches.
   const pattern = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   // The quantity is computed for every matching row only when it is the sort key.
   const byQuantity = q.sortBy === 'inventoryQuantity';
   const { rows } = await pool.query(
     `with page as (
-       select m.*, count(*) over () as total_count${byQuantity ? `, ${QUANTITY} as inventory_quantity` : ''}
+       select m.*, (select count(*) from materials c where c.shop_id = $1 and ($2::text is null or c.search_text like lower($2))) as total_count
+              ${byQuantity ? `, ${QUANTITY} as inventory_quantity` : ''}
          from materials m
-        where m.shop_id = $1 and ($2::text is null or m.product_name ilike $2 or m.variant_name ilike $2 or m.sku ilike $2 or m.vendor ilike $2)
+        where m.shop_id = $1 and ($2::text is null or m.search_text like lower($2))
         order by ${order} limit $3 offset $4)
      select p.*, ${byQuantity ? 'p.inventory_quantity' : QUANTITY.replaceAll('m.', 'p.')} as quantity,
             ${USAGE('bom')} as bom_usage_count, ${USAGE('sub_assembly')} as sub_assembly_usage_count,

@@ -34,10 +34,14 @@ const relations = jsonPgSmartTags({
   },
 });
 
+// JIT off as in bomcore's and the floor's pools, so all three sides run the same server settings.
+const databaseUrl = new URL(process.env.DATABASE_URL!);
+databaseUrl.searchParams.set('options', '-c jit=off');
+
 const preset: GraphileConfig.Preset = {
   extends: [PostGraphileAmberPreset],
   plugins: [relations],
-  pgServices: [makePgService({ connectionString: process.env.DATABASE_URL!, schemas: ['public'] })],
+  pgServices: [makePgService({ connectionString: databaseUrl.toString(), schemas: ['public'] })],
   grafserv: { graphqlPath: '/graphql', graphiql: false, watch: false },
   grafast: { explain: false },
 };

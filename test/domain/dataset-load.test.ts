@@ -6,7 +6,7 @@ import { loadDataset } from '../../src/modules/dataset/load.ts';
 import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
 import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
-import { databaseLabel, openTestOrm, uniqueShopId } from '../helpers/database.ts';
+import { databaseLabel, openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';
 
 let orm: Orm;
 beforeAll(async () => {
@@ -133,4 +133,14 @@ describe(`migrations on ${databaseLabel}`, () => {
     const { migrate } = await import('../../src/db/orm.ts');
     expect(await migrate(orm)).toEqual([]);
   });
+
+  // PGlite has no JIT compiler, so this rule only has a subject on a PostgreSQL server.
+  if (usingPostgres) {
+    it('every pooled connection runs with JIT off (a recursive recipe walk must not pay ~0.5 s of compilation)', async () => {
+      // Four transactions at once hold four pooled connections, so more than the first is checked.
+      const settings = await Promise.all(Array.from({ length: 4 }, () => orm.em.fork().transactional(async (em) =>
+        (await em.execute<{ jit: string }[]>(`select current_setting('jit') as jit, pg_sleep(0.05)::text as slept`))[0]!.jit)));
+      expect(settings).toEqual(['off', 'off', 'off', 'off']);
+    });
+  }
 });

@@ -48,6 +48,34 @@ describe('GET /raw-materials', () => {
     expect(ids(await list('?search=%25'))).toEqual([]);
   });
 
+  it('search matches exactly what ilike on each of the four fields matches: never across two fields, case folded beyond ASCII, %, _ and \\ literal', async () => {
+    const odd = uniqueShopId('rm-search');
+    const v = (n: string, productName: string, variantName: string | null, sku: string | null, vendor: string | null) => ({
+      variantId: `VMAT-VAR-${n}`, productId: `VMAT-PROD-${n}`, inventoryItemId: `VMAT-INV-${n}`, productName, variantName, sku, vendor,
+      unit: 'pcs', unitCost: 1, unitPrice: 0, levels: [],
+    });
+    await t.load(toDataset(datasetJson(odd, {
+      materials: [
+        v('0001', 'Éclat WAX', 'Zed', 'A_1', null), v('0002', 'wax', null, null, 'Zed & Co'), v('0003', '100% soy', 'back\\slash', 'S-1', 'ÜBER'),
+        v('0004', 'Plain', 'x', 'y', 'z'),
+      ],
+      boms: [], assemblyBills: [],
+    })));
+    const oddKey = await t.createKey(odd, ['read']);
+    const searches = ['waxzed', 'waxz', 'x\u001fy', 'éclat', 'ÉCLAT', 'über', 'Wax', '%', '_', 'a_1', 'A%1', '\\', 'k\\s', 'zed', 'ed & c', 'y', 'PLAIN'];
+    for (const search of searches) {
+      const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const oracle = await t.orm.em.fork().execute<{ variant_id: string }[]>(
+        `select variant_id from materials where shop_id = ? and (product_name ilike ? or variant_name ilike ? or sku ilike ? or vendor ilike ?) order by variant_id`,
+        [odd, pattern, pattern, pattern, pattern],
+      );
+      const res = await t.get(`/api/v1/raw-materials?search=${encodeURIComponent(search)}`, oddKey);
+      expect(res.status, search).toBe(200);
+      expect([...ids(res)].sort(), search).toEqual(oracle.map((r) => r.variant_id));
+      expect(res.body.data.totalCount, search).toBe(oracle.length);
+    }
+  });
+
   it('usageFilter used/unused splits on being named by a BOM or assembly bill', async () => {
     expect(ids(await list('?usageFilter=used'))).toEqual(['VMAT-VAR-0001', '44002', '44001']);
     expect(ids(await list('?usageFilter=unused'))).toEqual(['VMAT-VAR-0003', 'VMAT-VAR-0002']);

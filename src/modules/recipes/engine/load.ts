@@ -24,7 +24,10 @@ interface ForestRow {
 
 // One statement: the recursive CTE walks sub-assembly lines and the assemblies location rules add or
 // swap in (UNION de-duplicates, so shared assemblies are visited once and the walk ends on a DAG);
-// then the bills, their lines, rules and overrides come back as one tagged row set.
+// then the bills, their lines, rules and overrides come back as one tagged row set. The planner
+// cannot estimate how many bills the walk reaches, and with a guess it hashes whole tables; the
+// lateral subqueries (fenced with `offset 0` so they are not flattened back into joins) make every
+// table an index probe per reached bill, so the cost follows the recipe, not the shop.
 const SEED_ROOTS = `select r.owner_type, r.owner_id from unnest(?::text[], ?::text[]) as r(owner_type, owner_id)`;
 const SEED_ALL_BOMS = `select 'bom'::text, b.bom_id::text from boms b where b.shop_id = ?`;
 
@@ -48,20 +51,25 @@ select 'bill' as kind, r.owner_type, r.owner_id, coalesce(b.name, a.name) as nam
        b.variant_id, b.status, null as line_type, null::int as position, null as node_id, null as quantity, null as waste,
        null as location_id, null as action, null as replacement_node_id, null::boolean as introduces_assembly
   from reach r
-  left join boms b on r.owner_type = 'bom' and b.shop_id = ? and b.bom_id = r.owner_id
-  left join assembly_bills a on r.owner_type = 'sub_assembly' and a.shop_id = ? and a.assembly_id = r.owner_id
+  left join lateral (select b.name, b.variant_id, b.status, b.bom_id from boms b
+                      where r.owner_type = 'bom' and b.shop_id = ? and b.bom_id = r.owner_id offset 0) b on true
+  left join lateral (select a.name, a.only_consume_preassembled, a.assembly_id from assembly_bills a
+                      where r.owner_type = 'sub_assembly' and a.shop_id = ? and a.assembly_id = r.owner_id offset 0) a on true
  where b.bom_id is not null or a.assembly_id is not null
 union all
-select 'line', l.owner_type, l.owner_id, null, null, null, null, l.line_type, l.position, l.node_id, l.quantity::text,
+select 'line', r.owner_type, r.owner_id, null, null, null, null, l.line_type, l.position, l.node_id, l.quantity::text,
        l.waste_percentage::text, null, null, null, null
-  from reach r join recipe_lines l on l.shop_id = ? and l.owner_type = r.owner_type and l.owner_id = r.owner_id
+  from reach r cross join lateral (select l.line_type, l.position, l.node_id, l.quantity, l.waste_percentage from recipe_lines l
+                                    where l.shop_id = ? and l.owner_type = r.owner_type and l.owner_id = r.owner_id offset 0) l
 union all
-select 'rule', g.owner_type, g.owner_id, null, null, null, null, null, null, null, null, null, g.location_id, null, null, null
-  from reach r join location_rules g on g.shop_id = ? and g.owner_type = r.owner_type and g.owner_id = r.owner_id
+select 'rule', r.owner_type, r.owner_id, null, null, null, null, null, null, null, null, null, g.location_id, null, null, null
+  from reach r cross join lateral (select g.location_id from location_rules g
+                                    where g.shop_id = ? and g.owner_type = r.owner_type and g.owner_id = r.owner_id offset 0) g
 union all
-select 'override', o.owner_type, o.owner_id, null, null, null, null, null, o.position, o.node_id, o.quantity::text,
+select 'override', r.owner_type, r.owner_id, null, null, null, null, null, o.position, o.node_id, o.quantity::text,
        o.waste_percentage::text, o.location_id, o.action, o.replacement_node_id, (x.assembly_id is not null)
-  from reach r join location_rule_overrides o on o.shop_id = ? and o.owner_type = r.owner_type and o.owner_id = r.owner_id
+  from reach r cross join lateral (select o.* from location_rule_overrides o
+                                    where o.shop_id = ? and o.owner_type = r.owner_type and o.owner_id = r.owner_id offset 0) o
   left join assembly_bills x on x.shop_id = o.shop_id and x.assembly_id = coalesce(o.replacement_node_id, o.node_id)`;
 }
 
