@@ -8,6 +8,15 @@ import './types/boms/index.ts';
 import './types/orders/breakdown.ts';
 import './types/orders/material-requirements.ts';
 import './types/work-orders/index.ts';
+// Fields that link types to each other (through the per-request loaders of schema/loaders.ts).
+import './types/links/index.ts';
+// Cursor connections and the parts of the navigable graph.
+import './types/graph/index.ts';
+// The write surface: catalogue (materials, cost factors, bills, BOMs, location rules) and work orders.
+import './types/writes/catalog/index.ts';
+import './types/writes/work-orders/index.ts';
+// Federation 2 entities last: they reference every type above.
+import './federation.ts';
 
 let built: GraphQLSchema | undefined;
 

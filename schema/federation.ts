@@ -1,0 +1,1 @@
+// Placeholder: Federation 2 entities (@key, resolveReference) are declared here, after every type.
