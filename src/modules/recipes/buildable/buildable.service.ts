@@ -50,7 +50,8 @@ function limitingView(row: LimitRow, materials: Map<string, MaterialInfo>, assem
  */
 export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds: readonly string[] | null): Promise<BuildableView> {
   const root: BillKey = { ownerType: 'bom', ownerId: bomId };
-  const forest = await loadRecipeForest(ctx, [root]);
+  // The location list does not depend on the recipe: it is read while the recipe walk runs.
+  const [forest, allLocations] = await Promise.all([loadRecipeForest(ctx, [root]), ctx.platform.listLocations()]);
   const bom = getBill(forest, root);
   if (!bom) throw DomainError.notFound('bom', bomId);
   const ids = forestNodeIds(forest);
@@ -61,25 +62,27 @@ export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds:
   const isPlatformLeaf = new Set(platformIds);
   const virtualIds = essential.filter((m) => m.origin === 'virtual').map((m) => m.variantId);
 
-  const allLocations = await ctx.platform.listLocations();
   const wanted = locationIds === null ? null : new Set(locationIds);
   const scope = wanted === null ? allLocations : allLocations.filter((l) => wanted.has(l.locationId));
   const scopeIds = wanted === null ? null : scope.map((l) => l.locationId);
 
   const fg = bom.variantId;
+  // The stock reads are independent of each other: sent at once (one round trip of latency, not four).
+  const [finishedGoodRows, platformRows, virtualRows, shelfRows] = await Promise.all([
+    fg !== null && scopeIds !== null ? ctx.platform.getLevels([fg], null) : Promise.resolve([]),
+    ctx.platform.getLevels(scopeIds === null && fg !== null ? [...platformIds, fg] : platformIds, scopeIds),
+    loadVirtualLevels(ctx, virtualIds, scopeIds),
+    loadShelves(ctx, ids.assemblies, scopeIds),
+  ]);
   const levels = new Levels();
-  let finishedGoodHasLevels = false;
-  if (fg !== null && scopeIds !== null) {
-    finishedGoodHasLevels = (await ctx.platform.getLevels([fg], null)).length > 0;
-  }
-  const platformRows = await ctx.platform.getLevels(scopeIds === null && fg !== null ? [...platformIds, fg] : platformIds, scopeIds);
+  let finishedGoodHasLevels = finishedGoodRows.length > 0;
   for (const r of platformRows) {
     if (r.variantId === fg && scopeIds === null) finishedGoodHasLevels = true;
     if (isPlatformLeaf.has(r.variantId)) levels.add(r.variantId, r.locationId, r.available);
   }
-  for (const r of await loadVirtualLevels(ctx, virtualIds, scopeIds)) levels.add(r.variantId, r.locationId, r.available);
+  for (const r of virtualRows) levels.add(r.variantId, r.locationId, r.available);
   const shelves = new Levels();
-  for (const r of await loadShelves(ctx, ids.assemblies, scopeIds)) shelves.add(r.itemId, r.locationId, r.quantity);
+  for (const r of shelfRows) shelves.add(r.itemId, r.locationId, r.quantity);
 
   const stockAt = (locationId: string | null): StockView => ({
     available: (id) => levels.at(locationId, id),
