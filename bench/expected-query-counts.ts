@@ -9,7 +9,7 @@ export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   'bom-list': 1,
   'breakdown-50': 5,
   'work-order-list': 3,
-  'work-order-read': 20,
+  'work-order-read': 19,
   'material-plan': 13,
   'inventory-patch': 8,
   'build-run': 27,
