@@ -6,6 +6,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { DomainError } from '../src/domain-error.ts';
+import { complexityLimitOf, tooComplex } from '../src/http/graphql-limits.ts';
 import type { GraphQLContext } from './context.ts';
 
 /** The one schema builder. It defines no types: each lives in `schema/types/<type>.ts`. */
@@ -26,7 +27,18 @@ export const builder = new SchemaBuilder<{
       new DomainError('FORBIDDEN_SCOPE', `the API key lacks the scope that ${info.parentType.name}.${info.fieldName} requires`),
   },
   errors: { defaultTypes: [] },
-  complexity: { defaultComplexity: 1, defaultListMultiplier: 10, limit: { complexity: 50_000, depth: 20, breadth: 200 } },
+  // Complexity is checked as a /graphql operation starts, with its real arguments and variables (a
+  // field may price itself by its page size); REST's stored operations carry no limit. Depth and
+  // aliases are validation rules of /graphql (src/http/graphql-limits.ts), refused before execution.
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    limit: (ctx) => {
+      const complexity = complexityLimitOf(ctx);
+      return complexity === undefined ? {} : { complexity };
+    },
+    complexityError: (_kind, result) => tooComplex(result.complexity, result.maxComplexity ?? 0),
+  },
 });
 
 builder.queryType({});

@@ -1,1 +1,43 @@
-// Placeholder: Federation 2 entities (@key, resolveReference) are declared here, after every type.
+import { builder } from './builder.ts';
+import { loadersOf } from './loaders.ts';
+import { AssemblyBillRef, BomRef } from './types/boms/bom.ts';
+import { OrderRef } from './types/links/order.ts';
+import { LocationRef } from './types/location.ts';
+import { RawMaterialRef } from './types/materials/raw-material.ts';
+import { WorkOrderRef } from './types/work-orders/work-order.ts';
+
+// Federation 2 entities: the types other subgraphs of a shop's supergraph can reference by key.
+// Each is the type clients navigate to (the whole read, as the single-item query returns it), and
+// `_entities` resolves representations through the request's loaders: a batch of N representations
+// of one type is one batch read, within the caller's shop — another shop's id resolves to null,
+// like an unknown id.
+
+builder.asEntity(RawMaterialRef, {
+  key: builder.selection<{ variantId: string }>('variantId'),
+  resolveReference: (ref, ctx) => loadersOf(ctx).material.load(ref.variantId),
+});
+
+builder.asEntity(BomRef, {
+  key: builder.selection<{ bomId: string }>('bomId'),
+  resolveReference: (ref, ctx) => loadersOf(ctx).bom.load(ref.bomId),
+});
+
+builder.asEntity(AssemblyBillRef, {
+  key: builder.selection<{ assemblyId: string }>('assemblyId'),
+  resolveReference: (ref, ctx) => loadersOf(ctx).assemblyBill.load(ref.assemblyId),
+});
+
+builder.asEntity(WorkOrderRef, {
+  key: builder.selection<{ workOrderId: string }>('workOrderId'),
+  resolveReference: (ref, ctx) => loadersOf(ctx).workOrder.load(String(ref.workOrderId)),
+});
+
+builder.asEntity(LocationRef, {
+  key: builder.selection<{ locationId: string }>('locationId'),
+  resolveReference: (ref, ctx) => loadersOf(ctx).location.load(ref.locationId),
+});
+
+builder.asEntity(OrderRef, {
+  key: builder.selection<{ orderId: string }>('orderId'),
+  resolveReference: (ref, ctx) => loadersOf(ctx).order.load(ref.orderId),
+});

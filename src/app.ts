@@ -1,6 +1,4 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import mercurius from 'mercurius';
-import { GraphQLError } from 'graphql';
 import { getSchema } from '../schema/index.ts';
 import { restFacade } from '../rest-facade/plugin.ts';
 import { ProblemSchema, registerSwagger } from '../rest-facade/openapi.ts';
@@ -8,9 +6,9 @@ import { MetaSchema } from '../rest-facade/envelope.ts';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { withQueryStats, type QueryStats } from './db/query-stats.ts';
-import { DomainError } from './domain-error.ts';
 import { authorizeRequest, createShopContext } from './http/auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { registerGraphql } from './http/graphql.ts';
 import { sendProblem } from './http/problem.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
 import { requestIdFor } from './http/request-id.ts';
@@ -99,30 +97,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     prefix: '/api/v1', schema, authorize, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
 
-  await app.register(async (graphqlScope) => {
-    // Every GraphQL request needs a key with at least `read`; fields needing `write` check it themselves.
-    graphqlScope.addHook('preHandler', async (request, reply) => {
-      if (!(await authorize(request, reply, 'read'))) return reply;
-      return undefined;
-    });
-    await graphqlScope.register(mercurius, {
-      schema,
-      path: '/graphql',
-      graphiql: false,
-      jit: 1,
-      context: (request) => makeContext(request) as unknown as Record<string, unknown>,
-      errorFormatter: (execution, context) => {
-        const formatted = mercurius.defaultErrorFormatter(execution, context);
-        const errors = (execution.errors ?? []).map((error) => {
-          const original = error.originalError;
-          const code = original instanceof DomainError ? original.code : (error.extensions?.code as string | undefined) ?? 'INTERNAL';
-          const message = code === 'INTERNAL' && original && !(original instanceof GraphQLError) ? 'unexpected error' : error.message;
-          if (code === 'INTERNAL' && original) app.log.error({ err: original }, 'graphql resolver failed');
-          return { message, locations: error.locations, path: error.path, extensions: { code } };
-        });
-        return { statusCode: formatted.statusCode, response: { data: execution.data ?? null, errors } };
-      },
-    });
+  await registerGraphql(app, {
+    schema, config: config.graphql, authorize, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
 
   return app;

@@ -16,11 +16,63 @@ export interface Config {
   outboxDrainIntervalMs: number;
   /** Pushes claimed per drain pass (OUTBOX_DRAIN_BATCH_SIZE, default 100). */
   outboxDrainBatchSize: number;
-  /** BOMCORE_EXPOSE_QUERY_COUNT=1: REST responses carry `X-Query-Count` (SQL statements of the operation; benchmarks). */
+  /** BOMCORE_EXPOSE_QUERY_COUNT=1: REST and /graphql responses carry `X-Query-Count` (SQL statements of the operation; benchmarks). */
   exposeQueryCount: boolean;
+  /** Limits and tools of the `/graphql` endpoint (docs/graphql.md). */
+  graphql: GraphqlConfig;
+}
+
+/** What one GraphQL request may ask for, and which tools the endpoint offers. */
+export interface GraphqlConfig {
+  /** Deepest field nesting of an operation (BOMCORE_GRAPHQL_MAX_DEPTH, default 20). */
+  maxDepth: number;
+  /** Aliased fields in an operation, fragments expanded (BOMCORE_GRAPHQL_MAX_ALIASES, default 30). */
+  maxAliases: number;
+  /** Lexical tokens of the document; the parser stops beyond (BOMCORE_GRAPHQL_MAX_TOKENS, default 5000). */
+  maxTokens: number;
+  /** Complexity score of the executed operation: 1 per field, ×10 under a list (BOMCORE_GRAPHQL_MAX_COMPLEXITY, default 50000). */
+  maxComplexity: number;
+  /** Operations in one batched (array) request; 0 refuses batches (BOMCORE_GRAPHQL_MAX_BATCH, default 10). */
+  maxBatch: number;
+  /** `__schema` / `__type` queries answered (BOMCORE_GRAPHQL_INTROSPECTION; default on, off under NODE_ENV=production). */
+  introspection: boolean;
+  /** The GraphiQL IDE at /graphiql (BOMCORE_GRAPHIQL; default on, off under NODE_ENV=production). */
+  graphiql: boolean;
 }
 
 export class ConfigError extends Error {}
+
+/** `1`/`true`/`on` or `0`/`false`/`off`; unset or empty: the fallback. */
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (['1', 'true', 'on'].includes(value)) return true;
+  if (['0', 'false', 'off'].includes(value)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true/false), got "${raw}"`);
+}
+
+function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be an integer ≥ 0, got "${raw}"`);
+  return value;
+}
+
+/** Development tools (introspection, GraphiQL) are on unless the process runs as production. */
+function graphqlConfig(env: NodeJS.ProcessEnv): GraphqlConfig {
+  const development = env.NODE_ENV !== 'production';
+  return {
+    maxDepth: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_DEPTH', 20, true),
+    maxAliases: nonNegativeInteger(env, 'BOMCORE_GRAPHQL_MAX_ALIASES', 30),
+    maxTokens: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_TOKENS', 5000, true),
+    maxComplexity: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_COMPLEXITY', 50_000, true),
+    maxBatch: nonNegativeInteger(env, 'BOMCORE_GRAPHQL_MAX_BATCH', 10),
+    introspection: flag(env, 'BOMCORE_GRAPHQL_INTROSPECTION', development),
+    graphiql: flag(env, 'BOMCORE_GRAPHIQL', development),
+  };
+}
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, integer = false): number {
   const raw = env[name];
@@ -53,5 +105,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDrainIntervalMs: positiveNumber(env, 'OUTBOX_DRAIN_INTERVAL_MS', 1000, true),
     outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),
     exposeQueryCount: env.BOMCORE_EXPOSE_QUERY_COUNT === '1',
+    graphql: graphqlConfig(env),
   };
 }

@@ -3,6 +3,8 @@ import { builder } from '../builder.ts';
 
 export const LocationRef = builder.objectRef<LocationView>('Location').implement({
   description: 'A platform location where stock is kept and work is done.',
+  // The platform owns locations: other subgraphs of the shop declare Location with the same fields.
+  shareable: true,
   fields: (t) => ({
     locationId: t.exposeString('locationId', { description: 'Bare numeric location id, e.g. "101".' }),
     locationGid: t.exposeString('locationGid', { description: 'Global id form, gid://<platform>/Location/<digits>.' }),

@@ -7,6 +7,7 @@ import { ApiKey } from '../modules/auth/api-key.entity.ts';
 import { createApiKey } from '../modules/auth/keys.ts';
 import { importDataset } from '../modules/dataset/import.ts';
 import { parseDatasetText } from '../modules/dataset/parse.ts';
+import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
 import { startOutboxDrainer } from '../platform/outbox-drainer.ts';
 import { parse } from './args.ts';
 
@@ -62,11 +63,17 @@ export async function serveCommand(args: string[]): Promise<void> {
   const drainer = startOutboxDrainer({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'outbox' }),
   });
+  // Completes pending bill versions (content hash, change summary) shortly after their saves commit,
+  // and after a restart the ones a stopped process left pending.
+  const versionFiller = startBillVersionFiller({
+    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'bill-versions' }),
+  });
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal }, 'shutting down');
     app.beginShutdown();
     await drainer.stop();
+    await versionFiller.stop();
     await app.close();
     await orm.close();
   });

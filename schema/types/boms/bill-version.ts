@@ -42,8 +42,8 @@ builder.queryField('billVersions', (t) =>
     args: {
       ownerType: t.arg({ type: BillOwnerType, required: true }),
       ownerId: t.arg.string({ required: true }),
-      limit: t.arg.int({ required: false, defaultValue: 10 }),
-      offset: t.arg.int({ required: false, defaultValue: 0 }),
+      limit: t.arg.int({ required: false, defaultValue: 10, description: 'Versions per page, 1–20 (default 10); outside that range is INVALID_INPUT.' }),
+      offset: t.arg.int({ required: false, defaultValue: 0, description: 'Versions to skip, ≥ 0 (default 0).' }),
     },
     resolve: (_root, args, ctx) => {
       const limit = args.limit ?? 10;

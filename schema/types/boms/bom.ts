@@ -5,6 +5,13 @@ import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
 
+/**
+ * Complexity of a recipe's line lists. The list multiplier (10) prices lists whose length a client
+ * chooses; these hold the recipe as stored, read one batch per tree level, so a BOM tree nested
+ * several assemblies deep is priced by a modest branching estimate instead of 10 per level.
+ */
+const RECIPE_LINES = { field: 1, multiplier: 2 };
+
 export const AssemblyBillRef = builder.objectRef<AssemblyBillView>('AssemblyBill').implement({
   description: 'An assembly bill (sub-assembly) with its base recipe and unit cost.',
   fields: (t) => ({
@@ -15,9 +22,9 @@ export const AssemblyBillRef = builder.objectRef<AssemblyBillView>('AssemblyBill
     totalRawMaterialCost: t.expose('totalRawMaterialCost', { type: 'Decimal' }),
     totalSubAssemblyCost: t.expose('totalSubAssemblyCost', { type: 'Decimal' }),
     directCostFactorCost: t.expose('directCostFactorCost', { type: 'Decimal' }),
-    rawMaterialLines: t.field({ type: [RawMaterialLineRef], resolve: (b) => b.rawMaterialLines }),
-    subAssemblyLines: t.field({ type: [SubAssemblyLineRef], resolve: (b) => b.subAssemblyLines }),
-    costFactorLines: t.field({ type: [CostFactorLineRef], resolve: (b) => b.costFactorLines }),
+    rawMaterialLines: t.field({ type: [RawMaterialLineRef], complexity: RECIPE_LINES, resolve: (b) => b.rawMaterialLines }),
+    subAssemblyLines: t.field({ type: [SubAssemblyLineRef], complexity: RECIPE_LINES, resolve: (b) => b.subAssemblyLines }),
+    costFactorLines: t.field({ type: [CostFactorLineRef], complexity: RECIPE_LINES, resolve: (b) => b.costFactorLines }),
   }),
 });
 
@@ -36,9 +43,9 @@ export const BomRef = builder.objectRef<BomView>('Bom').implement({
     directCostFactorCost: t.expose('directCostFactorCost', { type: 'Decimal' }),
     totalCost: t.expose('totalCost', { type: 'Decimal' }),
     preAssembledQuantity: t.expose('preAssembledQuantity', { type: 'Decimal', description: 'Pre-assembled finished units, summed over locations.' }),
-    rawMaterialLines: t.field({ type: [RawMaterialLineRef], resolve: (b) => b.rawMaterialLines }),
-    subAssemblyLines: t.field({ type: [SubAssemblyLineRef], resolve: (b) => b.subAssemblyLines }),
-    costFactorLines: t.field({ type: [CostFactorLineRef], resolve: (b) => b.costFactorLines }),
+    rawMaterialLines: t.field({ type: [RawMaterialLineRef], complexity: RECIPE_LINES, resolve: (b) => b.rawMaterialLines }),
+    subAssemblyLines: t.field({ type: [SubAssemblyLineRef], complexity: RECIPE_LINES, resolve: (b) => b.subAssemblyLines }),
+    costFactorLines: t.field({ type: [CostFactorLineRef], complexity: RECIPE_LINES, resolve: (b) => b.costFactorLines }),
     assemblyBills: t.field({
       type: [AssemblyBillRef],
       description: 'Every assembly bill the base recipe reaches, at any depth, each once (loaded with the BOM; empty on list rows).',
@@ -98,8 +105,8 @@ builder.queryField('boms', (t) =>
       statusFilter: t.arg({ type: BomStatusFilter, required: false, defaultValue: 'all' }),
       sortBy: t.arg.string({ required: false }),
       sortOrder: t.arg({ type: BomSortOrder, required: false, defaultValue: 'asc' }),
-      page: t.arg.int({ required: false, defaultValue: 1 }),
-      pageSize: t.arg.int({ required: false, defaultValue: 50 }),
+      page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
+      pageSize: t.arg.int({ required: false, defaultValue: 50, description: 'BOMs per page, 1–1000 (default 50); outside that range is INVALID_INPUT.' }),
     },
     resolve: (_root, args, ctx) => {
       const page = args.page ?? 1;

@@ -61,7 +61,7 @@ export const CostFactorLineRef = builder.objectRef<CostLineView>('CostFactorLine
 builder.queryField('costFactors', (t) =>
   t.field({
     type: [CostFactorRef],
-    description: 'Every cost factor of the shop, by id.',
+    description: 'Every cost factor of the shop that is not archived, by id.',
     authScopes: { read: true },
     resolve: async (_root, _args, ctx) => [...(await loadCostFactors(ctx, null)).values()],
   }),

@@ -1,1 +1,5 @@
-// Placeholder: the files of this folder are imported here (see schema/index.ts).
+// Cursor connections over the lists and the parts of the navigable read graph.
+import './list-connections.ts';
+import './adjustments.ts';
+import './bom-graph.ts';
+import './work-order-graph.ts';

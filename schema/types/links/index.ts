@@ -1,1 +1,4 @@
-// Placeholder: the files of this folder are imported here (see schema/index.ts).
+// Fields that link types to each other, all through the per-request loaders of schema/loaders.ts.
+import './recipe-links.ts';
+import './material-levels.ts';
+import './order.ts';

@@ -2,6 +2,7 @@ import { materialConnections, type MaterialConnection, type MaterialConnections 
 import { listMaterials, type MaterialListRow, type MaterialPage } from '../../../src/modules/materials/material-list.service.ts';
 import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
+import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
 
 export const MaterialOriginEnum = builder.enumType('RawMaterialOrigin', {
@@ -108,14 +109,20 @@ builder.queryField('rawMaterials', (t) =>
       vendorFilter: t.arg.stringList({ required: false }),
       sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' }),
       sortOrder: t.arg({ type: SortOrderEnum, required: false }),
-      page: t.arg.int({ required: false }),
-      pageSize: t.arg.int({ required: false }),
+      page: t.arg.int({ required: false, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
+      pageSize: t.arg.int({ required: false, description: 'Materials per page, 1–1000 (default 50); outside that range is INVALID_INPUT, as in REST.' }),
     },
-    resolve: (_root, args, ctx) => listMaterials(ctx, {
-      search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
-      vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc',
-      page: Math.max(1, args.page ?? 1), pageSize: Math.min(1000, Math.max(1, args.pageSize ?? 50)),
-    }),
+    resolve: (_root, args, ctx) => {
+      const page = args.page ?? 1;
+      const pageSize = args.pageSize ?? 50;
+      // The REST limits, refused rather than clamped: a client asking for 5000 rows must learn it got at most 1000.
+      if (page < 1) throw DomainError.invalid('page', 'must be at least 1');
+      if (pageSize < 1 || pageSize > 1000) throw DomainError.invalid('pageSize', 'must be between 1 and 1000');
+      return listMaterials(ctx, {
+        search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
+        vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc', page, pageSize,
+      });
+    },
   }),
 );
 

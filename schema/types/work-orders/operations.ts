@@ -60,8 +60,8 @@ builder.queryFields((t) => ({
       sourceType: t.arg({ type: WorkOrderSourceTypeEnum }),
       sortBy: t.arg({ type: WorkOrderSortEnum }),
       sortDir: t.arg({ type: WorkOrderSortDirectionEnum }),
-      page: t.arg.int({ defaultValue: 1 }),
-      pageSize: t.arg.int({ defaultValue: 50 }),
+      page: t.arg.int({ defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
+      pageSize: t.arg.int({ defaultValue: 50, description: 'Work orders per page, 1–100 (default 50); outside that range is INVALID_INPUT.' }),
     },
     resolve: (_root, a, ctx) => listWorkOrders(ctx, {
       q: a.q ?? null, statuses: a.status ?? [], tags: a.tags ?? [], locationId: a.locationId ?? null, assignedTo: a.assignedTo ?? null,

@@ -1,15 +1,13 @@
 import { ceilDiv } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import {
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, MATERIALS_WITH_QUANTITY, materialFilter, materialSortOf, type MaterialFilterParams,
+} from './material-filters.ts';
 import { MATERIAL_COLUMNS, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
 
-export const MATERIAL_SORTS = ['productName', 'variantName', 'inventoryQuantity'] as const;
-export type MaterialSort = (typeof MATERIAL_SORTS)[number];
+export { MATERIAL_SORTS, type MaterialSort } from './material-filters.ts';
 
-export interface MaterialListParams {
-  search: string | null;
-  usageFilter: 'all' | 'used' | 'unused';
-  originFilter: 'all' | 'platform' | 'virtual';
-  vendorFilter: readonly string[];
+export interface MaterialListParams extends MaterialFilterParams {
   /** Unrecognised values are ignored (productName order). */
   sortBy: string | null;
   sortOrder: 'asc' | 'desc';
@@ -28,23 +26,6 @@ export interface MaterialPage {
   availableVendors: string[];
 }
 
-// Text sorts are case-insensitive and byte-ordered after lowering, so PostgreSQL and PGlite agree
-// whatever the database collation; ties break on variantId (ascending) so the order is total.
-const SORT_SQL: Record<MaterialSort, string> = {
-  productName: 'lower(product_name) collate "C" {dir}, product_name collate "C" {dir}',
-  variantName: 'lower(variant_name) collate "C" {dir} nulls last, variant_name collate "C" {dir} nulls last',
-  inventoryQuantity: 'inventory_quantity {dir}',
-};
-
-const USED = `exists (select 1 from recipe_lines r where r.shop_id = m.shop_id and r.line_type = 'raw' and r.node_id = m.variant_id)`;
-
-function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The unit separator joining the fields of `materials.search_text`. */
-const SEARCH_SEPARATOR = '\u001f';
-
 /**
  * One page of the shop's raw materials, both origins in one query (platform rows mirror their
  * variant's catalogue fields), with the total count, the vendor list and the usage counts of the
@@ -57,44 +38,17 @@ const SEARCH_SEPARATOR = '\u001f';
  * and an inventory-quantity sort sums every virtual material's levels once (a hash aggregate).
  */
 export async function listMaterials(ctx: ShopContext, params: MaterialListParams): Promise<MaterialPage> {
-  const where: string[] = ['m.shop_id = ?'];
-  const args: unknown[] = [ctx.shopId];
-  if (params.search) {
-    const pattern = likePattern(params.search);
-    if (params.search.includes(SEARCH_SEPARATOR)) {
-      // The separator itself cannot be matched through the joined text (it would span fields).
-      where.push(`(m.product_name ilike ? or m.variant_name ilike ? or m.sku ilike ? or m.vendor ilike ?)`);
-      args.push(pattern, pattern, pattern, pattern);
-    } else {
-      where.push('m.search_text like lower(?)');
-      args.push(pattern);
-    }
-  }
-  if (params.originFilter !== 'all') {
-    where.push('m.origin = ?');
-    args.push(params.originFilter);
-  }
-  if (params.usageFilter !== 'all') where.push(params.usageFilter === 'used' ? USED : `not ${USED}`);
-  if (params.vendorFilter.length > 0) {
-    where.push('m.vendor in (?)');
-    args.push([...new Set(params.vendorFilter)]);
-  }
-  const sort = (MATERIAL_SORTS as readonly string[]).includes(params.sortBy ?? '') ? (params.sortBy as MaterialSort) : 'productName';
+  const where = materialFilter(ctx.shopId, params);
+  const sort = materialSortOf(params.sortBy);
   const dir = params.sortOrder === 'desc' ? 'desc' : 'asc';
-  const order = `${SORT_SQL[sort].replaceAll('{dir}', dir)}, variant_id collate "C" asc`;
+  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => `${k.sql} ${dir}${k.nullable ? ' nulls last' : ''}`), `${MATERIAL_TIE_KEY} asc`].join(', ');
   const usage = (ownerType: string) =>
     `(select count(distinct r.owner_id) from recipe_lines r
        where r.shop_id = m.shop_id and r.line_type = 'raw' and r.node_id = m.variant_id and r.owner_type = '${ownerType}')`;
   // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
   const quantitySort = sort === 'inventoryQuantity';
-  const pageFrom = quantitySort
-    ? `(select m.*, case when m.origin = 'platform' then coalesce(m.cached_quantity, 0) else coalesce(t.total, 0) end as inventory_quantity
-          from materials m
-          left join (select variant_id, sum(available) as total from material_levels where shop_id = ? group by variant_id) t
-            on t.variant_id = m.variant_id
-         where ${where.join(' and ')}) m`
-    : `materials m where ${where.join(' and ')}`;
-  const pageArgs = quantitySort ? [ctx.shopId, ...args] : args;
+  const pageFrom = quantitySort ? `${MATERIALS_WITH_QUANTITY} where ${where.sql}` : `materials m where ${where.sql}`;
+  const pageArgs = quantitySort ? [ctx.shopId, ...where.args] : where.args;
 
   const rows = await ctx.em.execute<MaterialRow[]>(
     // The vendor list is a loose index scan: one index probe per distinct vendor, not per material.
@@ -104,12 +58,12 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
             union all
             select (select m.vendor from materials m where m.shop_id = ? and m.vendor > v.vendor order by m.vendor limit 1)
               from vendors v where v.vendor is not null)
-     select (select count(*) from materials m where ${where.join(' and ')}) as total_count,
+     select (select count(*) from materials m where ${where.sql}) as total_count,
             (select coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]'::json) from vendors v where v.vendor is not null) as vendors,
             ${MATERIAL_COLUMNS}, ${usage('bom')} as bom_usage_count, ${usage('sub_assembly')} as sub_assembly_usage_count
        from (select 1) one left join page m on true
       order by ${order}`,
-    [...pageArgs, params.pageSize, (params.page - 1) * params.pageSize, ctx.shopId, ctx.shopId, ...args],
+    [...pageArgs, params.pageSize, (params.page - 1) * params.pageSize, ctx.shopId, ctx.shopId, ...where.args],
   );
   const first = rows[0]!;
   const totalCount = Number(first.total_count);

@@ -41,6 +41,8 @@ export const Material = defineEntity({
       `(lower(product_name || chr(31) || coalesce(variant_name, '') || chr(31) || coalesce(sku, '') || chr(31) || coalesce(vendor, ''))) stored`,
     ),
     updatedAt: timestamp().onCreate(() => new Date()).onUpdate(() => new Date()),
+    /** Archived (virtual only): refused in new recipe lines; existing lines keep it. */
+    archivedAt: timestamp().nullable(),
   },
   indexes: [
     // The list's sort orders (lowered, then exact, then variant id; all byte-compared), so a sorted

@@ -1,22 +1,83 @@
-import type { ShopContext } from '../../shop-context.ts';
+import { randomUUID } from 'node:crypto';
+import { DomainError, type FieldError } from '../../domain-error.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { openWorkOrderSql } from '../work-orders/work-order-vocabulary.ts';
 
 export interface AssigneeView { assigneeId: string; displayName: string; active: boolean; usageCount: number }
 
+export const ASSIGNEE_LIMITS = { displayName: 200, assigneeId: 128 } as const;
+/** Client-chosen assignee ids: the characters ids travel in safely (paths, query strings). */
+const ASSIGNEE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+type AssigneeRow = { assignee_id: string; display_name: string; active: boolean; usage_count: string };
+
 /**
- * Assignees sorted by display name (ties by id), each with the number of live (open) work orders
- * naming it. One query: the count is a grouped left join, not one query per assignee.
+ * Assignees with the number of live (open) work orders naming each, sorted by display name (ties
+ * by id). One query: the count is a grouped left join, not one query per assignee. `assigneeId`
+ * narrows it to one.
  */
-export async function listAssignees(ctx: ShopContext, options: { includeInactive: boolean }): Promise<AssigneeView[]> {
-  const rows = await ctx.em.execute<{ assignee_id: string; display_name: string; active: boolean; usage_count: string }[]>(
+async function assigneeRows(ctx: ShopContext, filter: { includeInactive: boolean; assigneeId?: string }): Promise<AssigneeView[]> {
+  const rows = await ctx.em.execute<AssigneeRow[]>(
     `select a.assignee_id, a.display_name, a.active, count(w.work_order_id) as usage_count
        from assignees a
        left join work_orders w on w.shop_id = a.shop_id and w.assignee_id = a.assignee_id
                               and ${openWorkOrderSql('w')}
-      where a.shop_id = ? ${options.includeInactive ? '' : 'and a.active'}
+      where a.shop_id = ? ${filter.includeInactive ? '' : 'and a.active'} ${filter.assigneeId === undefined ? '' : 'and a.assignee_id = ?'}
       group by a.shop_id, a.assignee_id
       order by a.display_name, a.assignee_id`,
-    [ctx.shopId],
+    filter.assigneeId === undefined ? [ctx.shopId] : [ctx.shopId, filter.assigneeId],
   );
   return rows.map((r) => ({ assigneeId: r.assignee_id, displayName: r.display_name, active: r.active, usageCount: Number(r.usage_count) }));
+}
+
+/** Assignees sorted by display name (ties by id); retired ones only with `includeInactive`. */
+export function listAssignees(ctx: ShopContext, options: { includeInactive: boolean }): Promise<AssigneeView[]> {
+  return assigneeRows(ctx, options);
+}
+
+async function requireAssignee(ctx: ShopContext, assigneeId: string): Promise<AssigneeView> {
+  const [view] = await assigneeRows(ctx, { includeInactive: true, assigneeId });
+  if (!view) throw DomainError.notFound('assignee', assigneeId);
+  return view;
+}
+
+function displayNameErrors(displayName: string, errors: FieldError[]): string {
+  const trimmed = displayName.trim();
+  if (trimmed === '') errors.push({ field: 'displayName', message: 'must not be empty' });
+  else if (trimmed.length > ASSIGNEE_LIMITS.displayName) errors.push({ field: 'displayName', message: `must be at most ${ASSIGNEE_LIMITS.displayName} characters` });
+  return trimmed;
+}
+
+/**
+ * Adds an active assignee. `assigneeId` is the client's (1–128 characters of [A-Za-z0-9._:-]) or
+ * `asg_<uuid>`; an id the shop already has is 409, whatever its state (ids are never reused, so a
+ * retired person's history stays theirs).
+ */
+export async function createAssignee(ctx: ShopContext, input: { assigneeId?: string | null; displayName: string }): Promise<AssigneeView> {
+  const errors: FieldError[] = [];
+  const displayName = displayNameErrors(input.displayName, errors);
+  if (typeof input.assigneeId === 'string' && !ASSIGNEE_ID.test(input.assigneeId)) {
+    errors.push({ field: 'assigneeId', message: 'must be 1–128 characters of [A-Za-z0-9._:-]' });
+  }
+  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  const assigneeId = input.assigneeId ?? `asg_${randomUUID()}`;
+  const inserted = await ctx.em.execute<{ assignee_id: string }[]>(
+    `insert into assignees (shop_id, assignee_id, display_name, active) values (?, ?, ?, true)
+     on conflict (shop_id, assignee_id) do nothing returning assignee_id`,
+    [ctx.shopId, assigneeId, displayName],
+  );
+  if (inserted.length === 0) throw new DomainError('CONFLICT', `assignee ${assigneeId} already exists; choose another assigneeId`);
+  return { assigneeId, displayName, active: true, usageCount: 0 };
+}
+
+/**
+ * Retires an assignee: no new work order may name them, the work orders that already do keep
+ * them (and show a RETIRED_ASSIGNEE warning while open). Retiring a retired assignee changes
+ * nothing and answers the same.
+ */
+export async function retireAssignee(ctx: ShopContext, assigneeId: string): Promise<AssigneeView> {
+  return inShopTransaction(ctx, async (tx) => {
+    await tx.em.execute('update assignees set active = false where shop_id = ? and assignee_id = ? and active', [tx.shopId, assigneeId], 'run');
+    return requireAssignee(tx, assigneeId);
+  });
 }

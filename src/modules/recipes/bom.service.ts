@@ -7,15 +7,23 @@ import { getBill, loadRecipeForest, loadShopRecipeForest, type BillKey, type Rec
 import { forestNodeIds, loadCostFactors, loadMaterials, loadShelves } from './recipe-data.ts';
 
 /** Materials, cost factors, finished-good variants and shelves of a forest: four round trips. */
-async function viewSources(ctx: ShopContext, forest: RecipeForest): Promise<ViewSources> {
+/**
+ * What a BOM or assembly-bill view needs beside the forest: materials, cost factors, finished-good
+ * variants and their pre-assembled shelves — four independent reads, sent at once.
+ */
+export async function viewSources(ctx: ShopContext, forest: RecipeForest): Promise<ViewSources> {
   const ids = forestNodeIds(forest);
   const boms = [...forest.bills.values()].filter((b) => b.key.ownerType === 'bom');
   const variantIds = [...new Set(boms.map((b) => b.variantId).filter((v): v is string => v !== null))];
-  const materials = await loadMaterials(ctx, ids.materials);
-  const costFactors = await loadCostFactors(ctx, ids.costFactors);
-  const variants = new Map(variantIds.length ? (await ctx.platform.getVariants(variantIds)).map((v) => [v.variantId, v]) : []);
+  const [materials, costFactors, variantRows, shelves] = await Promise.all([
+    loadMaterials(ctx, ids.materials),
+    loadCostFactors(ctx, ids.costFactors),
+    variantIds.length ? ctx.platform.getVariants(variantIds) : Promise.resolve([]),
+    loadShelves(ctx, variantIds, null),
+  ]);
+  const variants = new Map(variantRows.map((v) => [v.variantId, v]));
   const preassembled = new Map<string, string>();
-  for (const row of await loadShelves(ctx, variantIds, null)) {
+  for (const row of shelves) {
     preassembled.set(row.itemId, exact(preassembled.get(row.itemId) ?? 0).plus(row.quantity).toFixed());
   }
   return { forest, materials, costFactors, variants, preassembled, costs: new CostCalculator(forest, materials, costFactors) };

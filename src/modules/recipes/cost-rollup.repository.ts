@@ -185,7 +185,8 @@ function denseRanks(values: readonly (string | null)[]): (number | null)[] {
 }
 
 /**
- * Rewrites every BOM's list entry (after the costs, whose totals it copies): ranks need the whole
+ * Rewrites every BOM's list entry (after the costs, whose totals it copies); archived BOMs have
+ * none, so they leave the list, its filters and its sums. Ranks need the whole
  * shop's names, so this is per shop. 4 round trips: BOMs, finished-good variants through the
  * platform port, delete, insert.
  */
@@ -194,7 +195,7 @@ async function rewriteListEntries(scope: RollupScope): Promise<void> {
   const boms = await em.execute<{ bom_id: string; name: string; status: string; variant_id: string | null; total_cost: string | null }[]>(
     `select b.bom_id, b.name, b.status, b.variant_id,
             (select c.total_cost::text from bill_costs c where c.shop_id = b.shop_id and c.owner_type = 'bom' and c.owner_id = b.bom_id) as total_cost
-       from boms b where b.shop_id = ?`, [shopId]);
+       from boms b where b.shop_id = ? and b.archived_at is null`, [shopId]);
   const variantIds = [...new Set(boms.map((b) => b.variant_id).filter((v): v is string => v !== null))];
   const variants = new Map((variantIds.length ? await scope.platform.getVariants(variantIds) : []).map((v) => [v.variantId, v]));
   const finished = boms.map((b) => (b.variant_id === null ? undefined : variants.get(b.variant_id)));

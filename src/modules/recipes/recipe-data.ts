@@ -50,7 +50,7 @@ export async function loadCostFactors(ctx: ShopContext, ids: readonly string[] |
   if (ids !== null && ids.length === 0) return new Map();
   const rows = await ctx.em.execute<{ cost_factor_id: string; name: string; kind: string; unit: string | null; unit_cost: string }[]>(
     `select cost_factor_id, name, kind, unit, unit_cost::text as unit_cost from cost_factors
-      where shop_id = ? ${ids === null ? '' : 'and cost_factor_id = any(?::text[])'} order by cost_factor_id`,
+      where shop_id = ? ${ids === null ? 'and archived_at is null' : 'and cost_factor_id = any(?::text[])'} order by cost_factor_id`,
     ids === null ? [ctx.shopId] : [ctx.shopId, textArrayLiteral(ids)],
   );
   return new Map(rows.map((r) => [r.cost_factor_id, { costFactorId: r.cost_factor_id, name: r.name, kind: r.kind, unit: r.unit, unitCost: r.unit_cost }]));

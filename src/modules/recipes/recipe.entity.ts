@@ -18,6 +18,8 @@ export const CostFactor = defineEntity({
     kind: p.enum(COST_FACTOR_KINDS),
     unit: p.text().nullable(),
     unitCost: decimal(),
+    /** Archived: refused in new recipe lines; existing lines keep it. */
+    archivedAt: timestamp().nullable(),
   },
 });
 
@@ -30,6 +32,8 @@ export const AssemblyBill = defineEntity({
     assemblyId: p.text().primary(),
     name: p.text(),
     onlyConsumePreassembled: p.boolean().default(false),
+    /** Archived: refused in new recipe lines; existing lines keep it. */
+    archivedAt: timestamp().nullable(),
   },
   indexes: [{ properties: ['shopId', 'name'] }],
 });
@@ -44,6 +48,8 @@ export const Bom = defineEntity({
     name: p.text(),
     status: p.enum(BOM_STATUSES),
     variantId: p.text().nullable(),
+    /** Archived: out of the BOM list; still readable by id. */
+    archivedAt: timestamp().nullable(),
   },
   indexes: [
     { properties: ['shopId', 'name', 'bomId'] },
@@ -122,5 +128,12 @@ export const BillVersion = defineEntity({
     changedMaterials: p.integer().default(0),
     changedLocationRules: p.integer().default(0),
     changedOverrides: p.integer().default(0),
+    /**
+     * The bill as saved, frozen in the save's transaction (null for versions loaded from a dataset).
+     * The version filler derives the content hash and the change summary from it.
+     */
+    content: p.json<Record<string, unknown>>().nullable(),
   },
+  // The version filler looks for pending rows across shops (or of some shops).
+  indexes: [{ properties: ['state', 'shopId'] }],
 });

@@ -1,10 +1,10 @@
-import { parseDecimalInput } from '../../decimals.ts';
-import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
+import { DomainError, type MissingRef } from '../../domain-error.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { findPeopleReferences } from '../people/references.ts';
 import { nextUpdatedAt, touchWorkOrder } from './work-order.repository.ts';
-import { WORK_ORDER_PRIORITIES, type WorkOrderPriority } from './work-order-vocabulary.ts';
+import { headerFieldErrors, throwIfInvalid } from './header-fields.ts';
+import type { WorkOrderPriority } from './work-order-vocabulary.ts';
 import { lockForWrite, parseToken } from './write-guard.ts';
 
 /** Editable header fields: absent = unchanged, null = cleared. */
@@ -33,21 +33,6 @@ const COLUMNS: Column[] = [
   ['defaultConsumptionLocationId', 'default_consumption_location_id'], ['sourceFlowId', 'source_flow_id'], ['sourceTodoId', 'source_todo_id'],
   ['sourceOrderIds', 'source_order_ids'], ['tags', 'tags'], ['plannedLaborCost', 'planned_labor_cost'], ['actualLaborCost', 'actual_labor_cost'],
 ];
-
-function validate(patch: HeaderPatch): void {
-  const errors: FieldError[] = [];
-  if (patch.name === null || (typeof patch.name === 'string' && patch.name.trim() === '')) errors.push({ field: 'name', message: 'must be a non-empty string (a name cannot be cleared)' });
-  if (patch.priority === null) errors.push({ field: 'priority', message: `cannot be cleared; one of ${WORK_ORDER_PRIORITIES.join(', ')}` });
-  if (typeof patch.dueDate === 'string' && (!/^\d{4}-\d{2}-\d{2}$/.test(patch.dueDate) || Number.isNaN(Date.parse(`${patch.dueDate}T00:00:00Z`))
-    || new Date(`${patch.dueDate}T00:00:00Z`).toISOString().slice(0, 10) !== patch.dueDate)) {
-    errors.push({ field: 'dueDate', message: 'must be a calendar date YYYY-MM-DD' });
-  }
-  for (const field of ['plannedLaborCost', 'actualLaborCost'] as const) {
-    const value = patch[field];
-    if (typeof value === 'string') parseDecimalInput(value, field, errors, { nonNegative: true });
-  }
-  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-}
 
 /**
  * Checks every reference the patch names, all at once: a missing location, flow, task or order is
@@ -82,7 +67,7 @@ async function checkReferences(ctx: ShopContext, patch: HeaderPatch): Promise<vo
  */
 export async function updateWorkOrderHeader(ctx: ShopContext, workOrderId: string, patch: HeaderPatch): Promise<{ workOrderId: string; updatedAt: Date }> {
   const expected = parseToken(patch.expectedUpdatedAt);
-  validate(patch);
+  throwIfInvalid(headerFieldErrors(patch));
   return inShopTransaction(ctx, async (tx) => {
     const row = await lockForWrite(tx, workOrderId, expected);
     await checkReferences(tx, patch);

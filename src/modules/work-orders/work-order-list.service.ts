@@ -1,20 +1,13 @@
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { HEADER_COLUMNS, HEADER_FROM, normaliseRow, type WorkOrderRow } from './work-order.repository.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
-import { WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type WorkOrderSourceType, type WorkOrderStatus } from './work-order-vocabulary.ts';
+import { WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams, type WorkOrderSort } from './work-order-filters.ts';
+import { WORK_ORDER_STATUSES, type WorkOrderStatus } from './work-order-vocabulary.ts';
 
-export const WORK_ORDER_SORTS = ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'] as const;
-export type WorkOrderSort = (typeof WORK_ORDER_SORTS)[number];
+export { WORK_ORDER_SORTS, type WorkOrderSort } from './work-order-filters.ts';
 
-export interface WorkOrderListQuery {
-  q: string | null;
-  statuses: WorkOrderStatus[];
-  tags: string[];
-  locationId: string | null;
-  assignedTo: string | null;
-  sourceType: WorkOrderSourceType | null;
+export interface WorkOrderListQuery extends WorkOrderFilterParams {
   sortBy: WorkOrderSort | null;
   sortDir: 'asc' | 'desc' | null;
   page: number;
@@ -25,51 +18,6 @@ export interface FacetEntry { value: string | null; label: string; count: number
 export interface WorkOrderFacets { status: FacetEntry[]; location: FacetEntry[]; assignee: FacetEntry[]; tag: FacetEntry[] }
 export interface WorkOrderListPage { rows: WorkOrderHeaderView[]; total: number; hasMore: boolean; page: number; pageSize: number; facets: WorkOrderFacets }
 
-/** Rank expressions, so priority and status sort by meaning (urgent above low; the state table's order), not by spelling. */
-const rank = (column: string, values: readonly string[]) => `array_position(array[${values.map((v) => `'${v}'`).join(', ')}]::text[], ${column}::text)`;
-
-const SORT_SQL: Record<WorkOrderSort, { expression: string; defaultDir: 'asc' | 'desc'; nullsLast?: boolean }> = {
-  updatedAt: { expression: 'w.updated_at', defaultDir: 'desc' },
-  createdAt: { expression: 'w.created_at', defaultDir: 'desc' },
-  dueDate: { expression: 'w.due_date', defaultDir: 'asc', nullsLast: true },
-  priority: { expression: rank('w.priority', WORK_ORDER_PRIORITIES), defaultDir: 'desc' },
-  name: { expression: 'lower(w.name) collate "C"', defaultDir: 'asc' },
-  status: { expression: rank('w.status', WORK_ORDER_STATUSES), defaultDir: 'asc' },
-};
-
-const likePattern = (text: string) => `%${text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`;
-
-function whereClause(shopId: string, query: WorkOrderListQuery): { sql: string; args: unknown[] } {
-  const parts = ['w.shop_id = ?'];
-  const args: unknown[] = [shopId];
-  if (query.q) {
-    parts.push(`(w.name ilike ? or w.short_id ilike ? or a.display_name ilike ?)`);
-    const pattern = likePattern(query.q);
-    args.push(pattern, pattern, pattern);
-  }
-  if (query.statuses.length > 0) {
-    parts.push('w.status = any(?::text[])');
-    args.push(textArrayLiteral(query.statuses));
-  }
-  if (query.tags.length > 0) {
-    parts.push('w.tags && ?::text[]');
-    args.push(textArrayLiteral(query.tags));
-  }
-  if (query.locationId) {
-    parts.push('w.production_location_id = ?');
-    args.push(query.locationId);
-  }
-  if (query.assignedTo) {
-    parts.push('w.assignee_id = ?');
-    args.push(query.assignedTo);
-  }
-  if (query.sourceType) {
-    parts.push('w.source_type = ?');
-    args.push(query.sourceType);
-  }
-  return { sql: parts.join(' and '), args };
-}
-
 /**
  * One page of work orders with facets over the filtered, unpaged result. Three round trips
  * whatever the page size or shop size: the page, the facet counts (one grouped statement, which
@@ -78,10 +26,10 @@ function whereClause(shopId: string, query: WorkOrderListQuery): { sql: string; 
 export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery): Promise<WorkOrderListPage> {
   if (!Number.isInteger(query.page) || query.page < 1) throw DomainError.invalid('page', 'must be an integer ≥ 1');
   if (!Number.isInteger(query.pageSize) || query.pageSize < 1 || query.pageSize > 100) throw DomainError.invalid('pageSize', 'must be between 1 and 100');
-  const where = whereClause(ctx.shopId, query);
-  const sort = SORT_SQL[query.sortBy ?? 'updatedAt'];
+  const where = workOrderFilter(ctx.shopId, query);
+  const sort = WORK_ORDER_SORT_KEYS[query.sortBy ?? 'updatedAt'];
   const dir = query.sortDir ?? sort.defaultDir;
-  const orderBy = `${sort.expression} ${dir}${sort.nullsLast ? ' nulls last' : ''}, w.work_order_id asc`;
+  const orderBy = `${sort.expression} ${dir}${sort.nullsLast ? ' nulls last' : ''}, ${WORK_ORDER_TIE_KEY} asc`;
   const [rows, facetRows, locations] = await Promise.all([
     ctx.em.execute<WorkOrderRow[]>(
       `select ${HEADER_COLUMNS} from ${HEADER_FROM} where ${where.sql} order by ${orderBy} limit ? offset ?`,

@@ -189,3 +189,90 @@ export async function transitionFacts(em: Em, shopId: string, workOrderId: strin
   );
   return { items: Number(row!.items), liveRuns: Number(row!.live_runs), startedRuns: Number(row!.started_runs), openRework: Number(row!.open_rework) };
 }
+
+// ---- Creating work orders and their records -------------------------------------------------
+
+/**
+ * The next short-id number of the shop, under a transaction-scoped advisory lock per shop: two
+ * creates in parallel wait for each other here, so neither takes a number the other took.
+ * Two statements (the lock must be held before the snapshot that reads the maximum is taken).
+ */
+export async function nextShortIdNumber(em: Em, shopId: string): Promise<number> {
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bomcore:work-order-short-id:${shopId}`]);
+  const [row] = await em.execute<{ n: string | null }[]>(
+    `select max(substring(short_id from 4)::bigint) as n from work_orders where shop_id = ? and short_id ~ '^WO-[0-9]+$'`, [shopId]);
+  return Number(row?.n ?? 0) + 1;
+}
+
+export interface NewWorkOrder {
+  workOrderId: string; shortId: string; name: string; description: string | null; notes: string | null; status: WorkOrderStatus;
+  priority: WorkOrderPriority; dueDate: string | null; assigneeId: string | null; productionLocationId: string | null;
+  defaultConsumptionLocationId: string | null; sourceType: WorkOrderSourceType; sourceFlowId: string | null; sourceTodoId: string | null;
+  sourceOrderIds: string[]; tags: string[]; plannedLaborCost: string | null; actualLaborCost: string | null; createdAt: Date;
+  items: { itemId: string; ownerType: BillOwnerType; ownerId: string; quantity: string }[];
+  manualMaterials: { variantId: string; quantity: string; locationId: string | null; note: string | null }[];
+}
+
+/** Writes a new work order with its items and manual materials: three statements whatever their number. */
+export async function insertWorkOrder(em: Em, shopId: string, wo: NewWorkOrder): Promise<void> {
+  await em.execute(
+    `insert into work_orders (shop_id, work_order_id, short_id, name, description, notes, status, priority, due_date, assignee_id,
+       production_location_id, default_consumption_location_id, source_type, source_flow_id, source_todo_id, source_order_ids, tags,
+       planned_labor_cost, actual_labor_cost, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::text[], ?, ?, ?, ?)`,
+    [shopId, wo.workOrderId, wo.shortId, wo.name, wo.description, wo.notes, wo.status, wo.priority, wo.dueDate, wo.assigneeId,
+      wo.productionLocationId, wo.defaultConsumptionLocationId, wo.sourceType, wo.sourceFlowId, wo.sourceTodoId, textArrayLiteral(wo.sourceOrderIds),
+      textArrayLiteral(wo.tags), wo.plannedLaborCost, wo.actualLaborCost, wo.createdAt, wo.createdAt], 'run',
+  );
+  await Promise.all([
+    wo.items.length === 0 ? null : em.execute(
+      `insert into work_order_items (shop_id, work_order_id, item_id, position, owner_type, owner_id, quantity, completed_quantity)
+       values ${wo.items.map(() => "(?, ?, ?, ?, ?, ?, ?, '0')").join(', ')}`,
+      wo.items.flatMap((i, k) => [shopId, wo.workOrderId, i.itemId, k, i.ownerType, i.ownerId, i.quantity]), 'run',
+    ),
+    wo.manualMaterials.length === 0 ? null : em.execute(
+      `insert into work_order_manual_materials (shop_id, work_order_id, position, variant_id, quantity, location_id, note)
+       values ${wo.manualMaterials.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      wo.manualMaterials.flatMap((m, k) => [shopId, wo.workOrderId, k, m.variantId, m.quantity, m.locationId, m.note]), 'run',
+    ),
+  ]);
+}
+
+export async function insertQcReview(em: Em, shopId: string, workOrderId: string, review: QcRow): Promise<void> {
+  await em.execute(
+    `insert into qc_reviews (shop_id, work_order_id, review_id, build_run_id, decision, note, reviewer_name, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [shopId, workOrderId, review.review_id, review.build_run_id, review.decision, review.note, review.reviewer_name, review.created_at], 'run',
+  );
+}
+
+export async function insertReworkItem(em: Em, shopId: string, workOrderId: string, item: ReworkRow): Promise<void> {
+  await em.execute(
+    `insert into rework_items (shop_id, work_order_id, rework_item_id, description, quantity, status, build_run_id, created_at, resolved_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [shopId, workOrderId, item.rework_item_id, item.description, item.quantity, item.status, item.build_run_id, item.created_at, item.resolved_at], 'run',
+  );
+}
+
+/** Marks an open rework item resolved; false when it was not open (already resolved or unknown). */
+export async function resolveReworkItemRow(em: Em, shopId: string, workOrderId: string, reworkItemId: string, at: Date): Promise<boolean> {
+  const rows = await em.execute<{ rework_item_id: string }[]>(
+    `update rework_items set status = 'resolved', resolved_at = ? where shop_id = ? and work_order_id = ? and rework_item_id = ? and status = 'open'
+     returning rework_item_id`,
+    [at, shopId, workOrderId, reworkItemId],
+  );
+  return rows.length > 0;
+}
+
+export async function insertDocument(em: Em, shopId: string, workOrderId: string, doc: DocumentRow): Promise<void> {
+  await em.execute(
+    'insert into work_order_documents (shop_id, work_order_id, document_id, name, url, created_at) values (?, ?, ?, ?, ?, ?)',
+    [shopId, workOrderId, doc.document_id, doc.name, doc.url, doc.created_at], 'run',
+  );
+}
+
+export async function insertMessage(em: Em, shopId: string, workOrderId: string, message: MessageRow): Promise<void> {
+  await em.execute(
+    'insert into work_order_messages (shop_id, work_order_id, message_id, author_name, body, created_at) values (?, ?, ?, ?, ?, ?)',
+    [shopId, workOrderId, message.message_id, message.author_name, message.body, message.created_at], 'run',
+  );
+}

@@ -1,9 +1,9 @@
 import { DomainError } from '../../../domain-error.ts';
 import type { ShopContext } from '../../../shop-context.ts';
 import { Exact, exact, ZERO } from '../../../numbers/index.ts';
-import { getBill, loadRecipeForest, type BillKey } from '../engine/index.ts';
+import { billKeyString, getBill, loadRecipeForest, type BillKey, type RecipeForest } from '../engine/index.ts';
 import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
-import { computeBuildable, treeHasShelfOnlyBill, type LimitRow, type PerUnitCache, type StockView } from './calculate.ts';
+import { computeBuildable, type LimitRow, type PerUnitCache, type StockView } from './calculate.ts';
 
 export interface LimitingComponentView {
   nodeId: string; name: string; origin: 'platform' | 'virtual' | 'preassembled'; quantityPerUnit: string; wastePercentage: string;
@@ -43,17 +43,38 @@ function limitingView(row: LimitRow, materials: Map<string, MaterialInfo>, assem
 }
 
 /**
- * Buildable quantities of a BOM per location in scope (`locationIds` null = every location).
- * Round trips: forest 1, materials 1, locations 1, platform levels 2 (the live levels and the
- * outbox's pending pushes, sent at once; 4 when scoped: the finished good's own levels are read
- * shop-wide), virtual levels 1, shelves 1 — whatever the tree size or number of locations.
+ * Whether the tree of `root` holds an only-consume-pre-assembled bill: the bills it reaches through
+ * sub-assembly lines and the assemblies its location rules add or swap in (the reach of
+ * loadRecipeForest for that root alone).
  */
-export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds: readonly string[] | null): Promise<BuildableView> {
-  const root: BillKey = { ownerType: 'bom', ownerId: bomId };
-  // The location list does not depend on the recipe: it is read while the recipe walk runs.
-  const [forest, allLocations] = await Promise.all([loadRecipeForest(ctx, [root]), ctx.platform.listLocations()]);
-  const bom = getBill(forest, root);
-  if (!bom) throw DomainError.notFound('bom', bomId);
+function reachesShelfOnlyBill(forest: RecipeForest, root: BillKey): boolean {
+  const seen = new Set<string>();
+  const visit = (key: BillKey): boolean => {
+    const id = billKeyString(key);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    const bill = getBill(forest, key);
+    if (!bill) return false;
+    if (bill.onlyConsumePreassembled) return true;
+    const children = bill.lines.filter((l) => l.lineType === 'sub').map((l) => l.nodeId);
+    for (const overrides of bill.rules.values()) {
+      for (const o of overrides) if ((o.action === 'add' || o.action === 'replace') && o.introducesAssembly) children.push(o.replacementNodeId ?? o.nodeId);
+    }
+    return children.some((child) => visit({ ownerType: 'sub_assembly', ownerId: child }));
+  };
+  return visit(root);
+}
+
+/**
+ * Buildable quantities of each of `bomIds` (unknown ids are absent from the map) per location in
+ * scope (`locationIds` null = every location). Round trips whatever the number of BOMs: forest 1,
+ * materials 1, locations 1, platform levels 2 (4 when scoped), virtual levels 1, shelves 1.
+ */
+export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[], locationIds: readonly string[] | null): Promise<Map<string, BuildableView>> {
+  const roots: BillKey[] = [...new Set(bomIds)].map((ownerId) => ({ ownerType: 'bom', ownerId }));
+  // The location list does not depend on the recipes: it is read while the recipe walk runs.
+  const [forest, allLocations] = await Promise.all([loadRecipeForest(ctx, roots), ctx.platform.listLocations()]);
+  const boms = roots.map((root) => ({ root, bill: getBill(forest, root) })).filter((b) => b.bill !== undefined);
   const ids = forestNodeIds(forest);
   const materials = await loadMaterials(ctx, ids.materials);
   const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential).map((m) => m.variantId));
@@ -66,18 +87,20 @@ export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds:
   const scope = wanted === null ? allLocations : allLocations.filter((l) => wanted.has(l.locationId));
   const scopeIds = wanted === null ? null : scope.map((l) => l.locationId);
 
-  const fg = bom.variantId;
+  // Finished goods with any level anywhere: per-location figures; the others fall back to one global figure.
+  const finishedGoods = [...new Set(boms.map((b) => b.bill!.variantId).filter((v): v is string => v !== null))];
   // The stock reads are independent of each other: sent at once (one round trip of latency, not four).
   const [finishedGoodRows, platformRows, virtualRows, shelfRows] = await Promise.all([
-    fg !== null && scopeIds !== null ? ctx.platform.getLevels([fg], null) : Promise.resolve([]),
-    ctx.platform.getLevels(scopeIds === null && fg !== null ? [...platformIds, fg] : platformIds, scopeIds),
+    finishedGoods.length > 0 && scopeIds !== null ? ctx.platform.getLevels(finishedGoods, null) : Promise.resolve([]),
+    ctx.platform.getLevels(scopeIds === null ? [...new Set([...platformIds, ...finishedGoods])] : platformIds, scopeIds),
     loadVirtualLevels(ctx, virtualIds, scopeIds),
     loadShelves(ctx, ids.assemblies, scopeIds),
   ]);
+  const withLevels = new Set(finishedGoodRows.map((r) => r.variantId));
   const levels = new Levels();
-  let finishedGoodHasLevels = finishedGoodRows.length > 0;
+  const goods = new Set(finishedGoods);
   for (const r of platformRows) {
-    if (r.variantId === fg && scopeIds === null) finishedGoodHasLevels = true;
+    if (scopeIds === null && goods.has(r.variantId)) withLevels.add(r.variantId);
     if (isPlatformLeaf.has(r.variantId)) levels.add(r.variantId, r.locationId, r.available);
   }
   for (const r of virtualRows) levels.add(r.variantId, r.locationId, r.available);
@@ -89,28 +112,44 @@ export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds:
     shelf: (id) => shelves.at(locationId, id),
   });
   const assemblyName = (id: string) => getBill(forest, { ownerType: 'sub_assembly', ownerId: id })?.name ?? id;
-  const globalFallback = !finishedGoodHasLevels;
-  const view: BuildableView = {
-    bomId, variantId: fg, hasSellableSplit: treeHasShelfOnlyBill(forest), globalFallback, perLocation: [], totals: { maxBuildable: 0, sellable: 0 },
-  };
-  if (globalFallback) {
-    // One computation on the shop-wide (scope-wide) levels and shelves, base recipe; nothing in scope → 0.
-    if (scope.length > 0) {
-      const figures = computeBuildable(forest, root, null, nonEssential, stockAt(null));
-      view.totals = { maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber() };
+
+  const views = new Map<string, BuildableView>();
+  for (const { root, bill } of boms) {
+    const fg = bill!.variantId;
+    const globalFallback = fg === null || !withLevels.has(fg);
+    const view: BuildableView = {
+      bomId: root.ownerId, variantId: fg, hasSellableSplit: reachesShelfOnlyBill(forest, root), globalFallback, perLocation: [], totals: { maxBuildable: 0, sellable: 0 },
+    };
+    views.set(root.ownerId, view);
+    if (globalFallback) {
+      // One computation on the shop-wide (scope-wide) levels and shelves, base recipe; nothing in scope → 0.
+      if (scope.length > 0) {
+        const figures = computeBuildable(forest, root, null, nonEssential, stockAt(null));
+        view.totals = { maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber() };
+      }
+      continue;
     }
-    return view;
+    const perUnit: PerUnitCache = new Map();
+    for (const location of scope) {
+      const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId), perUnit);
+      view.perLocation.push({
+        locationId: location.locationId, locationName: location.name,
+        maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber(),
+        limitingComponents: figures.limits.filter((row) => row.maxUnits !== null).slice(0, 3).map((row) => limitingView(row, materials, assemblyName)),
+      });
+      view.totals.maxBuildable += figures.maxBuildable.toNumber();
+      view.totals.sellable += figures.sellable.toNumber();
+    }
   }
-  const perUnit: PerUnitCache = new Map();
-  for (const location of scope) {
-    const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId), perUnit);
-    view.perLocation.push({
-      locationId: location.locationId, locationName: location.name,
-      maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber(),
-      limitingComponents: figures.limits.filter((row) => row.maxUnits !== null).slice(0, 3).map((row) => limitingView(row, materials, assemblyName)),
-    });
-    view.totals.maxBuildable += figures.maxBuildable.toNumber();
-    view.totals.sellable += figures.sellable.toNumber();
-  }
+  return views;
+}
+
+/**
+ * Buildable quantities of one BOM per location in scope (`locationIds` null = every location): the
+ * batch of one, so both answer with the same code. NOT_FOUND for an unknown BOM.
+ */
+export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds: readonly string[] | null): Promise<BuildableView> {
+  const view = (await bomsBuildable(ctx, [bomId], locationIds)).get(bomId);
+  if (!view) throw DomainError.notFound('bom', bomId);
   return view;
 }

@@ -165,8 +165,5 @@ export function computeBuildable(
   return { maxBuildable, sellable, limits };
 }
 
-export function treeHasShelfOnlyBill(forest: RecipeForest): boolean {
-  return [...forest.bills.values()].some((b) => b.onlyConsumePreassembled);
-}
 
 export { billKeyString };

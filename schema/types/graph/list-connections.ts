@@ -1,0 +1,81 @@
+import { BOM_PAGE_MAX, bomConnection } from '../../../src/modules/recipes/bom-cursor.ts';
+import { MATERIAL_PAGE_MAX, materialConnection } from '../../../src/modules/materials/material-cursor.ts';
+import { WORK_ORDER_PAGE_MAX, workOrderConnection } from '../../../src/modules/work-orders/work-order-cursor.ts';
+import { builder } from '../../builder.ts';
+import { BomRef } from '../boms/bom.ts';
+import { RawMaterialRef } from '../materials/raw-material.ts';
+import { WorkOrderSortDirectionEnum, WorkOrderSortEnum, WorkOrderSourceTypeEnum, WorkOrderStatusEnum } from '../work-orders/enums.ts';
+import { WorkOrderRowRef } from '../work-orders/work-order.ts';
+import { connectionArgs, connectionType, declaredEnum } from './connection.ts';
+
+// Cursor connections over the three lists: the same filters and sorts as the paged lists
+// (`rawMaterials`, `boms`, `workOrders`), keyset-paged so a page costs the same wherever it lies.
+
+const RawMaterialConnectionRef = connectionType('RawMaterials', RawMaterialRef, 'raw material');
+const BomConnectionRef = connectionType('Boms', BomRef, 'BOM');
+const WorkOrderConnectionRef = connectionType('WorkOrders', WorkOrderRowRef, 'work order');
+
+// The paged lists' filter enums (declared beside those lists).
+const UsageFilter = declaredEnum<'all' | 'used' | 'unused'>('RawMaterialUsageFilter');
+const OriginFilter = declaredEnum<'all' | 'platform' | 'virtual'>('RawMaterialOriginFilter');
+const MaterialSortOrder = declaredEnum<'asc' | 'desc'>('RawMaterialSortOrder');
+const BomStatusFilter = declaredEnum<'all' | 'active' | 'inactive'>('BomStatusFilter');
+const BomSortOrder = declaredEnum<'asc' | 'desc'>('BomSortOrder');
+
+builder.queryFields((t) => ({
+  rawMaterialConnection: t.field({
+    type: RawMaterialConnectionRef,
+    description: 'Raw materials (both origins) as a cursor connection: the filters and sorts of rawMaterials; ties break on variantId.',
+    authScopes: { read: true },
+    args: {
+      search: t.arg.string({ required: false, description: 'Case-insensitive substring of the product name, variant name, SKU or vendor.' }),
+      usageFilter: t.arg({ type: UsageFilter, required: false, description: 'used: named by a recipe line of a BOM or assembly bill; unused: by none.' }),
+      originFilter: t.arg({ type: OriginFilter, required: false, description: 'platform-linked or virtual materials only.' }),
+      vendorFilter: t.arg.stringList({ required: false, description: 'Any of these vendors (OR).' }),
+      sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values sort by productName.' }),
+      sortOrder: t.arg({ type: MaterialSortOrder, required: false, description: 'asc (default) | desc.' }),
+      ...connectionArgs(t.arg, MATERIAL_PAGE_MAX),
+    },
+    resolve: (_root, args, ctx) => materialConnection(ctx, {
+      search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all', vendorFilter: args.vendorFilter ?? [],
+      sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc', first: args.first, after: args.after, last: args.last, before: args.before,
+    }),
+  }),
+  bomConnection: t.field({
+    type: BomConnectionRef,
+    description: 'BOMs as a cursor connection: the filters and sorts of boms (name | bomId | sku | price | totalCost | status); ties break on bomId.',
+    authScopes: { read: true },
+    args: {
+      search: t.arg.string({ required: false, description: 'Case-insensitive substring of the name, SKU or bomId.' }),
+      statusFilter: t.arg({ type: BomStatusFilter, required: false, description: 'all (default) | active | inactive.' }),
+      sortBy: t.arg.string({ required: false, description: 'name (default) | bomId | sku | price | totalCost | status; other values sort by name.' }),
+      sortOrder: t.arg({ type: BomSortOrder, required: false, description: 'asc (default) | desc; empty SKUs and prices come last either way.' }),
+      ...connectionArgs(t.arg, BOM_PAGE_MAX),
+    },
+    resolve: (_root, args, ctx) => bomConnection(ctx, {
+      search: args.search ?? null, statusFilter: args.statusFilter ?? 'all', sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc',
+      first: args.first, after: args.after, last: args.last, before: args.before,
+    }),
+  }),
+  workOrderConnection: t.field({
+    type: WorkOrderConnectionRef,
+    description: 'Work orders as a cursor connection: the filters and sorts of workOrders; ties break on workOrderId.',
+    authScopes: { read: true },
+    args: {
+      q: t.arg.string({ required: false, description: 'Case-insensitive substring of the name, the short id or the assignee\'s display name.' }),
+      status: t.arg({ type: [WorkOrderStatusEnum], required: false, description: 'Any of (OR).' }),
+      tags: t.arg.stringList({ required: false, description: 'Any of (OR).' }),
+      locationId: t.arg.string({ required: false, description: 'productionLocationId.' }),
+      assignedTo: t.arg.string({ required: false, description: 'An assigneeId.' }),
+      sourceType: t.arg({ type: WorkOrderSourceTypeEnum, required: false, description: 'What the work order was made from.' }),
+      sortBy: t.arg({ type: WorkOrderSortEnum, required: false, description: 'updatedAt (default) | createdAt | dueDate | priority | name | status.' }),
+      sortDir: t.arg({ type: WorkOrderSortDirectionEnum, required: false, description: 'Default: desc for updatedAt, createdAt and priority; asc otherwise. Work orders without a due date come last either way.' }),
+      ...connectionArgs(t.arg, WORK_ORDER_PAGE_MAX),
+    },
+    resolve: (_root, a, ctx) => workOrderConnection(ctx, {
+      q: a.q ?? null, statuses: a.status ?? [], tags: a.tags ?? [], locationId: a.locationId ?? null, assignedTo: a.assignedTo ?? null,
+      sourceType: a.sourceType ?? null, sortBy: a.sortBy ?? null, sortDir: a.sortDir ?? null,
+      first: a.first, after: a.after, last: a.last, before: a.before,
+    }),
+  }),
+}));

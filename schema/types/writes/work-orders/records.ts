@@ -1,0 +1,82 @@
+import { addDocument, addMessage, addQcReview, addReworkItem, resolveReworkItem } from '../../../../src/modules/work-orders/records.service.ts';
+import { QC_DECISIONS } from '../../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { builder } from '../../../builder.ts';
+import { RecordWriteResultRef } from './results.ts';
+
+const QcDecisionEnum = builder.enumType('QcDecision', {
+  description: 'approved: the run\'s units pass QC; rejected: they fail it (make them good with a rework run).',
+  values: QC_DECISIONS,
+});
+
+// Every record write is a work-order write: it names the work order and the token last read.
+type FieldBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0];
+const writeArgs = (t: FieldBuilder) => ({
+  workOrderId: t.arg.id({ required: true, description: 'The work order (`wo_<uuid>`).' }),
+  expectedUpdatedAt: t.arg({ type: 'DateTime', required: true, description: 'The work order\'s `updatedAt` last read; a stale one is CONFLICT.' }),
+});
+
+builder.mutationFields((t) => ({
+  addQcReview: t.field({
+    type: RecordWriteResultRef,
+    authScopes: { write: true },
+    description: 'Records the QC decision on one build run of an open work order. A run that is live (not reversed) is reviewed once, ' +
+      'so approved + failed never exceeds what was built; a second review of a run is CONFLICT.',
+    args: {
+      ...writeArgs(t),
+      buildRunId: t.arg.id({ required: true, description: 'The build run reviewed (on this work order).' }),
+      decision: t.arg({ type: QcDecisionEnum, required: true, description: 'approved or rejected.' }),
+      note: t.arg.string({ description: 'What was found (up to 10,000 characters).' }),
+      reviewerName: t.arg.string({ description: 'Who reviewed (up to 200 characters).' }),
+    },
+    resolve: (_root, a, ctx) => addQcReview(ctx, String(a.workOrderId), {
+      expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), buildRunId: String(a.buildRunId), decision: a.decision, note: a.note, reviewerName: a.reviewerName,
+    }),
+  }),
+  addReworkItem: t.field({
+    type: RecordWriteResultRef,
+    authScopes: { write: true },
+    description: 'Opens a rework item on an open work order. Open rework items block completion (OPEN_REWORK) until resolved; ' +
+      'a rework run names the items it addresses.',
+    args: {
+      ...writeArgs(t),
+      description: t.arg.string({ required: true, description: 'What must be redone (up to 10,000 characters).' }),
+      quantity: t.arg({ type: 'Decimal', required: true, description: 'Units to redo: greater than 0 and at most what the live runs (or the named run) built.' }),
+      buildRunId: t.arg.id({ description: 'The build run whose units need rework.' }),
+    },
+    resolve: (_root, a, ctx) => addReworkItem(ctx, String(a.workOrderId), {
+      expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), description: a.description, quantity: a.quantity,
+      buildRunId: a.buildRunId === null || a.buildRunId === undefined ? null : String(a.buildRunId),
+    }),
+  }),
+  resolveReworkItem: t.field({
+    type: RecordWriteResultRef,
+    authScopes: { write: true },
+    description: 'Resolves an open rework item; resolving one twice is CONFLICT.',
+    args: { ...writeArgs(t), reworkItemId: t.arg.id({ required: true, description: 'The rework item to resolve.' }) },
+    resolve: (_root, a, ctx) => resolveReworkItem(ctx, String(a.workOrderId), {
+      expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), reworkItemId: String(a.reworkItemId),
+    }),
+  }),
+  addWorkOrderDocument: t.field({
+    type: RecordWriteResultRef,
+    authScopes: { write: true },
+    description: 'Attaches a document to a work order by link (the name and an http(s) URL; the file stays where it is).',
+    args: {
+      ...writeArgs(t),
+      name: t.arg.string({ required: true, description: 'The document\'s name (up to 500 characters).' }),
+      url: t.arg.string({ required: true, description: 'An http(s) URL (up to 2,000 characters).' }),
+    },
+    resolve: (_root, a, ctx) => addDocument(ctx, String(a.workOrderId), { expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), name: a.name, url: a.url }),
+  }),
+  addWorkOrderMessage: t.field({
+    type: RecordWriteResultRef,
+    authScopes: { write: true },
+    description: 'Adds a message to a work order\'s conversation.',
+    args: {
+      ...writeArgs(t),
+      body: t.arg.string({ required: true, description: 'The message (up to 10,000 characters).' }),
+      authorName: t.arg.string({ description: 'Who wrote it (up to 200 characters).' }),
+    },
+    resolve: (_root, a, ctx) => addMessage(ctx, String(a.workOrderId), { expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), body: a.body, authorName: a.authorName }),
+  }),
+}));

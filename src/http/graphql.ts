@@ -1,0 +1,189 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import mercurius from 'mercurius';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import type { GraphqlConfig } from '../config.ts';
+import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
+import type { FieldError } from '../domain-error.ts';
+import type { ShopContext } from '../shop-context.ts';
+import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
+import { operationShapeRule, withComplexityLimit } from './graphql-limits.ts';
+import { sendProblem } from './problem.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+const GRAPHIQL_PATH = '/graphiql';
+const GRAPHIQL_STATIC = '/graphiql/static/';
+
+export interface GraphqlDeps {
+  schema: GraphQLSchema;
+  config: GraphqlConfig;
+  /** Authenticates the key (401 / 403 / 429 replied by it); true when the request may go on. */
+  authorize: (request: FastifyRequest, reply: FastifyReply, scope: 'read') => Promise<boolean>;
+  makeContext: (request: FastifyRequest) => ShopContext;
+  /** Adds `X-Query-Count` (SQL statements the request's operations sent), as the REST facade does. */
+  exposeQueryCount: boolean;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What is wrong with one operation of a POST body, fields prefixed with `prefix` (`[2].` in a batch). */
+function operationProblems(body: unknown, prefix: string): FieldError[] {
+  if (!isObject(body)) return [{ field: prefix ? prefix.slice(0, -1) : 'body', message: 'must be a JSON object with a `query` string' }];
+  const problems: FieldError[] = [];
+  if (body.query === undefined || body.query === null || body.query === '') problems.push({ field: `${prefix}query`, message: 'is required' });
+  else if (typeof body.query !== 'string') problems.push({ field: `${prefix}query`, message: 'must be a string (the GraphQL document)' });
+  if (body.variables !== undefined && body.variables !== null && !isObject(body.variables)) problems.push({ field: `${prefix}variables`, message: 'must be an object' });
+  if (body.operationName !== undefined && body.operationName !== null && typeof body.operationName !== 'string') {
+    problems.push({ field: `${prefix}operationName`, message: 'must be a string' });
+  }
+  if (body.extensions !== undefined && body.extensions !== null && !isObject(body.extensions)) problems.push({ field: `${prefix}extensions`, message: 'must be an object' });
+  return problems;
+}
+
+/**
+ * Refuses a POST body that is not a GraphQL request before mercurius sees it: mercurius would
+ * take a non-string `query` for a ready-made AST, and an empty one for a persisted-query miss.
+ */
+export function checkRequestBody(body: unknown, maxBatch: number): void {
+  if (!Array.isArray(body)) {
+    const problems = operationProblems(body, '');
+    if (problems.length > 0) throw new GraphQLRequestError(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+    return;
+  }
+  if (maxBatch === 0) {
+    throw new GraphQLRequestError('batched requests are turned off on this server; send one operation per request', [{ field: 'body', message: 'must be a JSON object' }]);
+  }
+  if (body.length === 0 || body.length > maxBatch) {
+    throw new GraphQLRequestError(`a batch holds 1 to ${maxBatch} operations; this one has ${body.length}`,
+      [{ field: 'body', message: `must hold 1 to ${maxBatch} operations` }]);
+  }
+  const problems = body.flatMap((operation, index) => operationProblems(operation, `[${index}].`));
+  if (problems.length > 0) throw new GraphQLRequestError(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+}
+
+/**
+ * Mercurius reads a `query` that fails to parse as a JSON-encoded AST. This API takes GraphQL text
+ * only (a hand-made AST would skip the token limit, and a malformed one crashes validation), so a
+ * document the parser did not produce from this very source is answered with the parse error.
+ */
+function parsedFromSource(document: DocumentNode | null | undefined, source: unknown): boolean {
+  // What JSON.parse made may be anything (null, a number, an object without `loc`): probe gently.
+  const body = (document as { loc?: { source?: { body?: unknown } } } | null | undefined)?.loc?.source?.body;
+  return typeof source === 'string' && body === source;
+}
+
+/**
+ * Wraps mercurius's handler: a batch answers 200 (each operation carries its own errors), and with
+ * `exposeQueryCount` the handler runs inside a SQL statement counter reported in `X-Query-Count`.
+ */
+function wrapHandler(handler: RouteHandlerMethod, exposeQueryCount: boolean): RouteHandlerMethod {
+  return async function graphqlHandler(this: FastifyInstance, request, reply) {
+    const stats: QueryStats = { count: 0, queries: [] };
+    const run = () => handler.call(this, request, reply);
+    try {
+      const result = await (exposeQueryCount ? withQueryStats(run, stats) : run());
+      if (Array.isArray(request.body)) reply.code(200);
+      return result;
+    } finally {
+      if (exposeQueryCount) reply.header('X-Query-Count', String(stats.count));
+    }
+  } as RouteHandlerMethod;
+}
+
+/** Fastify's own refusals of the HTTP request (not JSON, too large, wrong media type): problem+json, like REST. */
+function isHttpLevelError(error: { code?: string; statusCode?: number }): boolean {
+  if (typeof error.code === 'string') return error.code.startsWith('FST_ERR_CTP_');
+  // The JSON parser's own refusals (a poisoned prototype key) arrive as a 400 SyntaxError without a code.
+  return error instanceof SyntaxError && error.statusCode === 400;
+}
+
+/** `/graphql`: authenticated, counted, limited, with errors every client can act on (docs/graphql.md). */
+export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): Promise<void> {
+  const { config } = deps;
+  await app.register(async (scope) => {
+    // Who is asking comes first: a request without a valid key is 401 whatever its body holds, and
+    // only an authenticated request reaches body parsing (whose errors build a GraphQL context).
+    scope.addHook('onRequest', async (request, reply) => {
+      if (!(await deps.authorize(request, reply, 'read'))) return reply;
+      return undefined;
+    });
+    scope.addHook('onRoute', (route) => {
+      if (route.url === GRAPHQL_PATH) route.handler = wrapHandler(route.handler, deps.exposeQueryCount);
+    });
+    scope.addHook('preHandler', async (request) => {
+      if (request.method === 'POST') checkRequestBody(request.body, config.maxBatch);
+    });
+
+    const validationRules: ValidationRule[] = [operationShapeRule(config)];
+    if (!config.introspection) validationRules.push(NoSchemaIntrospectionCustomRule);
+    const format = (execution: Parameters<typeof formatGraphqlErrors>[0], context: unknown) =>
+      formatGraphqlErrors(execution, { maxTokens: config.maxTokens, log: (context as { reply?: FastifyReply }).reply?.log ?? app.log });
+
+    await scope.register(mercurius, {
+      schema: deps.schema,
+      path: GRAPHQL_PATH,
+      graphiql: false,
+      jit: 1,
+      allowBatchedQueries: config.maxBatch > 0,
+      graphql: { parseOptions: { maxTokens: config.maxTokens } },
+      validationRules,
+      // The error path builds a context too; every request here is authenticated (onRequest), the
+      // guard only keeps a future route from turning an error into "unauthenticated request".
+      context: (request) => (request.auth ? withComplexityLimit(deps.makeContext(request), config.maxComplexity) : {}) as unknown as Record<string, unknown>,
+      errorFormatter: (execution, context) => format(execution, context),
+      // Errors outside execution (a refused document, a malformed body, an unknown query): thrown
+      // to the parent handler when Fastify refused the HTTP request itself, else formatted here.
+      errorHandler: (error, _request, reply) => {
+        if (isHttpLevelError(error as { code?: string; statusCode?: number })) throw error;
+        const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
+        const { statusCode, response } = format({ errors: [graphqlError] }, { reply });
+        reply.code(statusCode).send(response);
+      },
+    });
+
+    scope.graphql.addHook('preValidation', async (_schema, document, context) => {
+      const source = (context as { __currentQuery?: unknown }).__currentQuery;
+      if (parsedFromSource(document, source)) return;
+      parse(String(source), { maxTokens: config.maxTokens });
+      throw new GraphQLError('Syntax Error: the query is not a GraphQL document.');
+    });
+  });
+
+  if (config.graphiql) await registerGraphiql(app);
+}
+
+/**
+ * GraphiQL (Ruru's build of it) at /graphiql, every asset served by this server: no CDN, so it works
+ * offline and behind a strict egress policy. The page holds no key; the user types theirs in the
+ * headers editor.
+ */
+async function registerGraphiql(app: FastifyInstance): Promise<void> {
+  // Typed by hand: ruru's own types reach into GraphiQL's React props, which this project does not carry.
+  let ruru: {
+    ruruHTML: (config: { endpoint: string; staticPath: string; clientConfig: Record<string, unknown> }) => string;
+    getStaticFile: typeof import('ruru/static').getStaticFile;
+  };
+  try {
+    const [server, assets] = await Promise.all([import('ruru/server'), import('ruru/static')]);
+    ruru = { ruruHTML: server.ruruHTML as unknown as typeof ruru.ruruHTML, getStaticFile: assets.getStaticFile };
+  } catch (error) {
+    app.log.warn({ err: error }, 'GraphiQL is on but its assets (the ruru package) are not installed; /graphiql is not served');
+    return;
+  }
+  const page = ruru.ruruHTML({
+    endpoint: GRAPHQL_PATH,
+    staticPath: GRAPHIQL_STATIC,
+    clientConfig: {
+      isHeadersEditorEnabled: true,
+      initialHeaders: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
+      initialQuery: '{\n  locations {\n    locationId\n    name\n  }\n}\n',
+    },
+  });
+  app.get(GRAPHIQL_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
+  app.get(`${GRAPHIQL_STATIC}*`, { schema: { hide: true } }, async (request, reply) => {
+    const file = await ruru.getStaticFile({
+      staticPath: GRAPHIQL_STATIC, urlPath: request.url, acceptEncoding: request.headers['accept-encoding'], disallowDevAssets: true,
+    });
+    if (!file) return sendProblem(request, reply, { code: 'NOT_FOUND', detail: `no GraphiQL asset ${request.url.split('?')[0]}` });
+    return reply.headers(file.headers).send(file.content);
+  });
+}

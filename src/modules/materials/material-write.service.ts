@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../domain-error.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { InputErrors } from '../recipes/catalog-input.ts';
+import { refuseArchiveWhileUsed } from '../recipes/recipe-references.ts';
+import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
+
+// Create and archive virtual materials (edits go through updateMaterial, the PATCH's service).
+// Platform-linked materials mirror the platform and are read-only here: they are created and
+// retired on the platform.
+
+/** The fields of a new virtual material; only productName is required. */
+export interface NewMaterialInput {
+  productName?: string | null;
+  variantName?: string | null;
+  sku?: string | null;
+  unit?: string | null;
+  vendor?: string | null;
+  specifications?: string | null;
+  imageUrl?: string | null;
+  weightUnitId?: string | null;
+  productType?: string | null;
+  productCategory?: string | null;
+  unitCost?: string | null;
+  unitPrice?: string | null;
+  weightValue?: string | null;
+  isNonEssentialMaterial?: boolean | null;
+}
+
+const TEXT_FIELDS = [
+  ['variantName', 'variant_name'], ['sku', 'sku'], ['unit', 'unit'], ['vendor', 'vendor'], ['specifications', 'specifications'],
+  ['imageUrl', 'image_url'], ['weightUnitId', 'weight_unit_id'], ['productType', 'product_type'], ['productCategory', 'product_category'],
+] as const;
+const DECIMAL_FIELDS = [['unitCost', 'unit_cost'], ['unitPrice', 'unit_price'], ['weightValue', 'weight_value']] as const;
+
+/**
+ * Creates a virtual material (`VMAT-VAR-<uuid>`, with its product and inventory-item ids of the same
+ * uuid) with no stock: levels are set through the inventory adjustment, which records them. Nothing
+ * uses it yet, so no cost changes. Two statements (insert, read back).
+ */
+export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterialInput): Promise<MaterialView> {
+  const errors = new InputErrors();
+  if (input.productName === null || input.productName === undefined) errors.add('productName', 'is required');
+  else errors.text('productName', input.productName, { required: true });
+  const columns = ['product_name', 'is_non_essential_material'];
+  const values: unknown[] = [input.productName, input.isNonEssentialMaterial ?? false];
+  for (const [field, column] of TEXT_FIELDS) {
+    columns.push(column);
+    values.push(errors.text(field, input[field]) ?? null);
+  }
+  for (const [field, column] of DECIMAL_FIELDS) {
+    const value = input[field];
+    columns.push(column);
+    values.push(typeof value === 'string' ? errors.decimal(field, value, 'nonNegative') : null);
+  }
+  errors.throwIfAny();
+  const uuid = randomUUID();
+  const variantId = `VMAT-VAR-${uuid}`;
+  await ctx.em.execute(
+    `insert into materials (shop_id, variant_id, origin, product_id, inventory_item_id, updated_at, ${columns.join(', ')})
+     values (?, ?, 'virtual', ?, ?, now(), ${columns.map(() => '?').join(', ')})`,
+    [ctx.shopId, variantId, `VMAT-PROD-${uuid}`, `VMAT-INV-${uuid}`, ...values], 'run');
+  return toMaterialView(await findMaterialRow(ctx, variantId));
+}
+
+/**
+ * Archives or restores a virtual material (platform-linked: INVALID_INPUT, read-only). One still
+ * reached by an active BOM cannot be archived (CONFLICT naming the BOMs); its stock and existing
+ * recipe lines are untouched. Returns whether it is now archived.
+ */
+export async function setMaterialArchived(ctx: ShopContext, variantId: string, archived: boolean): Promise<boolean> {
+  if (isPlatformVariantId(variantId)) throw readOnlyError(variantId);
+  return inShopTransaction(ctx, async (tx) => {
+    const [row] = await tx.em.execute<{ origin: string; archived: boolean }[]>(
+      'select origin, archived_at is not null as archived from materials where shop_id = ? and variant_id = ? for update', [tx.shopId, variantId]);
+    if (!row) throw DomainError.notFound('raw material', variantId);
+    if (row.origin === 'platform') throw readOnlyError(variantId);
+    if (Boolean(row.archived) === archived) return archived;
+    if (archived) await refuseArchiveWhileUsed(tx, 'raw', variantId, 'raw material');
+    await tx.em.execute('update materials set archived_at = ?, updated_at = now() where shop_id = ? and variant_id = ?',
+      [archived ? new Date() : null, tx.shopId, variantId], 'run');
+    return archived;
+  });
+}

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import type { Em } from '../../db/orm.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import type { BillKey } from './engine/index.ts';
+
+// Bill versions are written in two steps so that a save never waits for its summary and is never
+// lost: the save's own transaction freezes the bill's content into a `pending` version row
+// (`recordPendingBillVersion`), and a later pass (`fillPendingBillVersions`, run by the filler in
+// `bill-version-filler.ts` or called directly) derives the content hash and the change summary
+// against the previous version and marks the row `ready`. A crash between the two leaves a
+// pending row with its content, which the next pass completes.
+
+/** What made a bill save. */
+export const BILL_SAVE_TRIGGERS = ['create', 'update', 'archive', 'restore', 'location_rules'] as const;
+export type BillSaveTrigger = (typeof BILL_SAVE_TRIGGERS)[number];
+
+/** The bill's header columns, per owner type, as JSON (its own row, read by primary key). */
+const HEADER_SQL = {
+  bom: `select jsonb_build_object('name', b.name, 'status', b.status, 'variantId', b.variant_id, 'archived', b.archived_at is not null)
+          from boms b where b.shop_id = ? and b.bom_id = ?`,
+  sub_assembly: `select jsonb_build_object('name', a.name, 'onlyConsumePreassembled', a.only_consume_preassembled, 'archived', a.archived_at is not null)
+          from assembly_bills a where a.shop_id = ? and a.assembly_id = ?`,
+} as const;
+
+/**
+ * Freezes the bill as it now stands (inside the save's transaction, after its writes) into a new
+ * pending version: the next number after the bill's highest. The caller holds the bill's row lock,
+ * so two saves of one bill never take the same number. One statement; returns the version number.
+ */
+export async function recordPendingBillVersion(tx: ShopContext, key: BillKey, trigger: BillSaveTrigger, savedBy: string | null): Promise<number> {
+  const s = tx.shopId;
+  const owner = [s, key.ownerType, key.ownerId];
+  const [row] = await tx.em.execute<{ version: number }[]>(
+    `insert into bill_versions (shop_id, owner_type, owner_id, version, state, saved_at, saved_by, trigger, content)
+     select ?, ?, ?, coalesce((select max(version) from bill_versions where shop_id = ? and owner_type = ? and owner_id = ?), 0) + 1,
+            'pending', now(), ?, ?,
+            jsonb_build_object(
+              'header', (${HEADER_SQL[key.ownerType]}),
+              'lines', coalesce((select jsonb_agg(jsonb_build_array(l.line_type, l.node_id, trim_scale(l.quantity)::text, trim_scale(l.waste_percentage)::text)
+                                                  order by l.line_type, l.position)
+                                   from recipe_lines l where l.shop_id = ? and l.owner_type = ? and l.owner_id = ?), '[]'::jsonb),
+              'rules', coalesce((select jsonb_agg(jsonb_build_object('locationId', g.location_id, 'overrides', coalesce((
+                                          select jsonb_agg(jsonb_build_array(o.action, o.node_id, o.replacement_node_id,
+                                                   trim_scale(o.quantity)::text, trim_scale(o.waste_percentage)::text) order by o.position)
+                                            from location_rule_overrides o
+                                           where o.shop_id = g.shop_id and o.owner_type = g.owner_type and o.owner_id = g.owner_id
+                                             and o.location_id = g.location_id), '[]'::jsonb)) order by g.location_id)
+                                   from location_rules g where g.shop_id = ? and g.owner_type = ? and g.owner_id = ?), '[]'::jsonb))
+     returning version`,
+    [...owner, ...owner, savedBy, trigger, s, key.ownerId, ...owner, ...owner],
+  );
+  return Number(row!.version);
+}
+
+/** A frozen bill: header fields, base lines `[type, node, quantity, waste]`, rules with overrides. */
+interface BillContent {
+  header: Record<string, unknown>;
+  lines: [string, string, string, string][];
+  rules: { locationId: string; overrides: [string, string, string | null, string | null, string | null][] }[];
+}
+
+export interface BillChangeSummary { recipeFields: number; materials: number; locationRules: number; overrides: number }
+
+/** Keys of `a` and `b` whose values differ, plus keys only one of them has. */
+function changedKeys<T>(a: Map<string, T>, b: Map<string, T>, same: (x: T, y: T) => boolean): number {
+  let n = 0;
+  for (const [k, v] of a) if (!b.has(k) || !same(v, b.get(k)!)) n += 1;
+  for (const k of b.keys()) if (!a.has(k)) n += 1;
+  return n;
+}
+
+const sameJson = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+
+/**
+ * The change counts of a version against the one before it (no previous content, e.g. the first
+ * version or one loaded from a dataset: everything counts as changed). Recipe fields: header fields
+ * and sub-assembly and cost-factor lines; materials: raw-material lines; location rules: locations
+ * whose rule appeared, went or changed; overrides: overrides (by location and node) that did.
+ */
+export function summariseBillChange(previous: BillContent | null, current: BillContent): BillChangeSummary {
+  const before: BillContent = previous ?? { header: {}, lines: [], rules: [] };
+  const lines = (c: BillContent, raw: boolean) => new Map(c.lines.filter((l) => (l[0] === 'raw') === raw).map((l) => [`${l[0]}:${l[1]}`, l]));
+  const header = (c: BillContent) => new Map(Object.entries(c.header));
+  const rules = (c: BillContent) => new Map(c.rules.map((r) => [r.locationId, r.overrides]));
+  const overrides = (c: BillContent) => new Map(c.rules.flatMap((r) => r.overrides.map((o) => [`${r.locationId}|${o[1]}`, o] as const)));
+  return {
+    recipeFields: changedKeys(header(before), header(current), sameJson) + changedKeys(lines(before, false), lines(current, false), sameJson),
+    materials: changedKeys(lines(before, true), lines(current, true), sameJson),
+    locationRules: changedKeys(rules(before), rules(current), sameJson),
+    overrides: changedKeys(overrides(before), overrides(current), sameJson),
+  };
+}
+
+/** JSON with object keys sorted at every level: equal content, equal text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function billContentHash(content: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`;
+}
+
+interface PendingRow {
+  shop_id: string; owner_type: string; owner_id: string; version: number;
+  content: BillContent | string; previous: BillContent | string | null;
+}
+
+const parse = (v: BillContent | string): BillContent => (typeof v === 'string' ? JSON.parse(v) as BillContent : v);
+
+/**
+ * One pass of the version filler: claims up to `limit` pending versions that carry content
+ * (oldest first; `skip locked`, so passes running at once never share a row), computes each one's
+ * hash and summary against the version before it, and marks them ready. Versions loaded from a
+ * dataset as pending carry no content and are left as the file says. `shopIds` null = every shop.
+ * Three statements whatever the batch size. Returns how many versions became ready.
+ */
+export async function fillPendingBillVersions(em: Em, options: { shopIds: readonly string[] | null; limit: number }): Promise<number> {
+  return em.transactional(async (tx) => {
+    const rows = await tx.execute<PendingRow[]>(
+      `select v.shop_id, v.owner_type, v.owner_id, v.version, v.content,
+              (select p.content from bill_versions p
+                where p.shop_id = v.shop_id and p.owner_type = v.owner_type and p.owner_id = v.owner_id and p.version < v.version
+                order by p.version desc limit 1) as previous
+         from bill_versions v
+        where v.state = 'pending' and v.content is not null ${options.shopIds ? 'and v.shop_id = any(?::text[])' : ''}
+        order by v.saved_at, v.version
+        limit ? for update of v skip locked`,
+      options.shopIds ? [textArrayLiteral(options.shopIds), options.limit] : [options.limit],
+    );
+    if (rows.length === 0) return 0;
+    const filled = rows.map((r) => ({ row: r, hash: billContentHash(parse(r.content)), changes: summariseBillChange(r.previous === null ? null : parse(r.previous), parse(r.content)) }));
+    const column = (pick: (f: (typeof filled)[number]) => string | number) => textArrayLiteral(filled.map((f) => String(pick(f))));
+    await tx.execute(
+      `update bill_versions v
+          set state = 'ready', content_hash = s.hash, changed_recipe_fields = s.recipe_fields, changed_materials = s.materials,
+              changed_location_rules = s.location_rules, changed_overrides = s.overrides
+         from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::int[], ?::int[], ?::int[])
+              as s(shop_id, owner_type, owner_id, version, hash, recipe_fields, materials, location_rules, overrides)
+        where v.shop_id = s.shop_id and v.owner_type = s.owner_type and v.owner_id = s.owner_id and v.version = s.version`,
+      [
+        column((f) => f.row.shop_id), column((f) => f.row.owner_type), column((f) => f.row.owner_id), column((f) => f.row.version),
+        column((f) => f.hash), column((f) => f.changes.recipeFields), column((f) => f.changes.materials),
+        column((f) => f.changes.locationRules), column((f) => f.changes.overrides),
+      ],
+      'run',
+    );
+    return filled.length;
+  });
+}

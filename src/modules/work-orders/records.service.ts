@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { parseDecimalInput } from '../../decimals.ts';
+import { DomainError, type FieldError } from '../../domain-error.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { exact, ZERO } from '../../numbers/index.ts';
+import { throwIfInvalid } from './header-fields.ts';
+import {
+  insertDocument, insertMessage, insertQcReview, insertReworkItem, loadParts, nextUpdatedAt, resolveReworkItemRow, touchWorkOrder, type WorkOrderRow,
+} from './work-order.repository.ts';
+import { isOpenStatus, LIVE_RUN_STATUSES, QC_DECISIONS, type QcDecision } from './work-order-vocabulary.ts';
+import { lockForWrite, parseToken } from './write-guard.ts';
+
+// The records a work order collects while it is worked on: QC reviews, rework items, documents and
+// conversation messages. Each write is a work-order write: it takes the work order's optimistic
+// lock (`expectedUpdatedAt`), adds its record and moves the token, in one transaction.
+
+export const RECORD_LIMITS = { text: 10_000, name: 500, url: 2_000, person: 200 } as const;
+
+export interface RecordWriteResult { workOrderId: string; updatedAt: Date; recordId: string }
+
+interface Locked { tx: ShopContext; row: WorkOrderRow; at: Date }
+
+/**
+ * Runs `write` on the locked work order after checking the token, then moves the token. The
+ * record's time is the new token, so a record never predates the change that made it.
+ */
+async function recordWrite(
+  ctx: ShopContext, workOrderId: string, expectedUpdatedAt: string, write: (locked: Locked) => Promise<string>,
+): Promise<RecordWriteResult> {
+  const expected = parseToken(expectedUpdatedAt);
+  return inShopTransaction(ctx, async (tx) => {
+    const row = await lockForWrite(tx, workOrderId, expected);
+    const at = nextUpdatedAt(row.updated_at);
+    const recordId = await write({ tx, row, at });
+    await touchWorkOrder(tx.em, tx.shopId, workOrderId, at);
+    return { workOrderId, updatedAt: at, recordId };
+  });
+}
+
+function textErrors(errors: FieldError[], field: string, value: string | null | undefined, options: { required: boolean; max: number }): void {
+  if (value === null || value === undefined) {
+    if (options.required) errors.push({ field, message: 'is required' });
+  } else if (options.required && value.trim() === '') errors.push({ field, message: 'must not be empty' });
+  else if (value.length > options.max) errors.push({ field, message: `must be at most ${options.max} characters` });
+}
+
+/** QC and rework belong to a work order still being worked on. */
+function assertOpen(row: WorkOrderRow, what: string): void {
+  if (!isOpenStatus(row.status)) {
+    throw new DomainError('CONFLICT', `work order ${row.work_order_id} is ${row.status}: ${what} only on an open work order (reopen it first)`);
+  }
+}
+
+export interface QcReviewInput {
+  expectedUpdatedAt: string; buildRunId: string; decision: QcDecision; note?: string | null; reviewerName?: string | null;
+}
+
+/**
+ * Records the QC decision on one build run: every item quantity of that run is either approved or
+ * failed (rejected) by it. A run is reviewed once and only while it is live (not reversed), so for
+ * every item approved + failed never exceeds what its live runs built; a run that was failed is
+ * made good by a rework run, which gets its own review.
+ */
+export async function addQcReview(ctx: ShopContext, workOrderId: string, input: QcReviewInput): Promise<RecordWriteResult> {
+  const errors: FieldError[] = [];
+  if (!QC_DECISIONS.includes(input.decision)) errors.push({ field: 'decision', message: `one of ${QC_DECISIONS.join(', ')}` });
+  textErrors(errors, 'buildRunId', input.buildRunId, { required: true, max: 128 });
+  textErrors(errors, 'note', input.note, { required: false, max: RECORD_LIMITS.text });
+  textErrors(errors, 'reviewerName', input.reviewerName, { required: false, max: RECORD_LIMITS.person });
+  throwIfInvalid(errors);
+  return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, row, at }) => {
+    assertOpen(row, 'a QC review');
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'qcReviews'] as const);
+    const run = parts.runs.find((r) => r.build_run_id === input.buildRunId);
+    if (!run) throw new DomainError('NOT_FOUND', `build run ${input.buildRunId} not found on work order ${workOrderId}`, { missing: [{ kind: 'build run', id: input.buildRunId }] });
+    if (!LIVE_RUN_STATUSES.includes(run.status)) {
+      throw new DomainError('CONFLICT', `build run ${input.buildRunId} was reversed: it built nothing to review`);
+    }
+    const earlier = parts.qcReviews.find((q) => q.build_run_id === input.buildRunId);
+    if (earlier) {
+      const quantities = parts.runItems.filter((i) => i.build_run_id === input.buildRunId).map((i) => `${i.item_id} × ${exact(i.quantity).toFixed()}`);
+      throw new DomainError('CONFLICT',
+        `build run ${input.buildRunId} (${quantities.join(', ')}) was already ${earlier.decision} by review ${earlier.review_id}: ` +
+        'approved + failed would exceed what it built; review the rework run instead');
+    }
+    const reviewId = `qc_${randomUUID()}`;
+    await insertQcReview(tx.em, tx.shopId, workOrderId, {
+      review_id: reviewId, build_run_id: input.buildRunId, decision: input.decision, note: input.note ?? null, reviewer_name: input.reviewerName ?? null, created_at: at,
+    });
+    return reviewId;
+  });
+}
+
+export interface ReworkItemInput { expectedUpdatedAt: string; description: string; quantity: string; buildRunId?: string | null }
+
+/**
+ * Opens a rework item: what must be redone and how many units, optionally naming the run that
+ * produced them. An open rework item blocks completion (OPEN_REWORK) until it is resolved; the
+ * quantity cannot exceed what the work order's live runs built.
+ */
+export async function addReworkItem(ctx: ShopContext, workOrderId: string, input: ReworkItemInput): Promise<RecordWriteResult> {
+  const errors: FieldError[] = [];
+  textErrors(errors, 'description', input.description, { required: true, max: RECORD_LIMITS.text });
+  const quantity = parseDecimalInput(input.quantity, 'quantity', errors);
+  if (quantity && !quantity.gt(0)) errors.push({ field: 'quantity', message: 'must be greater than 0' });
+  throwIfInvalid(errors);
+  return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, row, at }) => {
+    assertOpen(row, 'a rework item');
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems'] as const);
+    const live = new Set(parts.runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
+    if (input.buildRunId) {
+      const run = parts.runs.find((r) => r.build_run_id === input.buildRunId);
+      if (!run) throw new DomainError('NOT_FOUND', `build run ${input.buildRunId} not found on work order ${workOrderId}`, { missing: [{ kind: 'build run', id: input.buildRunId }] });
+      if (!live.has(run.build_run_id)) throw DomainError.invalid('buildRunId', `build run ${input.buildRunId} was reversed`);
+    }
+    const scope = parts.runItems.filter((i) => live.has(i.build_run_id) && (!input.buildRunId || i.build_run_id === input.buildRunId));
+    const built = scope.reduce((sum, i) => sum.plus(i.quantity), ZERO);
+    if (quantity!.gt(built)) {
+      throw DomainError.invalid('quantity', `${quantity!.toFixed()} is more than the ${built.toFixed()} unit(s) ${input.buildRunId ? `build run ${input.buildRunId}` : 'the live build runs'} built`);
+    }
+    const reworkItemId = `rw_${randomUUID()}`;
+    await insertReworkItem(tx.em, tx.shopId, workOrderId, {
+      rework_item_id: reworkItemId, description: input.description, quantity: quantity!.toFixed(), status: 'open', build_run_id: input.buildRunId ?? null,
+      created_at: at, resolved_at: null,
+    });
+    return reworkItemId;
+  });
+}
+
+/** Resolves an open rework item (completion is no longer blocked by it). */
+export async function resolveReworkItem(ctx: ShopContext, workOrderId: string, input: { expectedUpdatedAt: string; reworkItemId: string }): Promise<RecordWriteResult> {
+  return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, at }) => {
+    if (await resolveReworkItemRow(tx.em, tx.shopId, workOrderId, input.reworkItemId, at)) return input.reworkItemId;
+    const { reworkItems } = await loadParts(tx.em, tx.shopId, workOrderId, ['reworkItems'] as const);
+    if (reworkItems.some((r) => r.rework_item_id === input.reworkItemId)) throw new DomainError('CONFLICT', `rework item ${input.reworkItemId} is already resolved`);
+    throw new DomainError('NOT_FOUND', `rework item ${input.reworkItemId} not found on work order ${workOrderId}`, { missing: [{ kind: 'rework item', id: input.reworkItemId }] });
+  });
+}
+
+export interface DocumentInput { expectedUpdatedAt: string; name: string; url: string }
+
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** Attaches a document by link (bomcore stores the name and URL, not the file). */
+export async function addDocument(ctx: ShopContext, workOrderId: string, input: DocumentInput): Promise<RecordWriteResult> {
+  const errors: FieldError[] = [];
+  textErrors(errors, 'name', input.name, { required: true, max: RECORD_LIMITS.name });
+  textErrors(errors, 'url', input.url, { required: true, max: RECORD_LIMITS.url });
+  if (typeof input.url === 'string' && input.url.trim() !== '' && !isWebUrl(input.url)) errors.push({ field: 'url', message: 'must be an http(s) URL' });
+  throwIfInvalid(errors);
+  return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, at }) => {
+    const documentId = `doc_${randomUUID()}`;
+    await insertDocument(tx.em, tx.shopId, workOrderId, { document_id: documentId, name: input.name, url: input.url, created_at: at });
+    return documentId;
+  });
+}
+
+export interface MessageInput { expectedUpdatedAt: string; body: string; authorName?: string | null }
+
+/** Adds a message to the work order's conversation. */
+export async function addMessage(ctx: ShopContext, workOrderId: string, input: MessageInput): Promise<RecordWriteResult> {
+  const errors: FieldError[] = [];
+  textErrors(errors, 'body', input.body, { required: true, max: RECORD_LIMITS.text });
+  textErrors(errors, 'authorName', input.authorName, { required: false, max: RECORD_LIMITS.person });
+  throwIfInvalid(errors);
+  return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, at }) => {
+    const messageId = `msg_${randomUUID()}`;
+    await insertMessage(tx.em, tx.shopId, workOrderId, { message_id: messageId, author_name: input.authorName ?? null, body: input.body, created_at: at });
+    return messageId;
+  });
+}

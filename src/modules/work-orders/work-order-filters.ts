@@ -1,0 +1,67 @@
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type WorkOrderSourceType, type WorkOrderStatus } from './work-order-vocabulary.ts';
+
+// The work-order list's filters and sort keys over `HEADER_FROM` (work orders `w`, assignees `a`),
+// shared by the paged list (work-order-list.service.ts) and the cursor connection.
+
+export const WORK_ORDER_SORTS = ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'] as const;
+export type WorkOrderSort = (typeof WORK_ORDER_SORTS)[number];
+
+export interface WorkOrderFilterParams {
+  q: string | null;
+  statuses: WorkOrderStatus[];
+  tags: string[];
+  locationId: string | null;
+  assignedTo: string | null;
+  sourceType: WorkOrderSourceType | null;
+}
+
+/** Rank expressions, so priority and status sort by meaning (urgent above low; the state table's order), not by spelling. */
+const rank = (column: string, values: readonly string[]) => `array_position(array[${values.map((v) => `'${v}'`).join(', ')}]::text[], ${column}::text)`;
+
+export interface WorkOrderSortKey { expression: string; defaultDir: 'asc' | 'desc'; nullsLast: boolean; cast: 'timestamptz' | 'date' | 'int' | 'text' }
+
+/** Each sort's key and default direction; ties break on workOrderId ascending (WORK_ORDER_TIE_KEY). */
+export const WORK_ORDER_SORT_KEYS: Record<WorkOrderSort, WorkOrderSortKey> = {
+  updatedAt: { expression: 'w.updated_at', defaultDir: 'desc', nullsLast: false, cast: 'timestamptz' },
+  createdAt: { expression: 'w.created_at', defaultDir: 'desc', nullsLast: false, cast: 'timestamptz' },
+  dueDate: { expression: 'w.due_date', defaultDir: 'asc', nullsLast: true, cast: 'date' },
+  priority: { expression: rank('w.priority', WORK_ORDER_PRIORITIES), defaultDir: 'desc', nullsLast: false, cast: 'int' },
+  name: { expression: 'lower(w.name) collate "C"', defaultDir: 'asc', nullsLast: false, cast: 'text' },
+  status: { expression: rank('w.status', WORK_ORDER_STATUSES), defaultDir: 'asc', nullsLast: false, cast: 'int' },
+};
+export const WORK_ORDER_TIE_KEY = 'w.work_order_id';
+
+const likePattern = (text: string) => `%${text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`;
+
+/** q: case-insensitive substring of the name, the short id or the assignee's name; the list filters are ANDed, their values ORed. */
+export function workOrderFilter(shopId: string, query: WorkOrderFilterParams): { sql: string; args: unknown[] } {
+  const parts = ['w.shop_id = ?'];
+  const args: unknown[] = [shopId];
+  if (query.q) {
+    parts.push(`(w.name ilike ? or w.short_id ilike ? or a.display_name ilike ?)`);
+    const pattern = likePattern(query.q);
+    args.push(pattern, pattern, pattern);
+  }
+  if (query.statuses.length > 0) {
+    parts.push('w.status = any(?::text[])');
+    args.push(textArrayLiteral(query.statuses));
+  }
+  if (query.tags.length > 0) {
+    parts.push('w.tags && ?::text[]');
+    args.push(textArrayLiteral(query.tags));
+  }
+  if (query.locationId) {
+    parts.push('w.production_location_id = ?');
+    args.push(query.locationId);
+  }
+  if (query.assignedTo) {
+    parts.push('w.assignee_id = ?');
+    args.push(query.assignedTo);
+  }
+  if (query.sourceType) {
+    parts.push('w.source_type = ?');
+    args.push(query.sourceType);
+  }
+  return { sql: parts.join(' and '), args };
+}

@@ -1,0 +1,48 @@
+import { expect } from 'vitest';
+import { toDecimalString } from '../../src/decimals.ts';
+import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
+import { shopContext } from '../helpers/bom-context.ts';
+import type { TestApp } from '../helpers/test-app.ts';
+
+// Shared by the catalogue write tests (test/graphql/catalog-*.test.ts).
+
+export interface GqlResult { data: any; errors?: { message: string; extensions: { code: string } }[] }
+
+/** POST /graphql; returns the body. */
+export async function gql(t: TestApp, key: string, query: string, variables: Record<string, unknown> = {}): Promise<GqlResult> {
+  const res = await t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } });
+  expect(res.statusCode).toBeLessThan(500);
+  return res.json();
+}
+
+/** The one error of a failed mutation: its code and message. */
+export function failure(result: GqlResult): { code: string; message: string } {
+  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
+  return { code: result.errors![0]!.extensions.code, message: result.errors![0]!.message };
+}
+
+/** The mutation succeeded; returns its data. */
+export function ok(result: GqlResult): any {
+  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+  return result.data;
+}
+
+/**
+ * The REST BOM list (read from the stored roll-up) against a fresh computation of every BOM from
+ * the current rows: each listed BOM's four costs must be equal. Returns the list's items by id.
+ */
+export async function expectListCostsCurrent(t: TestApp, shopId: string, key: string): Promise<Record<string, any>> {
+  const list = await t.get('/api/v1/bills-of-materials?pageSize=1000', key);
+  expect(list.status).toBe(200);
+  const fresh = new Map((await allBomViews(shopContext(t.orm, shopId))).map((b) => [b.bomId, b]));
+  const items: Record<string, any> = {};
+  for (const item of list.body.data.items) {
+    const view = fresh.get(item.bomId)!;
+    expect({ bomId: item.bomId, raw: item.totalRawMaterialCost, sub: item.totalSubAssemblyCost, cost: item.directCostFactorCost, total: item.totalCost }).toEqual({
+      bomId: view.bomId, raw: Number(toDecimalString(view.totalRawMaterialCost)), sub: Number(toDecimalString(view.totalSubAssemblyCost)),
+      cost: Number(toDecimalString(view.directCostFactorCost)), total: Number(toDecimalString(view.totalCost)),
+    });
+    items[item.bomId] = item;
+  }
+  return items;
+}
