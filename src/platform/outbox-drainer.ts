@@ -1,4 +1,5 @@
 import type { Orm } from '../db/orm.ts';
+import { startPeriodicPass } from '../jobs/periodic-pass.ts';
 import {
   claimDuePlatformPushes, markPlatformPushesFailed, markPlatformPushesPushed, MAX_PUSH_ERROR_LENGTH, type ClaimedPlatformPush,
 } from '../modules/stock/platform-push.repository.ts';
@@ -61,10 +62,6 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
   const retryMaxMs = options.retryMaxMs ?? 60_000;
   const leaseMs = options.leaseMs ?? 30_000;
   if (!Number.isInteger(batchSize) || batchSize <= 0) throw new Error('outbox drainer batchSize must be a positive integer');
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  const inFlight = new Set<Promise<unknown>>();
-
   async function pass(): Promise<DrainResult> {
     const em = orm.em.fork();
     const claimed = await claimDuePlatformPushes(em, { limit: batchSize, leaseMs, shopIds: options.shopIds ?? null });
@@ -99,42 +96,14 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
     return result;
   }
 
-  function drainOnce(): Promise<DrainResult> {
-    if (stopped) return Promise.resolve({ pushed: 0, failed: 0 });
-    const running = pass();
-    inFlight.add(running);
-    const forget = () => inFlight.delete(running);
-    running.then(forget, forget);
-    return running;
-  }
-
-  function schedule(delayMs: number): void {
-    if (stopped || intervalMs <= 0) return;
-    timer = setTimeout(() => void tick(), delayMs);
-    timer.unref();
-  }
-
-  async function tick(): Promise<void> {
-    timer = null;
-    let backlog = false;
-    try {
-      const result = await drainOnce();
-      // A full batch pushed: more may be due. After a failure, wait (the platform may be down).
-      backlog = result.failed === 0 && result.pushed >= batchSize;
-    } catch (err) {
-      logger.warn({ error: errorMessage(err) }, 'platform push outbox: a drain pass failed');
-    }
-    schedule(backlog ? 0 : intervalMs);
-  }
-
-  schedule(intervalMs);
-  return {
-    drainOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await Promise.allSettled([...inFlight]);
-    },
-  };
+  const loop = startPeriodicPass<DrainResult>({
+    pass,
+    stoppedResult: { pushed: 0, failed: 0 },
+    intervalMs,
+    firstDelayMs: intervalMs,
+    // A full batch pushed: more may be due. After a failure, wait (the platform may be down).
+    backlog: (result) => result.failed === 0 && result.pushed >= batchSize,
+    onError: (err) => logger.warn({ error: errorMessage(err) }, 'platform push outbox: a drain pass failed'),
+  });
+  return { drainOnce: loop.runOnce, stop: loop.stop };
 }

@@ -3,29 +3,15 @@ import { DomainError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { InputErrors } from '../recipes/catalog-input.ts';
 import { refuseArchiveWhileUsed } from '../recipes/recipe-references.ts';
+import type { MaterialPatch } from './material-update.service.ts';
 import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
 
 // Create and archive virtual materials (edits go through updateMaterial, the PATCH's service).
 // Platform-linked materials mirror the platform and are read-only here: they are created and
 // retired on the platform.
 
-/** The fields of a new virtual material; only productName is required. */
-export interface NewMaterialInput {
-  productName?: string | null;
-  variantName?: string | null;
-  sku?: string | null;
-  unit?: string | null;
-  vendor?: string | null;
-  specifications?: string | null;
-  imageUrl?: string | null;
-  weightUnitId?: string | null;
-  productType?: string | null;
-  productCategory?: string | null;
-  unitCost?: string | null;
-  unitPrice?: string | null;
-  weightValue?: string | null;
-  isNonEssentialMaterial?: boolean | null;
-}
+/** The fields of a new virtual material (those of an edit but the quantity); only productName is required. */
+export type NewMaterialInput = Omit<MaterialPatch, 'inventoryQuantity'>;
 
 const TEXT_FIELDS = [
   ['variantName', 'variant_name'], ['sku', 'sku'], ['unit', 'unit'], ['vendor', 'vendor'], ['specifications', 'specifications'],

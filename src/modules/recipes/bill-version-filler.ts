@@ -1,4 +1,5 @@
 import type { Orm } from '../../db/orm.ts';
+import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
 import { fillPendingBillVersions } from './bill-version-write.ts';
 
 // The background step of bill versions (see bill-version-write.ts): a timer that completes pending
@@ -27,45 +28,14 @@ export interface BillVersionFiller {
 export function startBillVersionFiller(options: BillVersionFillerOptions): BillVersionFiller {
   const { orm, intervalMs, batchSize, logger } = options;
   if (!Number.isInteger(batchSize) || batchSize <= 0) throw new Error('bill version filler batchSize must be a positive integer');
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<number> | null = null;
-
-  function fillOnce(): Promise<number> {
-    if (stopped) return Promise.resolve(0);
-    const running = fillPendingBillVersions(orm.em.fork(), { shopIds: options.shopIds ?? null, limit: batchSize });
-    inFlight = running;
-    const forget = () => { if (inFlight === running) inFlight = null; };
-    running.then(forget, forget);
-    return running;
-  }
-
-  function schedule(delayMs: number): void {
-    if (stopped || intervalMs <= 0) return;
-    timer = setTimeout(() => void tick(), delayMs);
-    timer.unref();
-  }
-
-  async function tick(): Promise<void> {
-    timer = null;
-    let backlog = false;
-    try {
-      backlog = (await fillOnce()) >= batchSize;
-    } catch (error) {
-      // The rows stay pending and are retried on the next pass.
-      logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'bill version fill failed');
-    }
-    schedule(backlog ? 0 : intervalMs);
-  }
-
-  schedule(0);
-  return {
-    fillOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await inFlight?.catch(() => undefined);
-    },
-  };
+  const loop = startPeriodicPass({
+    pass: () => fillPendingBillVersions(orm.em.fork(), { shopIds: options.shopIds ?? null, limit: batchSize }),
+    stoppedResult: 0,
+    intervalMs,
+    firstDelayMs: 0,
+    backlog: (filled) => filled >= batchSize,
+    // The rows stay pending and are retried on the next pass.
+    onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'bill version fill failed'),
+  });
+  return { fillOnce: loop.runOnce, stop: loop.stop };
 }

@@ -9,9 +9,10 @@ import { finishedGoodVariants } from '../recipes/bom-views.ts';
 import type { BillKey } from '../recipes/engine/index.ts';
 import { archivedBomIds, nodeStates, type NodeState } from '../recipes/recipe-references.ts';
 import { headerFieldErrors, throwIfInvalid } from './header-fields.ts';
+import type { HeaderPatch } from './header-update.service.ts';
 import { workOrderShortId } from './short-ids.ts';
 import { insertLifecycleEvent, insertWorkOrder, nextShortIdNumber, type NewWorkOrder } from './work-order.repository.ts';
-import { WORK_ORDER_STATUSES, type WorkOrderPriority, type WorkOrderSourceType } from './work-order-vocabulary.ts';
+import { WORK_ORDER_STATUSES, type WorkOrderSourceType } from './work-order-vocabulary.ts';
 
 /** Where every new work order starts: the first state of the state table. */
 export const INITIAL_STATUS = WORK_ORDER_STATUSES[0];
@@ -20,22 +21,10 @@ export const CREATE_LIMITS = { items: 500, manualMaterials: 500, note: 10_000 } 
 export interface NewItemInput { bomId?: string | null; assemblyId?: string | null; quantity: string }
 export interface NewManualMaterialInput { variantId: string; quantity: string; locationId?: string | null; note?: string | null }
 
-export interface CreateWorkOrderInput {
+/** The header fields of an edit (HeaderPatch), with a required name and source, plus what only a new work order has. */
+export interface CreateWorkOrderInput extends Omit<HeaderPatch, 'expectedUpdatedAt' | 'name'> {
   name: string;
   sourceType: WorkOrderSourceType;
-  description?: string | null;
-  notes?: string | null;
-  priority?: WorkOrderPriority | null;
-  dueDate?: string | null;
-  assigneeId?: string | null;
-  productionLocationId?: string | null;
-  defaultConsumptionLocationId?: string | null;
-  sourceFlowId?: string | null;
-  sourceTodoId?: string | null;
-  sourceOrderIds?: string[] | null;
-  tags?: string[] | null;
-  plannedLaborCost?: string | null;
-  actualLaborCost?: string | null;
   items?: NewItemInput[] | null;
   manualMaterials?: NewManualMaterialInput[] | null;
   /** Who created it, for the first lifecycle event. */
