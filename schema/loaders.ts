@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import { DomainError } from '../src/domain-error.ts';
 import type { InventoryView } from '../src/modules/materials/inventory.service.ts';
 import { materialInventories, materialsByIds } from '../src/modules/materials/material-batch.service.ts';
 import { normaliseScope, type MaterialView } from '../src/modules/materials/material-view.ts';
@@ -8,7 +7,7 @@ import { parseOrderId } from '../src/modules/orders/order-ids.ts';
 import { listLocations, type LocationView } from '../src/modules/platform/locations.service.ts';
 import { billViewsByIds } from '../src/modules/recipes/bill-batch.service.ts';
 import type { AssemblyBillView, BomView } from '../src/modules/recipes/bom-views.ts';
-import { wholeWorkOrder, type WholeWorkOrder } from '../src/modules/work-orders/work-order-read.service.ts';
+import { wholeWorkOrders, type WholeWorkOrder } from '../src/modules/work-orders/work-order-read.service.ts';
 import type { PlatformOrderInfo } from '../src/platform/gateway.ts';
 import type { GraphQLContext } from './context.ts';
 
@@ -122,10 +121,8 @@ function createLoaders(ctx: GraphQLContext): Loaders {
   });
 
   const material = new DataLoader<string, MaterialView | null>(async (ids) => inKeyOrder(ids, await materialsByIds(ctx, ids)));
-  const workOrder = new DataLoader<string, WholeWorkOrder | null>(
-    // The whole read is per work order (header, parts, plan): a batch sends them concurrently.
-    (ids) => Promise.all(ids.map((id) => wholeWorkOrder(ctx, id).catch(nullWhenNotFound))),
-  );
+  // Whole work orders in the statements of one (headers, parts, plans and stuck pushes batched).
+  const workOrder = new DataLoader<string, WholeWorkOrder | null>(async (ids) => inKeyOrder(ids, await wholeWorkOrders(ctx, ids)));
   const order = new DataLoader<string, PlatformOrderInfo | null>(async (rawIds) => {
     const parsed = rawIds.map((raw) => parseOrderId(raw, ctx.config.platformName));
     const wanted = [...new Set(parsed.filter((id): id is string => id !== null))];
@@ -157,7 +154,3 @@ function parseBillKey(key: string): { bom: boolean; id: string } {
   return key.startsWith('bom:') ? { bom: true, id: key.slice(4) } : { bom: false, id: key.slice('sub_assembly:'.length) };
 }
 
-function nullWhenNotFound(error: unknown): null {
-  if (error instanceof DomainError && error.code === 'NOT_FOUND') return null;
-  throw error;
-}

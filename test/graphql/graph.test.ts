@@ -191,6 +191,23 @@ describe('WorkOrderRow.workOrder: from the work-order connection to the whole wo
     expect(resin.buildRuns).toEqual([{ buildRunId: 'run-1', status: 'started', picks: [{ itemId: 'VMAT-VAR-0002', quantity: '2' }] }]);
   });
 
+  it('the whole work orders of a page cost the statements of one: a page of 1 or of 6 alike work orders, the same count', async () => {
+    const alike = (n: number) => Array.from({ length: n }, (_, i) =>
+      workOrder(`wo_${i}`, 'in_progress', { items: resinItem(i + 1), defaultConsumptionLocationId: '102' }));
+    const small = uniqueShopId('graph-wo-1');
+    const large = uniqueShopId('graph-wo-6');
+    await t.load(toDataset(workOrderShop(small, alike(1))));
+    await t.load(toDataset(workOrderShop(large, alike(6))));
+    const query = `{ workOrderConnection(sortBy: name) { edges { node { workOrder { ${whole} } } } } }`;
+    const one = await gql(query, {}, await t.createKey(small, ['read']));
+    const six = await gql(query, {}, await t.createKey(large, ['read']));
+    expect(one.body.errors).toBeUndefined();
+    expect(six.body.data.workOrderConnection.edges).toHaveLength(6);
+    expect(six.body.data.workOrderConnection.edges.map((e: Json) => e.node.workOrder.items[0].quantity)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(six.statements).toBe(one.statements);
+    expect(one.statements).toBeGreaterThan(10); // the header, ten parts and the plan's reads are really counted
+  });
+
   it('filters of the connection apply before the rows are followed (tags: gift → only wo_draft)', async () => {
     const d = await ok(`{ workOrderConnection(tags: ["gift"]) { edges { node { workOrder { workOrderId status } } } } }`);
     expect(d.workOrderConnection.edges.map((e: Json) => e.node.workOrder)).toEqual([{ workOrderId: 'wo_draft', status: 'draft' }]);

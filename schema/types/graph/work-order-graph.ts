@@ -7,8 +7,8 @@ builder.objectField(WorkOrderRowRef, 'workOrder', (t) =>
   t.field({
     type: WorkOrderRef,
     description: 'The whole work order of this row: items, material plan, build runs, QC reviews, rework, documents, conversation, '
-      + 'lifecycle events, transitions and warnings (what workOrder(workOrderId) returns). Each is read whole, about 15 statements per work order, '
-      + 'sent concurrently: ask for it on small pages.',
+      + 'lifecycle events, transitions and warnings (what workOrder(workOrderId) returns). The rows of a page are read together, '
+      + 'in the statements of one work order.',
     resolve: async (row, _args, ctx) => {
       const whole = await loadersOf(ctx).workOrder.load(row.workOrderId);
       // The row was just listed in this shop: only a concurrent delete makes it disappear.

@@ -3,18 +3,41 @@ import type { ShopContext } from '../../shop-context.ts';
 import { isPlatformVariantId } from './stock-vocabulary.ts';
 
 /**
- * Live levels of materials at one location: the service's own for virtual materials, the
- * platform's (pending outbox pushes included) for platform-linked ones. Two reads at most.
+ * Live levels of materials at each of the locations: the service's own for virtual materials, the
+ * platform's (pending outbox pushes included) for platform-linked ones. Two reads at most, whatever
+ * the number of locations.
  */
-export async function levelsAt(ctx: ShopContext, variantIds: readonly string[], locationId: string): Promise<Map<string, Exact>> {
+export async function levelsAtEach(ctx: ShopContext, variantIds: readonly string[], locationIds: readonly string[]): Promise<Map<string, Map<string, Exact>>> {
+  const byLocation = new Map<string, Map<string, Exact>>(locationIds.map((l) => [l, new Map()]));
+  if (locationIds.length === 0) return byLocation;
   const virtual = variantIds.filter((v) => !isPlatformVariantId(v));
   const platform = variantIds.filter((v) => isPlatformVariantId(v));
   const [own, live] = await Promise.all([
-    virtual.length === 0 ? [] : ctx.em.execute<{ variant_id: string; available: string }[]>(
-      'select variant_id, available from material_levels where shop_id = ? and location_id = ? and variant_id in (?)', [ctx.shopId, locationId, virtual]),
-    platform.length === 0 ? [] : ctx.platform.getLevels(platform, [locationId]).then((rows) => rows.map((r) => ({ variant_id: r.variantId, available: r.available }))),
+    virtual.length === 0 ? [] : ctx.em.execute<{ variant_id: string; location_id: string; available: string }[]>(
+      'select variant_id, location_id, available from material_levels where shop_id = ? and location_id in (?) and variant_id in (?)',
+      [ctx.shopId, [...locationIds], virtual]),
+    platform.length === 0 ? [] : ctx.platform.getLevels(platform, [...locationIds])
+      .then((rows) => rows.map((r) => ({ variant_id: r.variantId, location_id: r.locationId, available: r.available }))),
   ]);
-  return new Map([...own, ...live].map((r) => [r.variant_id, exact(r.available)]));
+  for (const r of [...own, ...live]) byLocation.get(r.location_id)?.set(r.variant_id, exact(r.available));
+  return byLocation;
+}
+
+/** Live levels of materials at one location (levelsAtEach for one). */
+export async function levelsAt(ctx: ShopContext, variantIds: readonly string[], locationId: string): Promise<Map<string, Exact>> {
+  return (await levelsAtEach(ctx, variantIds, [locationId])).get(locationId)!;
+}
+
+/** Pre-assembled units of the given items at each of the locations, in one read. */
+export async function shelvesAtEach(ctx: ShopContext, itemIds: readonly string[], locationIds: readonly string[]): Promise<Map<string, Map<string, Exact>>> {
+  const byLocation = new Map<string, Map<string, Exact>>(locationIds.map((l) => [l, new Map()]));
+  if (itemIds.length === 0 || locationIds.length === 0) return byLocation;
+  const rows = await ctx.em.execute<{ item_id: string; location_id: string; quantity: string }[]>(
+    'select item_id, location_id, quantity from preassembled_stock where shop_id = ? and location_id in (?) and item_id in (?)',
+    [ctx.shopId, [...locationIds], [...itemIds]],
+  );
+  for (const r of rows) byLocation.get(r.location_id)?.set(r.item_id, exact(r.quantity));
+  return byLocation;
 }
 
 /**

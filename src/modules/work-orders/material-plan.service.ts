@@ -1,8 +1,8 @@
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { leafExpander, loadRecipeForest, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
 import { materialSummaries } from '../materials/material-view.ts';
-import { levelsAt, shelvesAt } from '../stock/levels.ts';
+import { levelsAtEach, shelvesAtEach } from '../stock/levels.ts';
 import { planConsumption, type RootDemand } from './consumption.ts';
 import type { ItemRow, ManualRow, PickRow, RunItemRow, RunRow, WorkOrderRow } from './work-order.repository.ts';
 import { LIVE_RUN_STATUSES } from './work-order-vocabulary.ts';
@@ -72,10 +72,21 @@ export function remainingItemQuantities(items: readonly ItemRow[], runs: readonl
  * plan is what a run of the remaining item quantities would take now, by the build-run rules.
  * Round trips: the recipe forest, material rows, levels and shelves, location names — constant.
  */
-export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promise<MaterialPlan> {
+/** What a plan needs from the database, and what it computed before reading it (no I/O). */
+interface PlanNeeds {
+  location: string | null;
+  required: Map<string, { variantId: string; locationId: string | null; quantity: Exact }>;
+  contributions: PlanContribution[];
+  picked: Map<string, Exact>;
+  roots: (RootDemand & { itemId: string })[];
+  leafIds: Set<string>;
+  assemblyIds: Set<string>;
+  materialIds: string[];
+}
+
+function planNeeds(forest: RecipeForest, input: PlanInput): PlanNeeds {
   const { header, items, manual, runs, runItems, picks } = input;
   const location = itemLocation(header);
-  const forest = await loadRecipeForest(ctx, items.map(billOf));
   const required = new Map<string, { variantId: string; locationId: string | null; quantity: Exact }>();
   const addRequired = (variantId: string, locationId: string | null, quantity: Exact) => {
     const k = key(variantId, locationId);
@@ -118,12 +129,20 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
     for (const bill of forest.bills.values()) if (bill.key.ownerType === 'sub_assembly') assemblyIds.add(bill.key.ownerId);
   }
   const materialIds = [...new Set([...required.values()].map((r) => r.variantId).concat([...leafIds]))];
-  const [info, levels, shelves, names] = await Promise.all([
-    materialSummaries(ctx, materialIds),
-    location ? levelsAt(ctx, [...leafIds], location) : new Map<string, Exact>(),
-    location ? shelvesAt(ctx, [...assemblyIds], location) : new Map<string, Exact>(),
-    input.locationNames ?? ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
-  ]);
+  return { location, required, contributions, picked, roots, leafIds, assemblyIds, materialIds };
+}
+
+interface PlanSources {
+  info: Awaited<ReturnType<typeof materialSummaries>>;
+  levels: ReadonlyMap<string, Exact>;
+  shelves: ReadonlyMap<string, Exact>;
+  names: ReadonlyMap<string, string>;
+}
+
+function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, sources: PlanSources): MaterialPlan {
+  const { header, items, manual } = input;
+  const { location, required, contributions, picked, roots } = needs;
+  const { info, levels, shelves, names } = sources;
   const shelf = (id: string) => shelves.get(id) ?? ZERO;
 
   const planRows = (demands: readonly RootDemand[]): PlanConsumptionRow[] => {
@@ -172,3 +191,32 @@ export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promis
   };
 }
 
+/**
+ * The material plans of many work orders in the round trips of one: one recipe walk for every
+ * item of them all, one material read, and the levels and shelves of every location concerned
+ * read once each (levelsAtEach, shelvesAtEach).
+ */
+export async function materialPlansOf(ctx: ShopContext, inputs: readonly PlanInput[]): Promise<MaterialPlan[]> {
+  if (inputs.length === 0) return [];
+  const roots = new Map(inputs.flatMap((i) => i.items.map(billOf)).map((b) => [`${b.ownerType}:${b.ownerId}`, b]));
+  const forest = await loadRecipeForest(ctx, [...roots.values()]);
+  const needs = inputs.map((input) => planNeeds(forest, input));
+  const union = (ids: Iterable<string>) => [...new Set(ids)];
+  const located = needs.filter((n) => n.location !== null);
+  const locations = union(located.map((n) => n.location!));
+  const [info, levels, shelves, names] = await Promise.all([
+    materialSummaries(ctx, union(needs.flatMap((n) => n.materialIds))),
+    levelsAtEach(ctx, union(located.flatMap((n) => [...n.leafIds])), locations),
+    shelvesAtEach(ctx, union(located.flatMap((n) => [...n.assemblyIds])), locations),
+    inputs[0]!.locationNames ?? ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
+  ]);
+  const none = new Map<string, Exact>();
+  return needs.map((n, i) => finishPlan(forest, inputs[i]!, n, {
+    info, names, levels: n.location ? levels.get(n.location) ?? none : none, shelves: n.location ? shelves.get(n.location) ?? none : none,
+  }));
+}
+
+/** The material plan of one work order (materialPlansOf for one). */
+export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promise<MaterialPlan> {
+  return (await materialPlansOf(ctx, [input]))[0]!;
+}

@@ -1,11 +1,12 @@
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { exact } from '../../numbers/index.ts';
-import { stuckPushesByWorkOrder } from '../stock/platform-push.repository.ts';
-import { materialPlanOf, type MaterialPlan } from './material-plan.service.ts';
+import { stuckPushesByWorkOrder, type StuckPlatformPushes } from '../stock/platform-push.repository.ts';
+import { materialPlansOf, type MaterialPlan } from './material-plan.service.ts';
 import { buildRunViews, type BuildRunView } from './build-run-view.ts';
 import {
-  findWorkOrder, loadParts, type DocumentRow, type ItemRow, type LifecycleRow, type MessageRow, type QcRow, type ReworkRow, type WorkOrderRow,
+  findWorkOrder, findWorkOrders, loadPartsOf, type DocumentRow, type ItemRow, type LifecycleRow, type MessageRow, type QcRow, type ReworkRow,
+  type WorkOrderParts, type WorkOrderRow,
 } from './work-order.repository.ts';
 import { availableTransitions, isOpenStatus, LIVE_RUN_STATUSES, type TransitionMove } from './work-order-vocabulary.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
@@ -42,23 +43,42 @@ export async function requireWorkOrder(ctx: ShopContext, workOrderId: string, fo
   return row;
 }
 
+const WHOLE_PARTS = ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews', 'reworkItems', 'documents', 'messages', 'lifecycle'] as const;
+
 /**
- * The whole work order: header, items, the material plan (materials, contributions, merged
+ * Whole work orders: header, items, the material plan (materials, contributions, merged
  * consumption plan, cost), runs, reviews, rework, documents, conversation, lifecycle events, the
  * moves open now and the warnings — recomputed on every read, never stored. Round trips are
- * constant: the header, ten part statements sent at once, then the plan's reads.
+ * constant whatever the number of work orders: the headers, ten part statements and the location
+ * list sent at once, then the plans' reads (materialPlansOf) and the stuck pushes. Ids the shop
+ * does not have are absent from the map.
  */
-export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Promise<WholeWorkOrder> {
-  const header = await requireWorkOrder(ctx, workOrderId);
-  const [parts, locationNames] = await Promise.all([
-    loadParts(ctx.em, ctx.shopId, workOrderId,
-      ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews', 'reworkItems', 'documents', 'messages', 'lifecycle'] as const),
+export async function wholeWorkOrders(ctx: ShopContext, workOrderIds: readonly string[]): Promise<Map<string, WholeWorkOrder>> {
+  const [headers, partsOf, locationNames] = await Promise.all([
+    findWorkOrders(ctx.em, ctx.shopId, workOrderIds),
+    loadPartsOf(ctx.em, ctx.shopId, workOrderIds, WHOLE_PARTS),
     ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
   ]);
-  const [plan, stuck] = await Promise.all([
-    materialPlanOf(ctx, { header, ...parts, locationNames }),
-    stuckPushesByWorkOrder(ctx.em, ctx.shopId, [workOrderId]),
+  const found = headers.map((header) => ({ header, parts: partsOf.get(header.work_order_id)! }));
+  const [plans, stuck] = await Promise.all([
+    materialPlansOf(ctx, found.map(({ header, parts }) => ({ header, ...parts, locationNames }))),
+    stuckPushesByWorkOrder(ctx.em, ctx.shopId, found.map(({ header }) => header.work_order_id)),
   ]);
+  return new Map(found.map(({ header, parts }, i) => [header.work_order_id, wholeView(header, parts, plans[i]!, stuck, locationNames)]));
+}
+
+/** One whole work order (wholeWorkOrders for one); NOT_FOUND for an id the shop does not have. */
+export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Promise<WholeWorkOrder> {
+  const whole = (await wholeWorkOrders(ctx, [workOrderId])).get(workOrderId);
+  if (!whole) throw DomainError.notFound('work order', workOrderId);
+  return whole;
+}
+
+function wholeView(
+  header: WorkOrderRow, parts: Pick<WorkOrderParts, (typeof WHOLE_PARTS)[number]>, plan: MaterialPlan,
+  stuck: Map<string, StuckPlatformPushes>, locationNames: ReadonlyMap<string, string>,
+): WholeWorkOrder {
+  const workOrderId = header.work_order_id;
   const liveRuns = parts.runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status));
   const facts = {
     itemCount: parts.items.length,

@@ -47,6 +47,16 @@ export async function findWorkOrder(em: Em, shopId: string, workOrderId: string,
   return row ? normaliseRow(row) : null;
 }
 
+/** The headers of the work orders that exist among `workOrderIds` (any order). */
+export async function findWorkOrders(em: Em, shopId: string, workOrderIds: readonly string[]): Promise<WorkOrderRow[]> {
+  if (workOrderIds.length === 0) return [];
+  const rows = await em.execute<WorkOrderRow[]>(
+    `select ${HEADER_COLUMNS} from ${HEADER_FROM} where w.shop_id = ? and w.work_order_id = any(?::text[])`,
+    [shopId, textArrayLiteral([...new Set(workOrderIds)])],
+  );
+  return rows.map(normaliseRow);
+}
+
 export function normaliseRow(row: WorkOrderRow): WorkOrderRow {
   return { ...row, created_at: new Date(row.created_at), updated_at: new Date(row.updated_at), source_order_ids: row.source_order_ids ?? [], tags: row.tags ?? [] };
 }
@@ -81,32 +91,44 @@ export interface WorkOrderParts {
 type PartName = keyof WorkOrderParts;
 
 const PART_SQL: Record<PartName, string> = {
-  items: `select i.item_id, i.position, i.owner_type, i.owner_id, coalesce(b.name, x.name) as name, i.quantity, i.completed_quantity
+  items: `select i.work_order_id, i.item_id, i.position, i.owner_type, i.owner_id, coalesce(b.name, x.name) as name, i.quantity, i.completed_quantity
             from work_order_items i
             left join boms b on i.owner_type = 'bom' and b.shop_id = i.shop_id and b.bom_id = i.owner_id
             left join assembly_bills x on i.owner_type = 'sub_assembly' and x.shop_id = i.shop_id and x.assembly_id = i.owner_id
-           where i.shop_id = ? and i.work_order_id = ? order by i.position`,
-  manual: `select position, variant_id, quantity, location_id, note from work_order_manual_materials where shop_id = ? and work_order_id = ? order by position`,
-  runs: `select build_run_id, short_id, status, run_type, note, actor_user_id, actor_display_name, rework_item_ids, warnings, started_at, completed_at, reversed_at, updated_at
-           from build_runs where shop_id = ? and work_order_id = ? order by started_at, build_run_id`,
-  runItems: `select build_run_id, item_id, quantity from build_run_items where shop_id = ? and work_order_id = ? order by build_run_id, item_id`,
-  picks: `select build_run_id, position, stock, variant_id, location_id, quantity, carried_whole, deducted from build_run_picks
-           where shop_id = ? and work_order_id = ? order by build_run_id, position`,
-  qcReviews: `select review_id, build_run_id, decision, note, reviewer_name, created_at from qc_reviews where shop_id = ? and work_order_id = ? order by created_at, review_id`,
-  reworkItems: `select rework_item_id, description, quantity, status, build_run_id, created_at, resolved_at from rework_items
-                 where shop_id = ? and work_order_id = ? order by created_at, rework_item_id`,
-  documents: `select document_id, name, url, created_at from work_order_documents where shop_id = ? and work_order_id = ? order by created_at, document_id`,
-  messages: `select message_id, author_name, body, created_at from work_order_messages where shop_id = ? and work_order_id = ? order by created_at, message_id`,
-  lifecycle: `select event_id, from_status, to_status, note, actor_user_id, actor_display_name, created_at from lifecycle_events
-               where shop_id = ? and work_order_id = ? order by created_at, event_id`,
+           where i.shop_id = ? and i.work_order_id = any(?::text[]) order by i.position`,
+  manual: `select work_order_id, position, variant_id, quantity, location_id, note from work_order_manual_materials where shop_id = ? and work_order_id = any(?::text[]) order by position`,
+  runs: `select work_order_id, build_run_id, short_id, status, run_type, note, actor_user_id, actor_display_name, rework_item_ids, warnings, started_at, completed_at, reversed_at, updated_at
+           from build_runs where shop_id = ? and work_order_id = any(?::text[]) order by started_at, build_run_id`,
+  runItems: `select work_order_id, build_run_id, item_id, quantity from build_run_items where shop_id = ? and work_order_id = any(?::text[]) order by build_run_id, item_id`,
+  picks: `select work_order_id, build_run_id, position, stock, variant_id, location_id, quantity, carried_whole, deducted from build_run_picks
+           where shop_id = ? and work_order_id = any(?::text[]) order by build_run_id, position`,
+  qcReviews: `select work_order_id, review_id, build_run_id, decision, note, reviewer_name, created_at from qc_reviews where shop_id = ? and work_order_id = any(?::text[]) order by created_at, review_id`,
+  reworkItems: `select work_order_id, rework_item_id, description, quantity, status, build_run_id, created_at, resolved_at from rework_items
+                 where shop_id = ? and work_order_id = any(?::text[]) order by created_at, rework_item_id`,
+  documents: `select work_order_id, document_id, name, url, created_at from work_order_documents where shop_id = ? and work_order_id = any(?::text[]) order by created_at, document_id`,
+  messages: `select work_order_id, message_id, author_name, body, created_at from work_order_messages where shop_id = ? and work_order_id = any(?::text[]) order by created_at, message_id`,
+  lifecycle: `select work_order_id, event_id, from_status, to_status, note, actor_user_id, actor_display_name, created_at from lifecycle_events
+               where shop_id = ? and work_order_id = any(?::text[]) order by created_at, event_id`,
 };
 
 /**
- * The named parts of one work order, each one statement, all sent at once. A missing part is [].
+ * The named parts of many work orders, each part one statement for all of them, all sent at once.
+ * Every id asked for is in the map (a missing part is []); rows keep each part's order.
  */
+export async function loadPartsOf<K extends PartName>(em: Em, shopId: string, workOrderIds: readonly string[], parts: readonly K[]): Promise<Map<string, Pick<WorkOrderParts, K>>> {
+  const out = new Map(workOrderIds.map((id) => [id, Object.fromEntries(parts.map((part) => [part, []])) as unknown as Pick<WorkOrderParts, K>]));
+  if (workOrderIds.length === 0) return out;
+  const ids = textArrayLiteral([...new Set(workOrderIds)]);
+  const rows = await Promise.all(parts.map((part) => em.execute<{ work_order_id: string }[]>(PART_SQL[part], [shopId, ids])));
+  parts.forEach((part, i) => {
+    for (const { work_order_id: id, ...row } of rows[i]!) (out.get(id)?.[part] as unknown[] | undefined)?.push(row);
+  });
+  return out;
+}
+
+/** The named parts of one work order (loadPartsOf for one). */
 export async function loadParts<K extends PartName>(em: Em, shopId: string, workOrderId: string, parts: readonly K[]): Promise<Pick<WorkOrderParts, K>> {
-  const rows = await Promise.all(parts.map((part) => em.execute<unknown[]>(PART_SQL[part], [shopId, workOrderId])));
-  return Object.fromEntries(parts.map((part, i) => [part, rows[i]])) as unknown as Pick<WorkOrderParts, K>;
+  return (await loadPartsOf(em, shopId, [workOrderId], parts)).get(workOrderId)!;
 }
 
 /** The next change token: now, or 1 ms after the current one, so it is strictly increasing. */
