@@ -35,21 +35,25 @@ async function prepareEmbeddedDemo(orm: Orm, config: Config): Promise<{ shopId: 
   return { shopId: 'demo', key: created.key };
 }
 
+/** The welcome, written in one piece so a reader of the output never sees half of it. */
 function printWelcome(config: Config, address: string, demo: { shopId: string; key: string } | null): void {
-  console.log(`\nbomcore listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
+  const lines = [`\nbomcore listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`];
   if (!demo) {
-    console.log('Create an API key with: npx bomcore key create --shop <shop id> --scopes read,write');
-    return;
+    lines.push('Create an API key with: npx bomcore key create --shop <shop id> --scopes read,write');
+  } else {
+    lines.push(
+      `\nRead-write API key for shop "${demo.shopId}" (valid until the next start):\n\n  ${demo.key}\n`,
+      'Try:',
+      `  curl -s ${address}/api/v1/locations -H "Authorization: Bearer ${demo.key}"`,
+      `  curl -s "${address}/api/v1/raw-materials?search=wax&pageSize=5" -H "Authorization: Bearer ${demo.key}"`,
+      `  curl -s ${address}/api/v1/bills-of-materials/BOM-1001/buildable -H "Authorization: Bearer ${demo.key}"`,
+      `  curl -s "${address}/api/v1/order-bom-breakdown?ids=5001,5002" -H "Authorization: Bearer ${demo.key}"`,
+      `  curl -s "${address}/api/v1/work-orders?status=ready,in_progress" -H "Authorization: Bearer ${demo.key}"`,
+      `  curl -s ${address}/graphql -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"query":"{ locations { locationId name } }"}'`,
+      `  curl -s ${address}/api/v1/openapi.json\n`,
+    );
   }
-  console.log(`\nRead-write API key for shop "${demo.shopId}" (valid until the next start):\n\n  ${demo.key}\n`);
-  console.log('Try:');
-  console.log(`  curl -s ${address}/api/v1/locations -H "Authorization: Bearer ${demo.key}"`);
-  console.log(`  curl -s "${address}/api/v1/raw-materials?search=wax&pageSize=5" -H "Authorization: Bearer ${demo.key}"`);
-  console.log(`  curl -s ${address}/api/v1/bills-of-materials/BOM-1001/buildable -H "Authorization: Bearer ${demo.key}"`);
-  console.log(`  curl -s "${address}/api/v1/order-bom-breakdown?ids=5001,5002" -H "Authorization: Bearer ${demo.key}"`);
-  console.log(`  curl -s "${address}/api/v1/work-orders?status=ready,in_progress" -H "Authorization: Bearer ${demo.key}"`);
-  console.log(`  curl -s ${address}/graphql -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"query":"{ locations { locationId name } }"}'`);
-  console.log(`  curl -s ${address}/api/v1/openapi.json\n`);
+  console.log(lines.join('\n'));
 }
 
 export async function serveCommand(args: string[]): Promise<void> {
