@@ -68,6 +68,32 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     expect(serializeDataset(await exportDataset(orm.em, shopId))).toBe(first);
   });
 
+  it('archivedAt of materials (both origins), cost factors, assembly bills and BOMs survives export and load; files without archived rows do not carry the field', async () => {
+    const shopId = uniqueShopId('ds-arch');
+    const at = '2026-11-20T08:00:00.000Z';
+    const json = datasetJson(shopId) as any;
+    for (const row of [json.materials[0], json.materials[1], json.costFactors[0], json.assemblyBills[0], json.boms[0]]) row.archivedAt = at;
+    await loadDataset(orm.em, toDataset(json));
+    const [stored] = await orm.em.fork().execute<{ n: string }[]>(
+      `select (select count(*) from materials where shop_id = ? and archived_at is not null)
+            + (select count(*) from cost_factors where shop_id = ? and archived_at is not null)
+            + (select count(*) from assembly_bills where shop_id = ? and archived_at is not null)
+            + (select count(*) from boms where shop_id = ? and archived_at is not null) as n`, [shopId, shopId, shopId, shopId]);
+    expect(Number(stored!.n)).toBe(5);
+    const exported = await exportDataset(orm.em, shopId);
+    expect([...exported.materials.map((m) => m.archivedAt), exported.costFactors[0]!.archivedAt, exported.assemblyBills[0]!.archivedAt, exported.boms[0]!.archivedAt])
+      .toEqual([at, at, at, at, at]);
+    const text = serializeDataset(exported);
+    const reparsed = parseDatasetText(text);
+    expect(reparsed.ok).toBe(true);
+    await loadDataset(orm.em, (reparsed as { ok: true; dataset: any }).dataset);
+    expect(serializeDataset(await exportDataset(orm.em, shopId))).toBe(text);
+
+    const plain = uniqueShopId('ds-plain');
+    await loadDataset(orm.em, toDataset(datasetJson(plain)));
+    expect(serializeDataset(await exportDataset(orm.em, plain))).not.toContain('archivedAt');
+  });
+
   it('loading the same dataset twice gives the same state (replace, not append)', async () => {
     const shopId = uniqueShopId('ds-twice');
     await loadDataset(orm.em, richDataset(shopId));

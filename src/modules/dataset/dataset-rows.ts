@@ -24,14 +24,14 @@ export const TABLE_COLUMNS = {
   platform_order_lines: ['order_id', 'position', 'variant_id', 'product_id', 'sku', 'title', 'quantity'],
   materials: ['variant_id', 'origin', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'unit', 'unit_cost', 'unit_price',
     'specifications', 'image_url', 'is_non_essential_material', 'weight_value', 'weight_unit_id', 'product_type', 'product_category', 'cached_quantity',
-    'updated_at'],
+    'updated_at', 'archived_at'],
   // Platform-linked materials: the material's own fields; the catalogue fields are copied from the
   // platform variant by the database (see PLATFORM_MATERIALS_SQL).
-  'materials:platform': ['variant_id', 'unit', 'specifications', 'is_non_essential_material', 'cached_quantity', 'updated_at'],
+  'materials:platform': ['variant_id', 'unit', 'specifications', 'is_non_essential_material', 'cached_quantity', 'updated_at', 'archived_at'],
   material_levels: ['variant_id', 'location_id', 'available'],
-  cost_factors: ['cost_factor_id', 'name', 'kind', 'unit', 'unit_cost'],
-  assembly_bills: ['assembly_id', 'name', 'only_consume_preassembled'],
-  boms: ['bom_id', 'name', 'status', 'variant_id'],
+  cost_factors: ['cost_factor_id', 'name', 'kind', 'unit', 'unit_cost', 'archived_at'],
+  assembly_bills: ['assembly_id', 'name', 'only_consume_preassembled', 'archived_at'],
+  boms: ['bom_id', 'name', 'status', 'variant_id', 'archived_at'],
   recipe_lines: ['owner_type', 'owner_id', 'line_type', 'position', 'node_id', 'quantity', 'waste_percentage'],
   location_rules: ['owner_type', 'owner_id', 'location_id'],
   location_rule_overrides: ['owner_type', 'owner_id', 'location_id', 'position', 'action', 'node_id', 'replacement_node_id', 'quantity', 'waste_percentage'],
@@ -126,20 +126,21 @@ const SECTION_ROWS: { [S in SectionName]: (emit: Emit, ctx: RowContext, element:
   materials: (emit, { shopId, loadedAt, cachedQuantityDefaults }, m: DatasetMaterial) => {
     if (m.origin === 'platform') {
       const cached = m.cachedQuantity ?? cachedQuantityDefaults.get(m.variantId) ?? null;
-      emit('materials:platform', [shopId, m.variantId, m.unit, m.specifications, m.isNonEssentialMaterial, cached, loadedAt]);
+      emit('materials:platform', [shopId, m.variantId, m.unit, m.specifications, m.isNonEssentialMaterial, cached, loadedAt, m.archivedAt ?? null]);
       return;
     }
     emit('materials', [shopId, m.variantId, 'virtual', m.productId, m.inventoryItemId, m.productName, m.variantName, m.sku, m.vendor, m.unit, m.unitCost,
-      m.unitPrice, m.specifications, m.imageUrl, m.isNonEssentialMaterial, m.weightValue, m.weightUnitId, m.productType, m.productCategory, null, loadedAt]);
+      m.unitPrice, m.specifications, m.imageUrl, m.isNonEssentialMaterial, m.weightValue, m.weightUnitId, m.productType, m.productCategory, null, loadedAt,
+      m.archivedAt ?? null]);
     for (const l of m.levels) emit('material_levels', [shopId, m.variantId, l.locationId, l.available]);
   },
-  costFactors: (emit, { shopId }, c: DatasetCostFactor) => emit('cost_factors', [shopId, c.costFactorId, c.name, c.kind, c.unit, c.unitCost]),
+  costFactors: (emit, { shopId }, c: DatasetCostFactor) => emit('cost_factors', [shopId, c.costFactorId, c.name, c.kind, c.unit, c.unitCost, c.archivedAt ?? null]),
   assemblyBills: (emit, { shopId }, a: DatasetAssemblyBill) => {
-    emit('assembly_bills', [shopId, a.assemblyId, a.name, a.onlyConsumePreassembled]);
+    emit('assembly_bills', [shopId, a.assemblyId, a.name, a.onlyConsumePreassembled, a.archivedAt ?? null]);
     recipeRows(emit, shopId, ['sub_assembly', a.assemblyId], a);
   },
   boms: (emit, { shopId }, b: DatasetBom) => {
-    emit('boms', [shopId, b.bomId, b.name, b.status, b.variantId]);
+    emit('boms', [shopId, b.bomId, b.name, b.status, b.variantId, b.archivedAt ?? null]);
     recipeRows(emit, shopId, ['bom', b.bomId], b);
   },
   locationRules: (emit, { shopId }, r: DatasetLocationRule) => {
@@ -244,13 +245,13 @@ export function* datasetSections(d: Dataset): Generator<SectionElements> {
 /** INSERT … SELECT: a platform-linked material takes its catalogue fields from its platform variant, inserted before it. */
 const PLATFORM_MATERIALS_SQL = (tuples: string) => `insert into "materials" ("shop_id", "variant_id", "origin", "product_id", "inventory_item_id",
   "product_name", "variant_name", "sku", "vendor", "unit", "unit_cost", "unit_price", "specifications", "image_url", "is_non_essential_material",
-  "weight_value", "weight_unit_id", "product_type", "product_category", "cached_quantity", "updated_at")
+  "weight_value", "weight_unit_id", "product_type", "product_category", "cached_quantity", "updated_at", "archived_at")
   select v.shop_id, v.variant_id, 'platform', v.product_id, v.inventory_item_id, v.product_name, v.variant_name, v.sku, v.vendor, m.unit, v.cost,
     v.price, m.specifications, v.image_url, m.is_non_essential_material, v.weight_value, v.weight_unit_id, v.product_type, v.product_category,
-    m.cached_quantity, m.updated_at
-  from (values ${tuples}) as m (shop_id, variant_id, unit, specifications, is_non_essential_material, cached_quantity, updated_at)
+    m.cached_quantity, m.updated_at, m.archived_at
+  from (values ${tuples}) as m (shop_id, variant_id, unit, specifications, is_non_essential_material, cached_quantity, updated_at, archived_at)
   join "platform_variants" v on v.shop_id = m.shop_id and v.variant_id = m.variant_id`;
-const PLATFORM_MATERIAL_TUPLE = '(?::text, ?::text, ?::text, ?::text, ?::boolean, ?::numeric, ?::timestamptz)';
+const PLATFORM_MATERIAL_TUPLE = '(?::text, ?::text, ?::text, ?::text, ?::boolean, ?::numeric, ?::timestamptz, ?::timestamptz)';
 
 /** Writes one batch (one statement). */
 export async function insertRows(em: Em, batch: RowBatch): Promise<void> {

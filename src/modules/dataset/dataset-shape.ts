@@ -38,6 +38,8 @@ const TIMESTAMP: StringShape = {
   ...pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp with milliseconds (2026-11-01T09:00:00.000Z)'),
   check: (s) => (isRealInstant(s) ? null : `is not a real date and time: ${s}`),
 };
+/** When a catalogue row was archived; left out of written files while null. */
+const ARCHIVED_AT: StringShape = { ...TIMESTAMP, optional: true, omitWhenNull: true };
 const DATE: StringShape = {
   ...pattern(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
   check: (s) => (isRealInstant(`${s}T00:00:00.000Z`) ? null : `is not a real date: ${s}`),
@@ -112,6 +114,7 @@ const VIRTUAL_MATERIAL = obj({
   productType: opt(text()),
   productCategory: opt(text()),
   levels: list(levelShape(undefined)),
+  archivedAt: ARCHIVED_AT,
 }, {
   derived: { origin: 'virtual' },
   refused: { cachedQuantity: 'only platform-linked materials carry cachedQuantity; a virtual material\'s quantity is the sum of its levels' },
@@ -127,6 +130,7 @@ const PLATFORM_MATERIAL = obj({
   specifications: opt(text()),
   // Filled with the sum of the platform levels by the reference checks when omitted.
   cachedQuantity: opt(dec()),
+  archivedAt: ARCHIVED_AT,
 }, {
   derived: { origin: 'platform' },
   refused: Object.fromEntries(MIRRORED_FIELDS.map((field) => [field,
@@ -160,12 +164,14 @@ const COST_FACTOR = obj({
   kind: oneOf(COST_FACTOR_KINDS),
   unit: text(),
   unitCost: dec(NON_NEGATIVE),
+  archivedAt: ARCHIVED_AT,
 });
 
 const ASSEMBLY_BILL = obj({
   assemblyId: pattern(/^ASM-.+$/, 'must have the form ASM-<id>'),
   name: text(),
   onlyConsumePreassembled: bool(false),
+  archivedAt: ARCHIVED_AT,
   ...RECIPE_FIELDS,
 });
 
@@ -174,6 +180,7 @@ const BOM = obj({
   name: text(),
   status: oneOf(BOM_STATUSES),
   variantId: opt(numericId()),
+  archivedAt: ARCHIVED_AT,
   ...RECIPE_FIELDS,
 });
 

@@ -11,6 +11,12 @@ export type DecimalCheck = (value: Decimal) => string | null;
 interface Common {
   /** Absent or null is allowed and normalised to the shape's default. */
   optional: boolean;
+  /**
+   * Left out while null: the parsed record has no such member and the serializer does not write it
+   * (fields added to the format later, such as `archivedAt`, so files that never use them and the
+   * records read from them stay exactly as they were).
+   */
+  omitWhenNull?: boolean;
 }
 export interface StringShape extends Common {
   type: 'string';
@@ -207,7 +213,9 @@ function normalizeObject(shape: ObjectShape, raw: Record<string, unknown>, here:
   }
   if (shape.derived) Object.assign(out, shape.derived);
   for (const [key, field] of fieldsOf(shape)) {
-    out[key] = normalizeField(field, key, Object.hasOwn(raw, key) ? raw[key] : undefined, here, errors);
+    const value = normalizeField(field, key, Object.hasOwn(raw, key) ? raw[key] : undefined, here, errors);
+    // A field that files leave out while null is left out of the parsed record too (export does the same).
+    if (!(field.omitWhenNull && value === null)) out[key] = value;
   }
   return out;
 }
@@ -250,6 +258,9 @@ export function toJsonTree(shape: Shape, value: unknown): unknown {
 
 function objectToJsonTree(shape: ObjectShape, value: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of fieldsOf(shape)) out[key] = toJsonTree(field, value[key]);
+  for (const [key, field] of fieldsOf(shape)) {
+    if (field.omitWhenNull && (value[key] === null || value[key] === undefined)) continue;
+    out[key] = toJsonTree(field, value[key]);
+  }
   return out;
 }

@@ -133,6 +133,8 @@ export interface DatasetPlatformMaterial {
   specifications: string | null;
   /** Defaults to the sum of the platform variant's levels. */
   cachedQuantity: DecimalString;
+  /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
+  archivedAt?: string | null;
 }
 
 export interface DatasetVirtualMaterial {
@@ -156,6 +158,8 @@ export interface DatasetVirtualMaterial {
   productCategory: string | null;
   /** May be fractional. */
   levels: DatasetLevel[];
+  /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
+  archivedAt?: string | null;
 }
 
 // ---------- recipes ----------
@@ -166,6 +170,8 @@ export interface DatasetCostFactor {
   kind: CostFactorKind;
   unit: string;
   unitCost: DecimalString;
+  /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
+  archivedAt?: string | null;
 }
 
 export interface DatasetRawMaterialReference {
@@ -196,6 +202,8 @@ export interface DatasetAssemblyBill extends DatasetRecipe {
   assemblyId: string;
   name: string;
   onlyConsumePreassembled: boolean;
+  /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
+  archivedAt?: string | null;
 }
 
 export interface DatasetBom extends DatasetRecipe {
@@ -204,6 +212,8 @@ export interface DatasetBom extends DatasetRecipe {
   status: BomStatus;
   /** The finished good's platform variant; null = not platform-linked. */
   variantId: string | null;
+  /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
+  archivedAt?: string | null;
 }
 
 export interface DatasetLocationRule {
