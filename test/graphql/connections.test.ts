@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -102,13 +101,8 @@ describe('cursor connections (rawMaterialConnection, bomConnection, workOrderCon
   });
   afterAll(() => t.close());
 
-  /** Runs an operation; the statement count comes from X-Query-Count, or from the query counter around the request. */
-  async function gql(query: string, variables: Json = {}, as = key): Promise<{ body: Json; statements: number }> {
-    const stats: QueryStats = { count: 0, queries: [] };
-    const res = await withQueryStats(() => t.request({ method: 'POST', url: '/graphql', key: as, payload: { query, variables } }), stats);
-    const header = res.headers['x-query-count'];
-    return { body: res.json(), statements: header === undefined ? stats.count : Number(header) };
-  }
+  /** Runs an operation, with the SQL statements it sent. */
+  const gql = (query: string, variables: Json = {}, as = key) => t.graphql(as, query, variables);
 
   async function data(query: string, variables: Json = {}, as = key): Promise<Json> {
     const { body } = await gql(query, variables, as);

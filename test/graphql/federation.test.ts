@@ -2,7 +2,6 @@ import { composeServices } from '@apollo/composition';
 import { ApolloGateway, LocalGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import { virtualJson } from '../helpers/bom-context.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
@@ -15,13 +14,8 @@ let t: TestApp;
 /** Thirty more virtual materials (for statement counts over many representations). */
 const extraMaterials = Array.from({ length: 30 }, (_, i) => virtualJson(`N${i}`, `Material ${i}`, [{ locationId: '101', available: i }]));
 
-/** POSTs an operation; the SQL statements it sent come from X-Query-Count when /graphql sets it, else from around the request. */
-async function gql(key: string, query: string, variables: Record<string, unknown> = {}): Promise<{ body: any; statements: number }> {
-  const stats: QueryStats = { count: 0, queries: [] };
-  const res = await withQueryStats(() => t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } }), stats);
-  const header = res.headers['x-query-count'];
-  return { body: res.json(), statements: header === undefined ? stats.count : Number(header) };
-}
+/** POSTs an operation with its SQL statement count. */
+const gql = (key: string, query: string, variables: Record<string, unknown> = {}) => t.graphql(key, query, variables);
 
 const ENTITIES = `query($representations: [_Any!]!) {
   _entities(representations: $representations) {

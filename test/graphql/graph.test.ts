@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { bomShopDataset } from '../helpers/bom-dataset.ts';
@@ -41,12 +40,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function gql(query: string, variables: Json = {}, as = key): Promise<{ body: Json; statements: number }> {
-  const stats: QueryStats = { count: 0, queries: [] };
-  const res = await withQueryStats(() => t.request({ method: 'POST', url: '/graphql', key: as, payload: { query, variables } }), stats);
-  const header = res.headers['x-query-count'];
-  return { body: res.json(), statements: header === undefined ? stats.count : Number(header) };
-}
+const gql = (query: string, variables: Json = {}, as = key) => t.graphql(as, query, variables);
 
 async function ok(query: string, variables: Json = {}, as = key): Promise<Json> {
   const { body } = await gql(query, variables, as);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import { updateMaterial } from '../../src/modules/materials/material-update.service.ts';
 import { loadersOf } from '../../schema/loaders.ts';
 import { assemblyJson, bomJson, shopContext, variantJson, virtualJson } from '../helpers/bom-context.ts';
@@ -11,16 +10,8 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 
-/**
- * POSTs a GraphQL operation and returns its body with the SQL statements it sent: the response's
- * X-Query-Count when /graphql sets it, otherwise the count taken around the injected request.
- */
-async function gql(key: string, query: string, variables: Record<string, unknown> = {}): Promise<{ status: number; body: any; statements: number }> {
-  const stats: QueryStats = { count: 0, queries: [] };
-  const res = await withQueryStats(() => t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } }), stats);
-  const header = res.headers['x-query-count'];
-  return { status: res.statusCode, body: res.json(), statements: header === undefined ? stats.count : Number(header) };
-}
+/** POSTs a GraphQL operation; its body with the SQL statements it sent. */
+const gql = (key: string, query: string, variables: Record<string, unknown> = {}) => t.graphql(key, query, variables);
 
 /**
  * A BOM over a chain of `depth` assembly bills (ASM-1 → ASM-2 → …), each with `width` raw lines

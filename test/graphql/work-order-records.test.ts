@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
+import type { QueryStats } from '../../src/db/query-stats.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -54,13 +54,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** Runs an operation and returns its body; with `stats`, also the SQL statements it sent. */
 async function gql(query: string, variables: Record<string, unknown> = {}, k = key, stats?: QueryStats): Promise<any> {
-  const send = () => t.request({ method: 'POST', url: '/graphql', key: k, payload: { query, variables } });
-  const res = stats ? await withQueryStats(send, stats) : await send();
-  // /graphql counts its own statements when it reports X-Query-Count (hiding them from an outer counter): use its figure then.
-  const reported = res.headers['x-query-count'];
-  if (stats && reported !== undefined) stats.count = Number(reported);
-  return res.json();
+  const res = await t.graphql(k, query, variables);
+  if (stats) stats.count = res.statements;
+  return res.body;
 }
 
 const mutationOf = (name: WriteName) =>

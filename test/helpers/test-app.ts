@@ -16,6 +16,8 @@ export interface TestApp {
   request(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
   /** GET with a key, returning the response and its parsed JSON body. */
   get(url: string, key: string): Promise<{ status: number; body: any; headers: LightMyRequestResponse['headers'] }>;
+  /** POSTs a GraphQL operation; `statements` is the SQL statements it sent (its X-Query-Count). */
+  graphql(key: string, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any; statements: number }>;
   createKey(shopId: string, scopes: ('read' | 'write')[], extra?: { expiresInMs?: number }): Promise<string>;
   load(dataset: Dataset): Promise<void>;
   close(): Promise<void>;
@@ -44,6 +46,12 @@ export async function createTestApp(options: { config?: Partial<Config>; orm?: O
     async get(url, key) {
       const response = await request({ method: 'GET', url, key });
       return { status: response.statusCode, body: response.json(), headers: response.headers };
+    },
+    async graphql(key, query, variables = {}) {
+      const response = await request({ method: 'POST', url: '/graphql', key, payload: { query, variables } });
+      const count = response.headers['x-query-count'];
+      if (count === undefined) throw new Error('/graphql answered without X-Query-Count: the test app exposes it on every response');
+      return { status: response.statusCode, body: response.json(), statements: Number(count) };
     },
     async createKey(shopId, scopes, extra = {}) {
       return (await createApiKey(orm.em.fork(), { shopId, scopes, expiresInMs: extra.expiresInMs ?? null })).key;
