@@ -10,7 +10,7 @@ import { Shop } from './shops/shop.entity.ts';
 import { PlatformPush } from './stock/platform-push.entity.ts';
 import { PreassembledStock, Reservation, Residual } from './stock/stock.entity.ts';
 import {
-  LifecycleEvent, QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage,
+  LifecycleEvent, QcReview, QcReviewItem, ReworkItem, WorkOrderDocument, WorkOrderMessage,
 } from './work-orders/work-order-records.entity.ts';
 import {
   BuildRun, BuildRunItem, BuildRunPick, WorkOrder, WorkOrderItem, WorkOrderManualMaterial,
@@ -25,7 +25,7 @@ export const entities = [
   PreassembledStock, Residual, Reservation, PlatformPush,
   Assignee, Flow, Task,
   WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
-  QcReview, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
+  QcReview, QcReviewItem, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
 ];
 
 /** Tables whose rows belong to one shop and are replaced wholesale by `bomcore load`. */
@@ -34,6 +34,6 @@ export const datasetTables = [
   'platform_order_metafields', 'platform_applied_pushes', 'materials', 'material_levels', 'cost_factors', 'assembly_bills', 'boms',
   'recipe_lines', 'location_rules', 'location_rule_overrides', 'bill_versions', 'preassembled_stock', 'residuals', 'reservations',
   'platform_pushes', 'assignees', 'flows', 'tasks', 'work_orders', 'work_order_items', 'work_order_manual_materials', 'build_runs',
-  'build_run_items', 'build_run_picks', 'qc_reviews', 'rework_items', 'work_order_documents',
+  'build_run_items', 'build_run_picks', 'qc_reviews', 'qc_review_items', 'rework_items', 'work_order_documents',
   'work_order_messages', 'lifecycle_events',
 ] as const;

@@ -363,6 +363,15 @@ const duplicateCases: Case[] = [
 ];
 
 const referenceCases: Case[] = [
+  ['QC review items are items its build run built', (d) => { d.workOrders[0].qcReviews[0].items = [{ itemId: 'woi_9', approvedQuantity: 0, failedQuantity: 1 }]; },
+    '$.workOrders[0].qcReviews[0].items[0].itemId', 'item "woi_9" is not one build run "run-a" built'],
+  ['approved + failed over the QC reviews of a run is at most what it built (a review without items judged the whole run)', (d) => {
+    d.workOrders[0].qcReviews.push({ reviewId: 'qc_2', buildRunId: 'run-a', decision: 'approved', items: [{ itemId: 'woi_1', approvedQuantity: 0.5, failedQuantity: 0 }], createdAt: LATER });
+  }, '$.workOrders[0].qcReviews[1].items[0]', 'approved + failed of item "woi_1" over the reviews of build run "run-a" is 4.5, more than the 4 it built'],
+  ['a QC review item judges at least one unit', (d) => { d.workOrders[0].qcReviews[0].items = [{ itemId: 'woi_1', approvedQuantity: 0, failedQuantity: 0 }]; },
+    '$.workOrders[0].qcReviews[0].items[0]', 'approvedQuantity + failedQuantity must be greater than 0'],
+  ['a QC decision agrees with its items (rejected exactly when units failed)', (d) => { d.workOrders[0].qcReviews[0].items = [{ itemId: 'woi_1', approvedQuantity: 4, failedQuantity: 0 }]; },
+    '$.workOrders[0].qcReviews[0].decision', 'must be approved: no item failed units'],
   ['a recipe raw line names a known material', (d) => { d.boms[0].rawMaterialReferences.push({ nodeId: '44999', quantity: 1 }); }, '$.boms[0].rawMaterialReferences[2].nodeId',
     'unknown material "44999"'],
   ['a recipe sub-assembly line names a known assembly bill', (d) => { d.assemblyBills[0].subAssemblyReferences[0].nodeId = 'ASM-9'; },

@@ -17,11 +17,19 @@ const run = (id: string, status: string, quantity: number) => ({
 });
 // Ten units built by a completed run, two more by a run that was reversed.
 const built = { buildRuns: [run('run-a', 'completed', 10), run('run-gone', 'reversed', 2)] };
+// A run that built two items: 10 of woi_1 and 4 of woi_2 (of an item list of 10 and 5).
+const twoItems = {
+  items: [
+    { itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: 10, completedQuantity: 0 },
+    { itemId: 'woi_2', ownerType: 'sub_assembly', ownerId: 'ASM-1', quantity: 5, completedQuantity: 0 },
+  ],
+  buildRuns: [{ ...run('run-a', 'completed', 10), items: [{ itemId: 'woi_1', quantity: 10 }, { itemId: 'woi_2', quantity: 4 }] }],
+};
 
 const WRITES = {
   addQcReview: {
-    params: '$buildRunId: ID!, $decision: QcDecision!, $note: String, $reviewerName: String',
-    args: 'buildRunId: $buildRunId, decision: $decision, note: $note, reviewerName: $reviewerName', vars: { buildRunId: 'run-a', decision: 'approved' }, part: 'qcReviews' },
+    params: '$buildRunId: ID!, $decision: QcDecision, $items: [QcReviewItemInput!], $note: String, $reviewerName: String',
+    args: 'buildRunId: $buildRunId, decision: $decision, items: $items, note: $note, reviewerName: $reviewerName', vars: { buildRunId: 'run-a', decision: 'approved' }, part: 'qcReviews' },
   addReworkItem: {
     params: '$description: String!, $quantity: Decimal!, $buildRunId: ID', args: 'description: $description, quantity: $quantity, buildRunId: $buildRunId', vars: { description: 'Re-pour', quantity: '1' }, part: 'reworkItems' },
   resolveReworkItem: { params: '$reworkItemId: ID!', args: 'reworkItemId: $reworkItemId', vars: {}, part: 'reworkItems' },
@@ -38,6 +46,9 @@ beforeAll(async () => {
   await t.load(toDataset(workOrderShop(shop, [
     ...NAMES.flatMap((name) => ['ok', 'guard'].map((use) => workOrder(`wo_${name}_${use}`, 'quality_control', { ...built, ...openRework(`wo_${name}_${use}`) }))),
     workOrder('wo_qc_rules', 'quality_control', built),
+    workOrder('wo_qc_items', 'quality_control', twoItems),
+    workOrder('wo_qc_rest', 'quality_control', twoItems),
+    workOrder('wo_qc_input', 'quality_control', twoItems),
     workOrder('wo_rework_rules', 'in_progress', built),
     workOrder('wo_closed', 'completed', built),
     workOrder('wo_text_rules', 'ready'),
@@ -73,7 +84,7 @@ async function write(name: WriteName, id: string, vars: Record<string, unknown> 
 
 const READ = `query($id: ID!) { workOrder(workOrderId: $id) {
   status updatedAt
-  qcReviews { reviewId buildRunId decision note reviewerName createdAt }
+  qcReviews { reviewId buildRunId decision items { itemId approvedQuantity failedQuantity } note reviewerName createdAt }
   reworkItems { reworkItemId description quantity status buildRunId createdAt resolvedAt }
   documents { documentId name url createdAt }
   conversation { messageId authorName body createdAt }
@@ -160,11 +171,64 @@ describe('QC reviews', () => {
     const review = (await read('wo_qc_rules')).qcReviews[0];
     expect(review).toEqual({
       reviewId: first.data.addQcReview.recordId, buildRunId: 'run-a', decision: 'rejected', note: 'Wicks off-centre', reviewerName: 'Zoe',
-      createdAt: first.data.addQcReview.updatedAt,
+      items: [{ itemId: 'woi_1', approvedQuantity: '0', failedQuantity: '10' }], createdAt: first.data.addQcReview.updatedAt,
     });
     const second = await write('addQcReview', 'wo_qc_rules', { decision: 'approved' });
     expect(second.errors[0].extensions.code).toBe('CONFLICT');
-    expect(second.errors[0].message).toMatch(/run-a \(woi_1 × 10\) was already rejected .*approved \+ failed would exceed what it built/);
+    expect(second.errors[0].message).toMatch(/every unit build run run-a built \(woi_1 × 10\) was already reviewed: approved \+ failed would exceed what it built/);
+  });
+
+  it('per item: part of a run is judged now, the rest later; approved + failed per item never exceeds what the run built', async () => {
+    const first = await write('addQcReview', 'wo_qc_items', { decision: null, items: [
+      { itemId: 'woi_1', approvedQuantity: '6', failedQuantity: '1.5' },
+      { itemId: 'woi_2', approvedQuantity: '4', failedQuantity: '0' },
+    ] });
+    expect(first.errors).toBeUndefined();
+    const second = await write('addQcReview', 'wo_qc_items', { decision: null, items: [{ itemId: 'woi_1', approvedQuantity: '2.5', failedQuantity: '0' }] });
+    expect(second.errors).toBeUndefined();
+    const reviews = (await read('wo_qc_items')).qcReviews;
+    expect(reviews.map((r: any) => [r.decision, r.items])).toEqual([
+      ['rejected', [{ itemId: 'woi_1', approvedQuantity: '6', failedQuantity: '1.5' }, { itemId: 'woi_2', approvedQuantity: '4', failedQuantity: '0' }]],
+      ['approved', [{ itemId: 'woi_1', approvedQuantity: '2.5', failedQuantity: '0' }]],
+    ]);
+    // One millionth more of woi_1 than the run built (10 = 6 + 1.5 + 2.5) is refused, naming the item.
+    const over = await write('addQcReview', 'wo_qc_items', { decision: null, items: [{ itemId: 'woi_1', approvedQuantity: '0.000001', failedQuantity: '0' }] });
+    expect(over.errors[0].extensions.code).toBe('CONFLICT');
+    expect(over.errors[0].message).toContain('item woi_1: 0.000001 judged now, 10 reviewed before, 10 built');
+    const whole = await write('addQcReview', 'wo_qc_items', { decision: 'approved' });
+    expect(whole.errors[0].extensions.code).toBe('CONFLICT');
+    expect((await read('wo_qc_items')).qcReviews).toHaveLength(2);
+    // REST reads back the same quantities (as JSON numbers: compared by their text).
+    const rest = await t.request({ method: 'GET', url: '/api/v1/work-orders/wo_qc_items', key });
+    expect(rest.body).toContain('"items":[{"itemId":"woi_1","approvedQuantity":6,"failedQuantity":1.5},{"itemId":"woi_2","approvedQuantity":4,"failedQuantity":0}]');
+    expect(rest.body).toContain('"items":[{"itemId":"woi_1","approvedQuantity":2.5,"failedQuantity":0}]');
+  });
+
+  it('a decision without items judges every unit of the run not reviewed yet', async () => {
+    const part = await write('addQcReview', 'wo_qc_rest', { decision: null, items: [{ itemId: 'woi_1', approvedQuantity: '4', failedQuantity: '0' }] });
+    expect(part.errors).toBeUndefined();
+    const rest = await write('addQcReview', 'wo_qc_rest', { decision: 'rejected' });
+    expect(rest.errors).toBeUndefined();
+    const reviews = (await read('wo_qc_rest')).qcReviews;
+    expect(reviews[1]).toMatchObject({ decision: 'rejected', items: [
+      { itemId: 'woi_1', approvedQuantity: '0', failedQuantity: '6' }, { itemId: 'woi_2', approvedQuantity: '0', failedQuantity: '4' },
+    ] });
+  });
+
+  it.each([
+    ['items must name an item', { items: [] }, 'items'],
+    ['an item is named once', { items: [{ itemId: 'woi_1', approvedQuantity: '1', failedQuantity: '0' }, { itemId: 'woi_1', approvedQuantity: '1', failedQuantity: '0' }] }, 'items[1].itemId'],
+    ['quantities are at least 0', { items: [{ itemId: 'woi_1', approvedQuantity: '-1', failedQuantity: '2' }] }, 'items[0].approvedQuantity'],
+    ['an item judges at least one unit', { items: [{ itemId: 'woi_1', approvedQuantity: '0', failedQuantity: '0' }] }, 'items[0]'],
+    ['a decision agrees with the items', { decision: 'approved', items: [{ itemId: 'woi_1', approvedQuantity: '1', failedQuantity: '1' }] }, 'decision'],
+    ['a decision or items is required', { decision: null }, 'decision'],
+    ['an item is one the run built', { items: [{ itemId: 'woi_9', approvedQuantity: '1', failedQuantity: '0' }] }, 'items[0].itemId'],
+  ])('bad QC input is INVALID_INPUT naming the field: %s', async (_rule, vars, field) => {
+    const before = await read('wo_qc_input');
+    const body = await write('addQcReview', 'wo_qc_input', { decision: null, ...vars });
+    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
+    expect(body.errors[0].extensions.errors.map((e: any) => e.field)).toContain(field);
+    expect(await read('wo_qc_input')).toEqual(before);
   });
 
   it('a reversed run built nothing to review (CONFLICT); an unknown run is NOT_FOUND', async () => {

@@ -104,7 +104,11 @@ Another shop's id is 404.`,
     cost: Cost,
     buildRuns: Type.Array(BuildRun),
     qcReviews: Type.Array(obj({
-      reviewId: Type.String(), buildRunId: NullableString(), decision: Type.String({ description: 'approved | rejected' }), note: NullableString(),
+      reviewId: Type.String(), buildRunId: NullableString(), decision: Type.String({ description: 'approved | rejected (rejected when any unit failed)' }),
+      items: Type.Array(obj({ itemId: Type.String(), approvedQuantity: Num(), failedQuantity: Num() }), {
+        description: 'Per item of the run: units approved and units failed. For each item, approved + failed over the run\'s reviews ≤ what it built.',
+      }),
+      note: NullableString(),
       reviewerName: NullableString(), createdAt: Type.String({ format: 'date-time' }),
     })),
     reworkItems: Type.Array(obj({

@@ -4,7 +4,7 @@ import type {
 } from '../../../src/modules/work-orders/material-plan.service.ts';
 import type { WholeWorkOrder, WorkOrderItemView, WorkOrderWarning } from '../../../src/modules/work-orders/work-order-read.service.ts';
 import type {
-  DocumentRow, LifecycleRow, MessageRow, QcRow, ReworkRow,
+  DocumentRow, LifecycleRow, MessageRow, QcItemRow, QcRow, ReworkRow,
 } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { WorkOrderHeaderView } from '../../../src/modules/work-orders/work-order-view.ts';
 import type { TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
@@ -190,10 +190,22 @@ const TransitionMoveRef = builder.objectRef<TransitionMove>('WorkOrderTransition
   }),
 });
 
+const QcReviewItemRef = builder.objectRef<QcItemRow>('QcReviewItem').implement({
+  description: 'What a QC review judged of one item of its build run.',
+  fields: (t) => ({
+    itemId: t.exposeID('item_id'),
+    approvedQuantity: t.expose('approved_quantity', { type: 'Decimal', description: 'Units that passed.' }),
+    failedQuantity: t.expose('failed_quantity', { type: 'Decimal', description: 'Units that failed.' }),
+  }),
+});
+
 const recordFields = {
   QcReview: builder.objectRef<QcRow>('QcReview').implement({
+    description: 'A QC review of a build run: per item, units approved and failed.',
     fields: (t) => ({
-      reviewId: t.exposeID('review_id'), buildRunId: t.exposeString('build_run_id', { nullable: true }), decision: t.exposeString('decision'),
+      reviewId: t.exposeID('review_id'), buildRunId: t.exposeString('build_run_id', { nullable: true }),
+      decision: t.exposeString('decision', { description: 'rejected when any unit failed, else approved.' }),
+      items: t.field({ type: [QcReviewItemRef], description: 'What the review judged of each item of its run.', resolve: (q) => q.items }),
       note: t.exposeString('note', { nullable: true }), reviewerName: t.exposeString('reviewer_name', { nullable: true }), createdAt: t.expose('created_at', { type: 'DateTime' }),
     }),
   }),

@@ -6,7 +6,7 @@ import type { SectionName } from './dataset-check.ts';
 import type {
   Dataset, DatasetAssemblyBill, DatasetAssignee, DatasetBillVersion, DatasetBom, DatasetCostFactor, DatasetFlow, DatasetLocation,
   DatasetLocationRule, DatasetMaterial, DatasetOrder, DatasetPreassembled, DatasetRecipe, DatasetReservation, DatasetResidual,
-  DatasetTask, DatasetVariant, DatasetWorkOrder,
+  DatasetQcReview, DatasetQcReviewItem, DatasetTask, DatasetVariant, DatasetWorkOrder,
 } from './types.ts';
 
 export { textArrayLiteral };
@@ -52,6 +52,7 @@ export const TABLE_COLUMNS = {
   build_run_items: ['work_order_id', 'build_run_id', 'item_id', 'quantity'],
   build_run_picks: ['work_order_id', 'build_run_id', 'position', 'stock', 'variant_id', 'location_id', 'quantity'],
   qc_reviews: ['work_order_id', 'review_id', 'build_run_id', 'decision', 'note', 'reviewer_name', 'created_at'],
+  qc_review_items: ['work_order_id', 'review_id', 'item_id', 'approved_quantity', 'failed_quantity'],
   rework_items: ['work_order_id', 'rework_item_id', 'description', 'quantity', 'status', 'build_run_id', 'created_at', 'resolved_at'],
   work_order_documents: ['work_order_id', 'document_id', 'name', 'url', 'created_at'],
   work_order_messages: ['work_order_id', 'message_id', 'author_name', 'body', 'created_at'],
@@ -109,6 +110,17 @@ export function workOrderShortIds(createdAt: Iterable<readonly [string, string]>
 
 function runsInOrder(w: DatasetWorkOrder) {
   return [...w.buildRuns].sort((a, b) => compareText(a.startedAt, b.startedAt) || compareText(a.buildRunId, b.buildRunId));
+}
+
+/**
+ * What a review judged per item. A review written without items judged its whole run: its
+ * decision applies to every unit each item of the run built (a review naming no run judged none).
+ */
+function qcReviewItems(w: DatasetWorkOrder, review: DatasetQcReview): DatasetQcReviewItem[] {
+  if (review.items.length > 0) return review.items;
+  const run = w.buildRuns.find((r) => r.buildRunId === review.buildRunId);
+  const failed = review.decision === 'rejected';
+  return (run?.items ?? []).map((x) => ({ itemId: x.itemId, approvedQuantity: failed ? '0' : x.quantity, failedQuantity: failed ? x.quantity : '0' }));
 }
 
 /** Rows of one element of each section. `index` is the element's position in its list. */
@@ -183,7 +195,10 @@ const SECTION_ROWS: { [S in SectionName]: (emit: Emit, ctx: RowContext, element:
         shopId, id, r.buildRunId, i, p.variantId.startsWith('ASM-') ? 'preassembled' : 'material', p.variantId, p.locationId, p.quantity,
       ]));
     }
-    for (const q of w.qcReviews) emit('qc_reviews', [shopId, id, q.reviewId, q.buildRunId, q.decision, q.note, q.reviewerName, q.createdAt]);
+    for (const q of w.qcReviews) {
+      emit('qc_reviews', [shopId, id, q.reviewId, q.buildRunId, q.decision, q.note, q.reviewerName, q.createdAt]);
+      for (const x of qcReviewItems(w, q)) emit('qc_review_items', [shopId, id, q.reviewId, x.itemId, x.approvedQuantity, x.failedQuantity]);
+    }
     for (const r of w.reworkItems) emit('rework_items', [shopId, id, r.reworkItemId, r.description, r.quantity, r.status, r.buildRunId, r.createdAt, r.resolvedAt]);
     for (const x of w.documents) emit('work_order_documents', [shopId, id, x.documentId, x.name, x.url, x.createdAt]);
     for (const m of w.conversation) emit('work_order_messages', [shopId, id, m.messageId, m.authorName, m.body, m.createdAt]);

@@ -268,6 +268,7 @@ const WORK_ORDER = obj({
   })),
   qcReviews: list(obj({
     reviewId: id(), buildRunId: opt(id()), decision: oneOf(QC_DECISIONS),
+    items: { ...list(obj({ itemId: id(), approvedQuantity: dec(NON_NEGATIVE), failedQuantity: dec(NON_NEGATIVE) })), omitWhenEmpty: true },
     note: opt(text()), reviewerName: opt(text()), createdAt: TIMESTAMP,
   })),
   reworkItems: list(obj({

@@ -39,7 +39,7 @@ async function readDataset(em: Em, shopId: string): Promise<Dataset> {
   if (!shop) throw DomainError.notFound('shop', shopId);
   const [locations, variants, levels, orders, orderLines, materials, materialLevels, costFactors, assemblies, boms, lines, rules, overrides,
     versions, preassembled, residuals, reservations, assignees, flows, tasks, workOrders, items, manual, runs, runItems, picks, qc,
-    rework, documents, messages, events] = await Promise.all([
+    qcItems, rework, documents, messages, events] = await Promise.all([
     q('select * from platform_locations where shop_id = ? order by location_id'),
     q('select * from platform_variants where shop_id = ? order by variant_id'),
     q('select * from platform_levels where shop_id = ? order by variant_id, location_id'),
@@ -67,6 +67,7 @@ async function readDataset(em: Em, shopId: string): Promise<Dataset> {
     q('select * from build_run_items where shop_id = ? order by work_order_id, build_run_id, item_id'),
     q('select * from build_run_picks where shop_id = ? order by work_order_id, build_run_id, position'),
     q('select * from qc_reviews where shop_id = ? order by work_order_id, created_at, review_id'),
+    q('select * from qc_review_items where shop_id = ? order by work_order_id, review_id, item_id'),
     q('select * from rework_items where shop_id = ? order by work_order_id, created_at, rework_item_id'),
     q('select * from work_order_documents where shop_id = ? order by work_order_id, created_at, document_id'),
     q('select * from work_order_messages where shop_id = ? order by work_order_id, created_at, message_id'),
@@ -81,6 +82,7 @@ async function readDataset(em: Em, shopId: string): Promise<Dataset> {
   const [itemsBy, manualBy, runsBy, qcBy, reworkBy, docsBy, msgBy, eventsBy] = [items, manual, runs, qc, rework, documents, messages, events].map(byWo);
   const runItemsBy = groupBy(runItems, (r) => `${r.work_order_id}|${r.build_run_id}`);
   const picksBy = groupBy(picks, (r) => `${r.work_order_id}|${r.build_run_id}`);
+  const qcItemsBy = groupBy(qcItems, (r) => `${r.work_order_id}|${r.review_id}`);
 
   const recipe = (ownerType: string, ownerId: string): DatasetRecipe => {
     const own = linesByOwner.get(`${ownerType}|${ownerId}`) ?? [];
@@ -117,7 +119,11 @@ async function readDataset(em: Em, shopId: string): Promise<Dataset> {
         items: (runItemsBy.get(`${id}|${r.build_run_id}`) ?? []).map((x) => ({ itemId: x.item_id, quantity: dec(x.quantity) })),
         picks: (picksBy.get(`${id}|${r.build_run_id}`) ?? []).map((p) => ({ variantId: p.variant_id, locationId: p.location_id, quantity: dec(p.quantity) })),
       })),
-      qcReviews: (qcBy!.get(id) ?? []).map((x) => ({ reviewId: x.review_id, buildRunId: x.build_run_id, decision: x.decision, note: x.note, reviewerName: x.reviewer_name, createdAt: iso(x.created_at) })),
+      qcReviews: (qcBy!.get(id) ?? []).map((x) => ({
+        reviewId: x.review_id, buildRunId: x.build_run_id, decision: x.decision,
+        items: (qcItemsBy.get(`${id}|${x.review_id}`) ?? []).map((i) => ({ itemId: i.item_id, approvedQuantity: dec(i.approved_quantity), failedQuantity: dec(i.failed_quantity) })),
+        note: x.note, reviewerName: x.reviewer_name, createdAt: iso(x.created_at),
+      })),
       reworkItems: (reworkBy!.get(id) ?? []).map((x) => ({ reworkItemId: x.rework_item_id, description: x.description, quantity: dec(x.quantity), status: x.status, buildRunId: x.build_run_id, createdAt: iso(x.created_at), resolvedAt: isoOrNull(x.resolved_at) })),
       documents: (docsBy!.get(id) ?? []).map((x) => ({ documentId: x.document_id, name: x.name, url: x.url, createdAt: iso(x.created_at) })),
       conversation: (msgBy!.get(id) ?? []).map((x) => ({ messageId: x.message_id, authorName: x.author_name, body: x.body, createdAt: iso(x.created_at) })),

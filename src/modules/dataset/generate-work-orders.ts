@@ -112,6 +112,10 @@ export function generateWorkOrders(rng: Prng, count: number, inputs: WorkOrderIn
     const run = buildRuns[0];
     const qcReviews = run && done && (status !== 'quality_control' || rng.chance(0.5)) ? [{
       reviewId: `qc_${rng.uuid()}`, buildRunId: run.buildRunId, decision: status === 'quality_control' ? 'rejected' as const : 'approved' as const,
+      // A run in QC failed its review as a whole; a later one passed it as a whole.
+      items: run.items.map((x) => status === 'quality_control'
+        ? { itemId: x.itemId, approvedQuantity: '0', failedQuantity: x.quantity }
+        : { itemId: x.itemId, approvedQuantity: x.quantity, failedQuantity: '0' }),
       note: status === 'quality_control' ? 'Wicks off-centre on some jars' : null, reviewerName: rng.pick(FIRST_NAMES), createdAt: tick(),
     }] : [];
     const reworkStatus = status === 'quality_control' ? 'open' as const : status === 'completed' && rng.chance(0.3) ? 'resolved' as const : null;

@@ -17,6 +17,11 @@ interface Common {
    * records read from them stay exactly as they were).
    */
   omitWhenNull?: boolean;
+  /**
+   * A list the serializer leaves out while empty (lists added to the format later, such as a QC
+   * review's `items`, so files that never use them serialize exactly as they were written).
+   */
+  omitWhenEmpty?: boolean;
 }
 export interface StringShape extends Common {
   type: 'string';
@@ -260,6 +265,7 @@ function objectToJsonTree(shape: ObjectShape, value: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
   for (const [key, field] of fieldsOf(shape)) {
     if (field.omitWhenNull && (value[key] === null || value[key] === undefined)) continue;
+    if (field.omitWhenEmpty && Array.isArray(value[key]) && value[key].length === 0) continue;
     out[key] = toJsonTree(field, value[key]);
   }
   return out;

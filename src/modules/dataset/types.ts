@@ -391,9 +391,20 @@ export interface DatasetQcReview {
   reviewId: string;
   buildRunId: string | null;
   decision: QcDecision;
+  /**
+   * Per item of the run: units approved and failed. Empty (or absent in a file): the decision
+   * applies to every unit each item of the run built.
+   */
+  items: DatasetQcReviewItem[];
   note: string | null;
   reviewerName: string | null;
   createdAt: IsoTimestamp;
+}
+
+export interface DatasetQcReviewItem {
+  itemId: string;
+  approvedQuantity: DecimalString;
+  failedQuantity: DecimalString;
 }
 
 export interface DatasetReworkItem {

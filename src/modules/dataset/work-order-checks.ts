@@ -1,6 +1,7 @@
 import type { CheckContext } from './check-context.ts';
 import { addUniqueId, expectKnown, expectLocation, present, resolveOwner } from './check-context.ts';
 import type { ProblemKind } from './problems.ts';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { DatasetWorkOrder } from './types.ts';
 
 // Cross-record rules of work orders, one work order at a time. Item ids and build-run ids are
@@ -96,13 +97,66 @@ function checkWorkOrder(ctx: CheckContext, wo: DatasetWorkOrder, path: string): 
     }
   }
 
-  for (const [review, k] of present(wo.qcReviews)) {
-    expectKnown(ctx, kind, `${path}.qcReviews[${k}].buildRunId`, review.buildRunId, runs, 'build run');
-  }
+  checkQcReviews(ctx, wo, path, runs, items);
   for (const [rework, k] of present(wo.reworkItems)) {
     const reworkPath = `${path}.reworkItems[${k}]`;
     expectKnown(ctx, kind, `${reworkPath}.buildRunId`, rework.buildRunId, runs, 'build run');
     if (rework.status === 'resolved' && rework.resolvedAt === null) report(`${reworkPath}.resolvedAt`, 'a resolved rework item needs resolvedAt');
     if (rework.status === 'open' && rework.resolvedAt !== null) report(`${reworkPath}.resolvedAt`, 'an open rework item has no resolvedAt');
+  }
+}
+
+/**
+ * QC reviews name a build run of the work order; their items are items that run built, and for
+ * each run item approved + failed over all reviews stays within what it built. A review's decision
+ * is `rejected` exactly when one of its items failed units.
+ */
+function checkQcReviews(ctx: CheckContext, wo: DatasetWorkOrder, path: string, runs: Map<string, number>, items: Map<string, number>): void {
+  const kind = 'workOrders:qcReviews';
+  const built = new Map<string, Exact>();
+  for (const [run] of present(wo.buildRuns)) {
+    for (const [x] of present(run.items)) if (typeof x.quantity === 'string') built.set(`${run.buildRunId}|${x.itemId}`, exact(x.quantity));
+  }
+  const judged = new Map<string, { total: Exact; at: string }>();
+  for (const [review, k] of present(wo.qcReviews)) {
+    const reviewPath = `${path}.qcReviews[${k}]`;
+    expectKnown(ctx, kind, `${reviewPath}.buildRunId`, review.buildRunId, runs, 'build run');
+    let anyFailed = false;
+    let judgedAll = true;
+    const wholeRun = (review.items?.length ?? 0) === 0 && review.buildRunId !== null
+      ? (wo.buildRuns ?? []).find((r) => r?.buildRunId === review.buildRunId)?.items ?? [] : [];
+    // A review without items judged every unit each item of its run built.
+    const reviewItems = (review.items?.length ?? 0) > 0 ? review.items
+      : wholeRun.filter((x) => x && typeof x.quantity === 'string').map((x) => ({ itemId: x.itemId, approvedQuantity: x.quantity, failedQuantity: '0' }));
+    for (const [x, m] of present(reviewItems)) {
+      const itemPath = reviewItems === review.items ? `${reviewPath}.items[${m}]` : reviewPath;
+      if (typeof x.approvedQuantity !== 'string' || typeof x.failedQuantity !== 'string') continue;
+      const total = exact(x.approvedQuantity).plus(x.failedQuantity);
+      anyFailed ||= !exact(x.failedQuantity).isZero();
+      if (total.isZero()) {
+        ctx.problems.add(kind, itemPath, 'approvedQuantity + failedQuantity must be greater than 0');
+        judgedAll = false;
+        continue;
+      }
+      if (review.buildRunId === null || !runs.has(review.buildRunId)) {
+        expectKnown(ctx, kind, `${itemPath}.itemId`, x.itemId, items, 'work-order item');
+        continue;
+      }
+      const key = `${review.buildRunId}|${x.itemId}`;
+      const made = built.get(key);
+      if (made === undefined) {
+        ctx.problems.add(kind, `${itemPath}.itemId`, `item "${x.itemId}" is not one build run "${review.buildRunId}" built`);
+        continue;
+      }
+      const sum = (judged.get(key)?.total ?? ZERO).plus(total);
+      judged.set(key, { total: sum, at: `${itemPath}` });
+      if (sum.gt(made)) {
+        ctx.problems.add(kind, itemPath,
+          `approved + failed of item "${x.itemId}" over the reviews of build run "${review.buildRunId}" is ${sum.toFixed()}, more than the ${made.toFixed()} it built`);
+      }
+    }
+    if (judgedAll && (review.items?.length ?? 0) > 0 && review.decision === (anyFailed ? 'approved' : 'rejected')) {
+      ctx.problems.add(kind, `${reviewPath}.decision`, `must be ${anyFailed ? 'rejected' : 'approved'}: ${anyFailed ? 'some items failed units' : 'no item failed units'}`);
+    }
   }
 }

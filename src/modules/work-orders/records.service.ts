@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { exact, ZERO } from '../../numbers/index.ts';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import { throwIfInvalid } from './header-fields.ts';
 import {
   insertDocument, insertMessage, insertQcReview, insertReworkItem, loadParts, nextUpdatedAt, resolveReworkItemRow, touchWorkOrder, type WorkOrderRow,
@@ -51,22 +51,69 @@ function assertOpen(row: WorkOrderRow, what: string): void {
   }
 }
 
+export interface QcReviewItemInput { itemId: string; approvedQuantity: string; failedQuantity: string }
+
 export interface QcReviewInput {
-  expectedUpdatedAt: string; buildRunId: string; decision: QcDecision; note?: string | null; reviewerName?: string | null;
+  expectedUpdatedAt: string;
+  buildRunId: string;
+  /** The whole run's verdict: every unit of the run not reviewed yet is approved or failed. */
+  decision?: QcDecision | null;
+  /** Per item: units approved and units failed (instead of, or agreeing with, `decision`). */
+  items?: readonly QcReviewItemInput[] | null;
+  note?: string | null;
+  reviewerName?: string | null;
+}
+
+/** Items one review may judge: far more than any work order holds, small enough to bound the write. */
+export const QC_REVIEW_MAX_ITEMS = 200;
+
+type Judged = { itemId: string; approved: Exact; failed: Exact };
+
+/** The per-item quantities of the input, checked on their own (before the run is read). */
+function judgedItems(input: QcReviewInput, errors: FieldError[]): Judged[] | null {
+  if (input.items === null || input.items === undefined) return null;
+  if (input.items.length === 0) errors.push({ field: 'items', message: 'must name at least one item (or leave items out and give decision)' });
+  if (input.items.length > QC_REVIEW_MAX_ITEMS) errors.push({ field: 'items', message: `must have at most ${QC_REVIEW_MAX_ITEMS} entries` });
+  const seen = new Set<string>();
+  const judged: Judged[] = [];
+  input.items.slice(0, QC_REVIEW_MAX_ITEMS).forEach((item, k) => {
+    textErrors(errors, `items[${k}].itemId`, item.itemId, { required: true, max: 128 });
+    if (seen.has(item.itemId)) errors.push({ field: `items[${k}].itemId`, message: `names item ${item.itemId} a second time` });
+    seen.add(item.itemId);
+    const approved = parseDecimalInput(item.approvedQuantity, `items[${k}].approvedQuantity`, errors, { nonNegative: true });
+    const failed = parseDecimalInput(item.failedQuantity, `items[${k}].failedQuantity`, errors, { nonNegative: true });
+    if (approved && failed && approved.plus(failed).isZero()) {
+      errors.push({ field: `items[${k}]`, message: 'approvedQuantity + failedQuantity must be greater than 0' });
+    }
+    if (approved && failed) judged.push({ itemId: item.itemId, approved, failed });
+  });
+  const verdict = judged.some((j) => !j.failed.isZero()) ? 'rejected' : 'approved';
+  if (input.decision && errors.length === 0 && input.decision !== verdict) {
+    errors.push({ field: 'decision', message: `is ${input.decision} but the items say ${verdict} (rejected when any unit failed); leave decision out with items` });
+  }
+  return judged;
 }
 
 /**
- * Records the QC decision on one build run: every item quantity of that run is either approved or
- * failed (rejected) by it. A run is reviewed once and only while it is live (not reversed), so for
- * every item approved + failed never exceeds what its live runs built; a run that was failed is
- * made good by a rework run, which gets its own review.
+ * Records a QC review of one build run: for each item of the run, units approved and units
+ * failed. Give `items` to judge per item (part of a run may be reviewed now and the rest later),
+ * or only `decision` to approve or fail every unit of the run not reviewed yet. For every item of
+ * the run, approved + failed over all its reviews never exceeds what the run built; only live
+ * (not reversed) runs are reviewed. Units that failed are made good by a rework run, which gets
+ * its own review. The stored decision is `rejected` when any unit failed, else `approved`.
  */
 export async function addQcReview(ctx: ShopContext, workOrderId: string, input: QcReviewInput): Promise<RecordWriteResult> {
   const errors: FieldError[] = [];
-  if (!QC_DECISIONS.includes(input.decision)) errors.push({ field: 'decision', message: `one of ${QC_DECISIONS.join(', ')}` });
+  if (input.decision !== null && input.decision !== undefined && !QC_DECISIONS.includes(input.decision)) {
+    errors.push({ field: 'decision', message: `must be one of ${QC_DECISIONS.join(', ')}` });
+  }
+  if ((input.decision === null || input.decision === undefined) && (input.items === null || input.items === undefined)) {
+    errors.push({ field: 'decision', message: 'is required when items is not given (decision judges the whole run; items judge per item)' });
+  }
   textErrors(errors, 'buildRunId', input.buildRunId, { required: true, max: 128 });
   textErrors(errors, 'note', input.note, { required: false, max: RECORD_LIMITS.text });
   textErrors(errors, 'reviewerName', input.reviewerName, { required: false, max: RECORD_LIMITS.person });
+  const perItem = judgedItems(input, errors);
   throwIfInvalid(errors);
   return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, row, at }) => {
     assertOpen(row, 'a QC review');
@@ -76,16 +123,41 @@ export async function addQcReview(ctx: ShopContext, workOrderId: string, input: 
     if (!LIVE_RUN_STATUSES.includes(run.status)) {
       throw new DomainError('CONFLICT', `build run ${input.buildRunId} was reversed: it built nothing to review`);
     }
-    const earlier = parts.qcReviews.find((q) => q.build_run_id === input.buildRunId);
-    if (earlier) {
-      const quantities = parts.runItems.filter((i) => i.build_run_id === input.buildRunId).map((i) => `${i.item_id} × ${exact(i.quantity).toFixed()}`);
-      throw new DomainError('CONFLICT',
-        `build run ${input.buildRunId} (${quantities.join(', ')}) was already ${earlier.decision} by review ${earlier.review_id}: ` +
-        'approved + failed would exceed what it built; review the rework run instead');
+    const built = new Map(parts.runItems.filter((i) => i.build_run_id === input.buildRunId).map((i) => [i.item_id, exact(i.quantity)]));
+    const reviewed = new Map<string, Exact>();
+    for (const review of parts.qcReviews.filter((q) => q.build_run_id === input.buildRunId)) {
+      for (const i of review.items) reviewed.set(i.item_id, (reviewed.get(i.item_id) ?? ZERO).plus(i.approved_quantity).plus(i.failed_quantity));
+    }
+    const unreviewed = (itemId: string) => built.get(itemId)!.minus(reviewed.get(itemId) ?? ZERO);
+    let judged: Judged[];
+    if (perItem) {
+      perItem.forEach((j, k) => {
+        if (!built.has(j.itemId)) {
+          throw DomainError.invalid(`items[${k}].itemId`, `item ${j.itemId} is not one build run ${input.buildRunId} built (it built ${[...built.keys()].join(', ') || 'nothing'})`);
+        }
+      });
+      const over = perItem.filter((j) => j.approved.plus(j.failed).gt(unreviewed(j.itemId)));
+      if (over.length > 0) {
+        throw new DomainError('CONFLICT', `approved + failed would exceed what build run ${input.buildRunId} built: ` + over.map((j) =>
+          `item ${j.itemId}: ${j.approved.plus(j.failed).toFixed()} judged now, ${(reviewed.get(j.itemId) ?? ZERO).toFixed()} reviewed before, ${built.get(j.itemId)!.toFixed()} built`).join('; '));
+      }
+      judged = perItem;
+    } else {
+      const failed = input.decision === 'rejected';
+      judged = [...built.keys()].filter((itemId) => unreviewed(itemId).gt(0))
+        .map((itemId) => ({ itemId, approved: failed ? ZERO : unreviewed(itemId), failed: failed ? unreviewed(itemId) : ZERO }));
+      if (judged.length === 0) {
+        const quantities = [...built].map(([itemId, q]) => `${itemId} × ${q.toFixed()}`);
+        throw new DomainError('CONFLICT',
+          `every unit build run ${input.buildRunId} built (${quantities.join(', ')}) was already reviewed: ` +
+          'approved + failed would exceed what it built; review the rework run instead');
+      }
     }
     const reviewId = `qc_${randomUUID()}`;
     await insertQcReview(tx.em, tx.shopId, workOrderId, {
-      review_id: reviewId, build_run_id: input.buildRunId, decision: input.decision, note: input.note ?? null, reviewer_name: input.reviewerName ?? null, created_at: at,
+      review_id: reviewId, build_run_id: input.buildRunId, decision: judged.some((j) => !j.failed.isZero()) ? 'rejected' : 'approved',
+      note: input.note ?? null, reviewer_name: input.reviewerName ?? null, created_at: at,
+      items: judged.map((j) => ({ item_id: j.itemId, approved_quantity: j.approved.toFixed(), failed_quantity: j.failed.toFixed() })),
     });
     return reviewId;
   });

@@ -20,6 +20,23 @@ export const QcReview = defineEntity({
   },
 });
 
+/**
+ * What a QC review judged of one item of its build run: units approved and units failed. For each
+ * run item, approved + failed over all reviews of the run never exceeds what the run built.
+ */
+export const QcReviewItem = defineEntity({
+  name: 'QcReviewItem',
+  tableName: 'qc_review_items',
+  filters: tenantFilter,
+  properties: {
+    ...woChild,
+    reviewId: p.text().primary(),
+    itemId: p.text().primary(),
+    approvedQuantity: decimal(),
+    failedQuantity: decimal(),
+  },
+});
+
 export const ReworkItem = defineEntity({
   name: 'ReworkItem',
   tableName: 'rework_items',

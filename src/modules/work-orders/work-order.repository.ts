@@ -69,7 +69,11 @@ export interface RunRow {
 }
 export interface RunItemRow { build_run_id: string; item_id: string; quantity: string }
 export interface PickRow { build_run_id: string; position: number; stock: 'material' | 'preassembled'; variant_id: string; location_id: string; quantity: string; carried_whole: string | null; deducted: string | null }
-export interface QcRow { review_id: string; build_run_id: string | null; decision: string; note: string | null; reviewer_name: string | null; created_at: Date }
+/** What a review judged of one item of its run (exact decimals as text). */
+export interface QcItemRow { item_id: string; approved_quantity: string; failed_quantity: string }
+export interface QcRow {
+  review_id: string; build_run_id: string | null; decision: string; note: string | null; reviewer_name: string | null; created_at: Date; items: QcItemRow[];
+}
 export interface ReworkRow { rework_item_id: string; description: string; quantity: string; status: 'open' | 'resolved'; build_run_id: string | null; created_at: Date; resolved_at: Date | null }
 export interface DocumentRow { document_id: string; name: string; url: string; created_at: Date }
 export interface MessageRow { message_id: string; author_name: string | null; body: string; created_at: Date }
@@ -102,7 +106,13 @@ const PART_SQL: Record<PartName, string> = {
   runItems: `select work_order_id, build_run_id, item_id, quantity from build_run_items where shop_id = ? and work_order_id = any(?::text[]) order by build_run_id, item_id`,
   picks: `select work_order_id, build_run_id, position, stock, variant_id, location_id, quantity, carried_whole, deducted from build_run_picks
            where shop_id = ? and work_order_id = any(?::text[]) order by build_run_id, position`,
-  qcReviews: `select work_order_id, review_id, build_run_id, decision, note, reviewer_name, created_at from qc_reviews where shop_id = ? and work_order_id = any(?::text[]) order by created_at, review_id`,
+  // A review's items ride along as a JSON array (quantities as text, so never through a float).
+  qcReviews: `select q.work_order_id, q.review_id, q.build_run_id, q.decision, q.note, q.reviewer_name, q.created_at,
+                     coalesce((select json_agg(json_build_object('item_id', i.item_id, 'approved_quantity', i.approved_quantity::text,
+                                                                'failed_quantity', i.failed_quantity::text) order by i.item_id)
+                                 from qc_review_items i
+                                where i.shop_id = q.shop_id and i.work_order_id = q.work_order_id and i.review_id = q.review_id), '[]'::json) as items
+                from qc_reviews q where q.shop_id = ? and q.work_order_id = any(?::text[]) order by q.created_at, q.review_id`,
   reworkItems: `select work_order_id, rework_item_id, description, quantity, status, build_run_id, created_at, resolved_at from rework_items
                  where shop_id = ? and work_order_id = any(?::text[]) order by created_at, rework_item_id`,
   documents: `select work_order_id, document_id, name, url, created_at from work_order_documents where shop_id = ? and work_order_id = any(?::text[]) order by created_at, document_id`,
@@ -264,6 +274,12 @@ export async function insertQcReview(em: Em, shopId: string, workOrderId: string
   await em.execute(
     `insert into qc_reviews (shop_id, work_order_id, review_id, build_run_id, decision, note, reviewer_name, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)`,
     [shopId, workOrderId, review.review_id, review.build_run_id, review.decision, review.note, review.reviewer_name, review.created_at], 'run',
+  );
+  if (review.items.length === 0) return;
+  await em.execute(
+    `insert into qc_review_items (shop_id, work_order_id, review_id, item_id, approved_quantity, failed_quantity)
+     values ${review.items.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    review.items.flatMap((i) => [shopId, workOrderId, review.review_id, i.item_id, i.approved_quantity, i.failed_quantity]), 'run',
   );
 }
 

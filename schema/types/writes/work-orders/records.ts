@@ -4,8 +4,17 @@ import { builder } from '../../../builder.ts';
 import { RecordWriteResultRef } from './results.ts';
 
 const QcDecisionEnum = builder.enumType('QcDecision', {
-  description: 'approved: the run\'s units pass QC; rejected: they fail it (make them good with a rework run).',
+  description: 'approved: the units judged pass QC; rejected: some fail it (make them good with a rework run).',
   values: QC_DECISIONS,
+});
+
+const QcReviewItemInput = builder.inputType('QcReviewItemInput', {
+  description: 'What a QC review judged of one item of its build run.',
+  fields: (t) => ({
+    itemId: t.id({ required: true, description: 'A work-order item the run built.' }),
+    approvedQuantity: t.field({ type: 'Decimal', required: true, description: 'Units that pass QC; 0 or more.' }),
+    failedQuantity: t.field({ type: 'Decimal', required: true, description: 'Units that fail QC (make them good with a rework run); 0 or more.' }),
+  }),
 });
 
 // Every record write is a work-order write: it names the work order and the token last read.
@@ -19,17 +28,25 @@ builder.mutationFields((t) => ({
   addQcReview: t.field({
     type: RecordWriteResultRef,
     authScopes: { write: true },
-    description: 'Records the QC decision on one build run of an open work order. A run that is live (not reversed) is reviewed once, ' +
-      'so approved + failed never exceeds what was built; a second review of a run is CONFLICT.',
+    description: 'Records a QC review of one live (not reversed) build run of an open work order: for each item of the run, units ' +
+      'approved and units failed. Give `items` to judge per item (part now, the rest in a later review), or only `decision` to ' +
+      'approve or fail every unit of the run not reviewed yet. For every item, approved + failed over all reviews of the run never ' +
+      'exceeds what the run built: more is CONFLICT naming the item; an item the run did not build is INVALID_INPUT.',
     args: {
       ...writeArgs(t),
       buildRunId: t.arg.id({ required: true, description: 'The build run reviewed (on this work order).' }),
-      decision: t.arg({ type: QcDecisionEnum, required: true, description: 'approved or rejected.' }),
+      decision: t.arg({
+        type: QcDecisionEnum,
+        description: 'The whole run\'s verdict, for every unit not reviewed yet. Required without `items`; with `items` it may be left ' +
+          'out, and if given must agree with them (rejected when any unit failed).',
+      }),
+      items: t.arg({ type: [QcReviewItemInput], description: 'Per item: units approved and failed (1–200 entries, each item once).' }),
       note: t.arg.string({ description: 'What was found (up to 10,000 characters).' }),
       reviewerName: t.arg.string({ description: 'Who reviewed (up to 200 characters).' }),
     },
     resolve: (_root, a, ctx) => addQcReview(ctx, String(a.workOrderId), {
       expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), buildRunId: String(a.buildRunId), decision: a.decision, note: a.note, reviewerName: a.reviewerName,
+      items: a.items?.map((i) => ({ itemId: String(i.itemId), approvedQuantity: i.approvedQuantity, failedQuantity: i.failedQuantity })),
     }),
   }),
   addReworkItem: t.field({
