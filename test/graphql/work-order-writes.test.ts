@@ -279,8 +279,9 @@ describe('a work order made through GraphQL alone', () => {
       items: [{ itemId: "woi_1", quantity: "5" }]) { status workOrderUpdatedAt } }`);
     await step('mutation($id: ID!, $token: DateTime!) { completeBuildRun(workOrderId: $id, buildRunId: "run-1", expectedUpdatedAt: $token) { status workOrderUpdatedAt } }');
     await move('quality_control');
-    await step(`mutation($id: ID!, $token: DateTime!) { addQcReview(workOrderId: $id, expectedUpdatedAt: $token, buildRunId: "run-1", decision: approved,
-      reviewerName: "Zoe") { updatedAt } }`);
+    // QC per item: four of the five units pass, one fails and is reworked.
+    await step(`mutation($id: ID!, $token: DateTime!) { addQcReview(workOrderId: $id, expectedUpdatedAt: $token, buildRunId: "run-1",
+      items: [{ itemId: "woi_1", approvedQuantity: "4", failedQuantity: "1" }], reviewerName: "Zoe") { updatedAt } }`);
     const rework = await step(`mutation($id: ID!, $token: DateTime!) { addReworkItem(workOrderId: $id, expectedUpdatedAt: $token, description: "Polish one edge",
       quantity: "1", buildRunId: "run-1") { updatedAt recordId } }`);
     await step('mutation($id: ID!, $token: DateTime!, $rw: ID!) { resolveReworkItem(workOrderId: $id, expectedUpdatedAt: $token, reworkItemId: $rw) { updatedAt } }',
@@ -292,7 +293,9 @@ describe('a work order made through GraphQL alone', () => {
     expect(rest).toMatchObject({ status: 'completed', updatedAt: token, shortId: created.shortId });
     expect(rest.items).toEqual([expect.objectContaining({ itemId: 'woi_1', quantity: 5, completedQuantity: 5, builtQuantity: 5, remainingQuantity: 0 })]);
     expect(rest.buildRuns.map((r: any) => [r.buildRunId, r.status])).toEqual([['run-1', 'completed']]);
-    expect(rest.qcReviews).toEqual([expect.objectContaining({ buildRunId: 'run-1', decision: 'approved', reviewerName: 'Zoe' })]);
+    expect(rest.qcReviews).toEqual([expect.objectContaining({
+      buildRunId: 'run-1', decision: 'rejected', reviewerName: 'Zoe', items: [{ itemId: 'woi_1', approvedQuantity: 4, failedQuantity: 1 }],
+    })]);
     expect(rest.reworkItems).toEqual([expect.objectContaining({ reworkItemId: rework.recordId, status: 'resolved', quantity: 1 })]);
     expect(rest.lifecycleEvents.map((e: any) => e.toStatus)).toEqual(['draft', 'in_progress', 'quality_control', 'qc_approved', 'completed']);
     const graph = await gql(WHOLE_READ, { id, includeItemConsumption: false });
