@@ -13,7 +13,7 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     code: Type.Union(
       ['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN_SCOPE', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
-        'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE'].map((c) => Type.Literal(c)),
+        'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE', 'IDEMPOTENCY_KEY_REUSED'].map((c) => Type.Literal(c)),
     ),
     requestId: Type.String(),
     apiVersion: Type.String(),
@@ -32,14 +32,25 @@ const PROBLEM_TEXT: Record<number, string> = {
   409: 'Conflict (CONFLICT): stale expectedUpdatedAt or a move that is not allowed; `blockers` names why.',
   413: 'Body over 1 MiB (PAYLOAD_TOO_LARGE).',
   415: 'PATCH without Content-Type: application/json (UNSUPPORTED_MEDIA_TYPE).',
+  422: 'The Idempotency-Key was used with another request in the last 24 h (IDEMPOTENCY_KEY_REUSED).',
   429: 'Over the API key\'s rate limit (RATE_LIMITED); see Retry-After.',
   500: 'Unexpected error (INTERNAL), logged with the request id.',
   503: 'Database or platform unreachable, or shutting down (UNAVAILABLE); see Retry-After.',
 };
 
+/** Headers of every PATCH: the optional Idempotency-Key (src/modules/idempotency/idempotency.hooks.ts). */
+export const PatchHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
+    description: 'Makes a retry safe: for 24 h, the same key with the same method, path and body gets the stored response (header '
+      + '`Idempotency-Replayed: true`) instead of running again; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED; '
+      + 'while the first request runs, 409 CONFLICT. 1–255 visible ASCII characters (a UUID, say); keys are per shop.',
+  })),
+});
+
 /** Problem responses of a route: the common ones plus the route's own. */
 export function problemResponses(route: Pick<FacadeRoute, 'method' | 'extraProblems'>) {
-  const statuses = [400, 401, 403, 429, 500, 503, ...(route.method === 'PATCH' ? [413, 415] : []), ...(route.extraProblems ?? [])];
+  const statuses = [400, 401, 403, 429, 500, 503, ...(route.method === 'PATCH' ? [409, 413, 415, 422] : []), ...(route.extraProblems ?? [])];
   return Object.fromEntries(
     [...new Set(statuses)].sort().map((s) => [s, {
       description: PROBLEM_TEXT[s] ?? 'Error',

@@ -9,6 +9,8 @@ import { Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'gr
 export interface StoredOperation {
   name: string;
   compiled: CompiledQuery;
+  /** The parsed operation (and its fragments): what the rate limit prices a request by. */
+  document: DocumentNode;
   /** Response keys (alias or field name) of the operation's root selection, in order. */
   rootFields: string[];
 }
@@ -27,7 +29,7 @@ export function loadOperation(schema: GraphQLSchema, files: URL | readonly URL[]
   if (!isCompiledQuery(compiled)) {
     throw new Error(`stored operation ${file.pathname} does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   }
-  return { name: file.pathname.split('/').pop()!, compiled, rootFields: rootFields(document) };
+  return { name: file.pathname.split('/').pop()!, compiled, document, rootFields: rootFields(document) };
 }
 
 function rootFields(document: DocumentNode): string[] {

@@ -1,14 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { DomainError, type ErrorCode } from '../src/domain-error.ts';
+import { yieldToLoop } from '../src/cooperative.ts';
+import { operationCost } from '../src/http/graphql-limits.ts';
 import { sendProblem } from '../src/http/problem.ts';
+import { lostConnectionIn, retryReadOnce } from '../src/http/retry-read.ts';
 import type { Scope } from '../src/http/scopes.ts';
 import type { ShopContext } from '../src/shop-context.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
 import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';
 import { compileDataConverter } from './derive-data.ts';
 import { envelope, envelopeSchema } from './envelope.ts';
-import { problemResponses, registerOpenApiRoute } from './openapi.ts';
+import { PatchHeaders, problemResponses, registerOpenApiRoute } from './openapi.ts';
 import { loadOperation, type StoredOperation } from './operations.ts';
 import { routes } from './routes/index.ts';
 
@@ -16,6 +19,8 @@ export interface FacadeOptions {
   schema: GraphQLSchema;
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: Scope) => Promise<boolean>;
   makeContext: (request: FastifyRequest) => ShopContext;
+  /** Charges the request its cost (the stored operation's complexity with its variables) in rate-limit tokens; replies 429 and returns false when refused. */
+  charge: (request: FastifyRequest, reply: FastifyReply, cost: number) => Promise<boolean>;
   /**
    * Runs one operation and counts its SQL round trips. Passed in by the app: the facade reaches
    * the service only through GraphQL and knows nothing of the database.
@@ -34,6 +39,15 @@ function toDomainError(error: GraphQLError): Error {
   // schema let through did not coerce to its GraphQL type. That is the client's input.
   if (!error.originalError && !error.path) return new DomainError('INVALID_INPUT', error.message);
   return error.originalError ?? new Error(error.message);
+}
+
+/** What a request of a stored operation costs; 0 when its variables do not coerce (it is refused when it runs). */
+function storedCost(schema: GraphQLSchema, operation: StoredOperation, variables: Record<string, unknown>): number {
+  try {
+    return operationCost(schema, operation.document, variables);
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -70,6 +84,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.params ? { params: route.params } : {}),
         ...(route.body ? { body: route.body } : {}),
+        ...(route.method === 'PATCH' ? { headers: PatchHeaders } : {}),
         response: { 200: { description: 'OK', ...envelopeSchema(route.data) }, ...problemResponses(route) },
       },
       // Who is asking comes before what they sent: a missing key is 401 and a read key on a write
@@ -84,12 +99,19 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
           params: (request.params ?? {}) as Record<string, string>,
           body: request.body,
         };
-        const context = options.makeContext(request);
-        const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, context, route.variables(input, request));
-        const { value: result, queryCount } = await options.runCounted(run);
+        // The rate limit spends tokens by cost: the stored operation priced with this request's page size or ids.
+        if (!(await options.charge(request, reply, storedCost(options.schema, operation, route.variables(input, request))))) return reply;
+        // Each attempt gets a fresh context; a GET whose connection broke runs once more (src/http/retry-read.ts).
+        const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, options.makeContext(request), route.variables(input, request));
+        const { value: result, queryCount } = await options.runCounted(route.method === 'GET' ? () => retryReadOnce(run, lostConnectionIn, request.log) : run);
         if (options.exposeQueryCount) reply.header('X-Query-Count', String(queryCount));
         if (result.errors?.length) throw toDomainError(result.errors[0]!);
-        return envelope(request.id, toRest(source(result.data as GraphQLData, input)));
+        // Converting and serializing a large result is CPU work: give other requests' I/O a turn
+        // before each step (src/cooperative.ts), so a 1000-row page does not hold other shops.
+        await yieldToLoop();
+        const data = toRest(source(result.data as GraphQLData, input));
+        await yieldToLoop();
+        return envelope(request.id, data);
       },
     });
   }

@@ -1,6 +1,7 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type StringOptions, type TSchema } from '@sinclair/typebox';
 import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
 import { DomainError, type FieldError } from '../src/domain-error.ts';
+import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../src/limits.ts';
 
 // Building blocks shared by the route schemas of every resource.
 
@@ -9,6 +10,12 @@ export function num(value: string | null | undefined): number | null {
   return value === null || value === undefined ? null : Number(toDecimalString(value));
 }
 export const num0 = (value: string): number => num(value)!;
+
+/** A string of one kind of the limits table (src/limits.ts): its maxLength is that kind's maximum. */
+export const Str = (kind: StringKind, options: Omit<StringOptions, 'maxLength'> = {}) => Type.String({ ...options, maxLength: STRING_LIMITS[kind] });
+/** A nullable string of one kind of the limits table. */
+export const NullableStr = (kind: StringKind, description?: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: STRING_LIMITS[kind], ...(description ? { description } : {}) });
 
 /** Nullable scalars as JSON-schema type arrays (not anyOf: AJV's coercion would turn null into ""). */
 export const NullableString = (description?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...(description ? { description } : {}) });
@@ -23,8 +30,9 @@ export function strictObject(properties: Record<string, TSchema>, description?: 
 /** `locationIds`: repeatable bare numeric ids; a global id is 400. */
 export const LocationIdsQuery = Type.Object(
   {
-    locationIds: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9]*$', description: 'A bare numeric location id (a gid://… form is 400).' }), {
-      description: 'Repeatable (`locationIds=101&locationIds=102`). Omitted or empty (`locationIds=`) means every location; a scope that matches nothing reports 0.',
+    locationIds: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9]*$', maxLength: STRING_LIMITS.id, description: 'A bare numeric location id (a gid://… form is 400).' }), {
+      maxItems: LIST_LIMITS.ids,
+      description: `Repeatable (\`locationIds=101&locationIds=102\`), at most ${LIST_LIMITS.ids}. Omitted or empty (\`locationIds=\`) means every location; a scope that matches nothing reports 0.`,
     })),
   },
   { additionalProperties: false },

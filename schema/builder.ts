@@ -6,7 +6,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { DomainError } from '../src/domain-error.ts';
-import { complexityLimitOf, tooComplex } from '../src/http/graphql-limits.ts';
+import { complexityLimitOf, fieldCost, tooComplex } from '../src/http/graphql-limits.ts';
 import type { GraphQLContext } from './context.ts';
 
 /** The one schema builder. It defines no types: each lives in `schema/types/<type>.ts`. */
@@ -30,9 +30,9 @@ export const builder = new SchemaBuilder<{
   // Complexity is checked as a /graphql operation starts, with its real arguments and variables (a
   // field may price itself by its page size); REST's stored operations carry no limit. Depth and
   // aliases are validation rules of /graphql (src/http/graphql-limits.ts), refused before execution.
+  // A field's cost counts the rows its arguments ask for (page sizes, id lists): see fieldCost.
   complexity: {
-    defaultComplexity: 1,
-    defaultListMultiplier: 10,
+    fieldComplexity: (args, _ctx, field) => fieldCost(args, field as never),
     limit: (ctx) => {
       const complexity = complexityLimitOf(ctx);
       return complexity === undefined ? {} : { complexity };

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
+import { applyInputLimits } from './input-limits.ts';
 import './scalars.ts';
 import './types/location.ts';
 import './types/assignee.ts';
@@ -22,7 +23,8 @@ let built: GraphQLSchema | undefined;
 
 /** The executable schema: an Apollo Federation 2 subgraph. Built once per process. */
 export function getSchema(): GraphQLSchema {
-  built ??= builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  // Every argument states and enforces its maximum (src/limits.ts, schema/input-limits.ts).
+  built ??= applyInputLimits(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }));
   return built;
 }
 

@@ -6,11 +6,20 @@ import { MetaSchema } from '../rest-facade/envelope.ts';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { withQueryStats, type QueryStats } from './db/query-stats.ts';
-import { authorizeRequest, createShopContext } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { authorizeRequest, chargeRequest, createShopContext } from './http/auth.ts';
+import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.ts';
 import { registerGraphql } from './http/graphql.ts';
+import { logOptions } from './http/log-limits.ts';
+import { costInTokens } from './http/graphql-limits.ts';
+import { registerDeadline } from './http/deadline.ts';
+import { registerLoadShedding, registerWorkGate } from './http/load-shedding.ts';
 import { sendProblem } from './http/problem.ts';
-import { TokenBucketLimiter } from './http/rate-limiter.ts';
+import { TokenBucketLimiter, type RateLimiter } from './http/rate-limiter.ts';
+import { RedisRateLimiter } from './http/redis-rate-limiter.ts';
+import { AuthThrottle } from './http/auth-throttle.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
+import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
+import { recordListenAddress } from './database.ts';
 import { requestIdFor } from './http/request-id.ts';
 import { registerValidators } from './http/validators.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
@@ -32,12 +41,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
   const platform = options.platform;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    // Repeated failures logged once per window with a count, every logged value cut at 2 KB (src/http/log-limits.ts).
+    logger: options.logger ?? { level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }) },
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
     return503OnClosing: false,
+    // Router and HTTP-parser refusals are problem+json with X-Request-Id too (src/http/error-handler.ts).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }) as unknown as App;
 
   let shuttingDown = false;
@@ -54,6 +68,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return undefined;
   });
   registerErrorHandling(app);
+  // Fair sharing: shed new requests while the event loop keeps lagging; answer 503 at the deadline.
+  registerLoadShedding(app, config.loadShedLagMs);
+  registerDeadline(app, config.requestDeadlineMs);
+  registerSecurityHeaders(app);
+  // Idempotency-Key on PATCH (root hooks: registered before the facade so its routes inherit them).
+  registerIdempotency(app, { orm });
+  // On the embedded database, the lock file names where this server listens (for a refused second process).
+  app.addHook('onListen', async () => recordListenAddress(orm, app.listeningOrigin));
   // Bodies are JSON or nothing: without the text parser, any other media type is 415.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
@@ -67,9 +89,28 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return undefined;
   });
 
-  const limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
+  // REDIS_URL: one budget per key across every instance (fails open when Redis is down); else in process memory.
+  let limiter: RateLimiter;
+  if (config.redisUrl) {
+    const shared = new RedisRateLimiter({
+      url: config.redisUrl, burst: config.rateLimitBurst, refillPerSecond: config.rateLimitRefillPerSecond, keyPrefix: config.redisKeyPrefix,
+      logger: app.log.child({ component: 'rate-limit' }),
+    });
+    await shared.connect();
+    app.addHook('onClose', () => shared.close());
+    limiter = shared;
+  } else {
+    limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
+  }
+  // More than BOMCORE_AUTH_FAILURES_PER_MINUTE failed keys from one address: 429 until the minute ends.
+  const authThrottle = new AuthThrottle(config.authFailuresPerMinute);
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
-    authorizeRequest({ orm, limiter }, request, reply, scope);
+    authorizeRequest({ orm, limiter, authThrottle }, request, reply, scope);
+  // A request spends rate-limit tokens by its cost (page size, ids): one per BOMCORE_RATE_LIMIT_COST_UNIT begun.
+  // A costly one then waits its turn (src/http/load-shedding.ts): heavy work of one shop does not hold the others.
+  const admit = registerWorkGate(app, { concurrency: config.heavyConcurrency, heavyCost: config.rateLimitCostUnit });
+  const charge = async (request: Parameters<typeof chargeRequest>[1], reply: Parameters<typeof chargeRequest>[2], cost: number) =>
+    (await chargeRequest({ limiter }, request, reply, costInTokens(cost, config.rateLimitCostUnit))) && admit(request, reply, cost);
   const makeContext = (request: Parameters<typeof createShopContext>[1]) => createShopContext({ orm, config, ...(platform ? { platform } : {}) }, request);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -94,11 +135,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { value, queryCount: stats.count };
   };
   await app.register(restFacade, {
-    prefix: '/api/v1', schema, authorize, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    prefix: '/api/v1', schema, authorize, charge, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
 
   await registerGraphql(app, {
-    schema, config: config.graphql, authorize, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    schema, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
 
   return app;

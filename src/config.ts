@@ -10,6 +10,24 @@ export interface Config {
   metafieldNamespace: string;
   rateLimitBurst: number;
   rateLimitRefillPerSecond: number;
+  /** Cost (GraphQL complexity) one rate-limit token pays for; a request spends at least 1 (BOMCORE_RATE_LIMIT_COST_UNIT, default 2500). */
+  rateLimitCostUnit: number;
+  /** PostgreSQL `statement_timeout` of every connection, in ms; 0 turns it off (BOMCORE_STATEMENT_TIMEOUT_MS, default 5000). */
+  statementTimeoutMs: number;
+  /** A request still running after this many ms is answered 503 + Retry-After; 0 turns it off (BOMCORE_REQUEST_DEADLINE_MS, default 10000). */
+  requestDeadlineMs: number;
+  /** Sustained event-loop lag (ms; 3 samples in a row) above which new requests are shed with 503 + Retry-After, health checks excepted; 0 turns it off (BOMCORE_LOAD_SHED_LAG_MS, default 1000). */
+  loadShedLagMs: number;
+  /** Costly requests (over one rate-limit token) running at once; the others wait their turn, round-robin by shop; 0: no limit (BOMCORE_HEAVY_CONCURRENCY, default 1). */
+  heavyConcurrency: number;
+  /** PostgreSQL: ms to wait for a pool connection (acquire or connect) before the request is 503 (BOMCORE_DB_CONNECT_TIMEOUT_MS, default 5000). */
+  dbConnectTimeoutMs: number;
+  /** PostgreSQL: ms to wait for a statement's answer on the wire (a stalled network) before it fails; 0 turns it off (BOMCORE_DB_READ_TIMEOUT_MS, default 15000). */
+  dbReadTimeoutMs: number;
+  /** SIGTERM: ms in-flight requests get to finish before the process exits anyway (BOMCORE_SHUTDOWN_GRACE_MS, default 30000). */
+  shutdownGraceMs: number;
+  /** Seconds within which a repeated failure of one kind is logged once, with a count of the ones left out (BOMCORE_LOG_REPEAT_WINDOW_S, default 10). */
+  logRepeatWindowSeconds: number;
   logLevel: string;
   bodyLimitBytes: number;
   /** How often `serve` drains the platform-push outbox (OUTBOX_DRAIN_INTERVAL_MS, default 1000). */
@@ -20,6 +38,12 @@ export interface Config {
   exposeQueryCount: boolean;
   /** Limits and tools of the `/graphql` endpoint (docs/graphql.md). */
   graphql: GraphqlConfig;
+  /** REDIS_URL: when set, the rate-limit buckets live in Redis, shared by every instance (default unset: in process memory). */
+  redisUrl: string | null;
+  /** Prefix of the Redis keys of the rate limiter (BOMCORE_REDIS_PREFIX, default `bomcore:rl:`). */
+  redisKeyPrefix: string;
+  /** Failed authentications per client address and minute before 429 (BOMCORE_AUTH_FAILURES_PER_MINUTE, default 20). */
+  authFailuresPerMinute: number;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -30,7 +54,10 @@ export interface GraphqlConfig {
   maxAliases: number;
   /** Lexical tokens of the document; the parser stops beyond (BOMCORE_GRAPHQL_MAX_TOKENS, default 5000). */
   maxTokens: number;
-  /** Complexity score of the executed operation: 1 per field, ×10 under a list (BOMCORE_GRAPHQL_MAX_COMPLEXITY, default 50000). */
+  /**
+   * Cost of the executed operation: 1 per field plus 1 per row its arguments ask for, what it selects
+   * multiplied by its page size or id count, ×10 under other lists (BOMCORE_GRAPHQL_MAX_COMPLEXITY, default 100000).
+   */
   maxComplexity: number;
   /** Operations in one batched (array) request; 0 refuses batches (BOMCORE_GRAPHQL_MAX_BATCH, default 10). */
   maxBatch: number;
@@ -38,6 +65,8 @@ export interface GraphqlConfig {
   introspection: boolean;
   /** The GraphiQL IDE at /graphiql (BOMCORE_GRAPHIQL; default on, off under NODE_ENV=production). */
   graphiql: boolean;
+  /** The federation SDL `_service { sdl }` answered (BOMCORE_GRAPHQL_FEDERATION; default on, off under NODE_ENV=production). */
+  federation: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -67,10 +96,11 @@ function graphqlConfig(env: NodeJS.ProcessEnv): GraphqlConfig {
     maxDepth: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_DEPTH', 20, true),
     maxAliases: nonNegativeInteger(env, 'BOMCORE_GRAPHQL_MAX_ALIASES', 30),
     maxTokens: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_TOKENS', 5000, true),
-    maxComplexity: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_COMPLEXITY', 50_000, true),
+    maxComplexity: positiveNumber(env, 'BOMCORE_GRAPHQL_MAX_COMPLEXITY', 100_000, true),
     maxBatch: nonNegativeInteger(env, 'BOMCORE_GRAPHQL_MAX_BATCH', 10),
     introspection: flag(env, 'BOMCORE_GRAPHQL_INTROSPECTION', development),
     graphiql: flag(env, 'BOMCORE_GRAPHIQL', development),
+    federation: flag(env, 'BOMCORE_GRAPHQL_FEDERATION', development),
   };
 }
 
@@ -100,11 +130,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metafieldNamespace: namespace,
     rateLimitBurst: positiveNumber(env, 'RATE_LIMIT_BURST', 40, true),
     rateLimitRefillPerSecond: positiveNumber(env, 'RATE_LIMIT_REFILL_PER_SECOND', 4),
+    rateLimitCostUnit: positiveNumber(env, 'BOMCORE_RATE_LIMIT_COST_UNIT', 2500),
+    statementTimeoutMs: nonNegativeInteger(env, 'BOMCORE_STATEMENT_TIMEOUT_MS', 5000),
+    requestDeadlineMs: nonNegativeInteger(env, 'BOMCORE_REQUEST_DEADLINE_MS', 10_000),
+    loadShedLagMs: nonNegativeInteger(env, 'BOMCORE_LOAD_SHED_LAG_MS', 1000),
+    heavyConcurrency: nonNegativeInteger(env, 'BOMCORE_HEAVY_CONCURRENCY', 1),
+    dbConnectTimeoutMs: positiveNumber(env, 'BOMCORE_DB_CONNECT_TIMEOUT_MS', 5000, true),
+    dbReadTimeoutMs: nonNegativeInteger(env, 'BOMCORE_DB_READ_TIMEOUT_MS', 15_000),
+    shutdownGraceMs: positiveNumber(env, 'BOMCORE_SHUTDOWN_GRACE_MS', 30_000, true),
+    logRepeatWindowSeconds: positiveNumber(env, 'BOMCORE_LOG_REPEAT_WINDOW_S', 10),
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: 1024 * 1024,
     outboxDrainIntervalMs: positiveNumber(env, 'OUTBOX_DRAIN_INTERVAL_MS', 1000, true),
     outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),
     exposeQueryCount: env.BOMCORE_EXPOSE_QUERY_COUNT === '1',
     graphql: graphqlConfig(env),
+    redisUrl: env.REDIS_URL ? env.REDIS_URL : null,
+    redisKeyPrefix: env.BOMCORE_REDIS_PREFIX || 'bomcore:rl:',
+    authFailuresPerMinute: positiveNumber(env, 'BOMCORE_AUTH_FAILURES_PER_MINUTE', 20, true),
   };
 }

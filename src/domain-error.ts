@@ -1,7 +1,8 @@
 /** Stable error codes of the public contract (decisions.md). */
 export type ErrorCode =
   | 'INVALID_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN_SCOPE' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL' | 'UNAVAILABLE';
+  | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL' | 'UNAVAILABLE'
+  | 'IDEMPOTENCY_KEY_REUSED';
 
 export interface FieldError { field: string; message: string }
 export interface Blocker { code: string; message: string }

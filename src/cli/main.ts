@@ -23,7 +23,9 @@ Usage: bomcore <command> [options]
   print-schema [--check]             print the GraphQL SDL (--check: compare with schema/schema.graphql)
   print-openapi                      print the OpenAPI document
 
-Database: DATABASE_URL (PostgreSQL) or, when unset, embedded PGlite under BOMCORE_DATA_DIR (default ./.data).`;
+Database: DATABASE_URL (PostgreSQL) or, when unset, embedded PGlite under BOMCORE_DATA_DIR (default ./.data).
+The embedded database has one owner at a time (BOMCORE_DATA_DIR/bomcore.lock): while \`serve\` runs on it,
+other commands refuse and name the server; stop it first, or use PostgreSQL for several processes.`;
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve: serveCommand,

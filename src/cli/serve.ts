@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
-import { migrate, openDatabase, type Orm } from '../database.ts';
+import { forBatchWork, migrate, openDatabase, type Orm } from '../database.ts';
 import { ApiKey } from '../modules/auth/api-key.entity.ts';
 import { createApiKey } from '../modules/auth/keys.ts';
 import { importDataset } from '../modules/dataset/import.ts';
@@ -56,11 +57,50 @@ function printWelcome(config: Config, address: string, demo: { shopId: string; k
   console.log(lines.join('\n'));
 }
 
+/**
+ * Requests the HTTP server has received and not yet finished answering, counted on the raw server
+ * (every route, whatever plugin registered it). `drain()` makes the keep-alive connections of those
+ * requests close once answered: the server's close waits for every connection, and a client's idle
+ * keep-alive connection would otherwise hold it (and the process) until the keep-alive timeout —
+ * past the grace, where the process exits 1.
+ */
+function trackInFlight(server: Server): { count: () => number; drain: () => void } {
+  const open = new Set<ServerResponse>();
+  let draining = false;
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    open.add(response);
+    if (draining && !response.headersSent) response.setHeader('Connection', 'close');
+    const finish = () => {
+      open.delete(response);
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    };
+    response.once('finish', finish);
+    response.once('close', finish);
+  });
+  return {
+    count: () => open.size,
+    drain: () => {
+      draining = true;
+      for (const response of open) if (!response.headersSent) response.setHeader('Connection', 'close');
+      server.closeIdleConnections();
+    },
+  };
+}
+
 export async function serveCommand(args: string[]): Promise<void> {
   parse(args, {});
   const config = loadConfig();
+  if (config.databaseUrl) {
+    // Migrations run without the request timeouts (a backfill may take longer than a request may).
+    const migrator = await openDatabase(forBatchWork(config));
+    try {
+      await migrate(migrator);
+    } finally {
+      await migrator.close();
+    }
+  }
   const orm = await openDatabase(config);
-  await migrate(orm);
+  if (!config.databaseUrl) await migrate(orm);
   const demo = config.databaseUrl ? null : await prepareEmbeddedDemo(orm, config);
   const app = await buildApp({ config, orm });
   // Pushes platform-linked stock moves from the outbox to the platform, in the background.
@@ -72,14 +112,24 @@ export async function serveCommand(args: string[]): Promise<void> {
   const versionFiller = startBillVersionFiller({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'bill-versions' }),
   });
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  const inFlight = trackInFlight(app.server);
+  // SIGTERM / SIGINT: stop accepting (new connections are refused, requests on open ones are 503),
+  // answer every request already in flight, stop the background loops, close the database, exit 0.
+  // Past BOMCORE_SHUTDOWN_GRACE_MS the process exits 1 anyway, saying how many it abandoned.
+  closeWithGrace({
+    delay: config.shutdownGraceMs,
+    logger: false,
+    onTimeout: (delay) => app.log.error({ graceMs: delay, abandoned: inFlight.count() }, 'shutdown grace elapsed with requests still in flight; exiting'),
+    onSecondSignal: (signal) => app.log.warn({ signal, abandoned: inFlight.count() }, 'second signal: exiting without waiting'),
+  }, async ({ signal, err }) => {
+    const started = Date.now();
     if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal }, 'shutting down');
+    app.log.info({ signal, inFlight: inFlight.count(), graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     app.beginShutdown();
-    await drainer.stop();
-    await versionFiller.stop();
-    await app.close();
+    inFlight.drain();
+    await Promise.all([app.close(), drainer.stop(), versionFiller.stop()]);
     await orm.close();
+    app.log.info({ drainedInMs: Date.now() - started }, 'shut down: every in-flight request answered');
   });
   const address = await app.listen({ host: config.host, port: config.port });
   printWelcome(config, address, demo);

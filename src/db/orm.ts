@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Config } from '../config.ts';
 import { migrationsList } from '../../migrations/index.ts';
+import { guardPool } from './pool-guard.ts';
 import { CountingLogger } from './query-stats.ts';
 
 export type Orm = CoreORM & { em: SqlEntityManager };
@@ -23,11 +24,31 @@ function baseOptions(entities: readonly EntitySchema[]): Partial<Options> {
 }
 
 /**
+ * Bounds on waiting for PostgreSQL over the network, so a refused, cut or stalled connection fails
+ * (503, src/http/unavailable.ts) instead of holding the request: `connectionTimeoutMillis` for a pool
+ * connection (acquire or connect), `query_timeout` for an answer on the wire (a stall the server's
+ * own statement_timeout never sees). `guardPool` drops a connection that died mid-transaction
+ * instead of leaking it (src/db/pool-guard.ts).
+ */
+function wireTimeouts(config: Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs'>>): Record<string, number> {
+  const readTimeout = config.dbReadTimeoutMs ?? 15_000;
+  return { connectionTimeoutMillis: config.dbConnectTimeoutMs ?? 5000, ...(readTimeout > 0 ? { query_timeout: readTimeout } : {}) };
+}
+
+/** The `-c statement_timeout=…` connection option; none when unset or 0 (off). */
+function statementTimeout(ms: number | undefined): string {
+  return ms && ms > 0 ? ` -c statement_timeout=${Math.floor(ms)}` : '';
+}
+
+/**
  * Opens the database: PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite persisted under
  * the data directory (`memory://` keeps it in memory, for tests). The entity list comes from the
  * caller (`src/database.ts`): this layer knows no module.
  */
-export async function openOrm(config: Pick<Config, 'databaseUrl' | 'dataDir'>, entities: readonly EntitySchema[]): Promise<Orm> {
+export async function openOrm(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs' | 'statementTimeoutMs'>>,
+  entities: readonly EntitySchema[],
+): Promise<Orm> {
   if (config.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
     return (await MikroORM.init({
@@ -36,7 +57,11 @@ export async function openOrm(config: Pick<Config, 'databaseUrl' | 'dataDir'>, e
       // cannot estimate, so its cost passes jit_above_cost and PostgreSQL spent ~0.5 s compiling a
       // query that runs in 13 ms (the 50-order breakdown). These are short OLTP statements; JIT
       // only pays off for long analytical scans.
-      driverOptions: { options: '-c jit=off' },
+      // statement_timeout (BOMCORE_STATEMENT_TIMEOUT_MS) for every connection too: a statement still
+      // running after it is cancelled (57014, answered 503 like a lost connection) instead of
+      // holding a pool connection and the request. PGlite cannot time out a statement (no timer
+      // signal in WebAssembly); there the request deadline (src/http/deadline.ts) is the bound.
+      driverOptions: { options: `-c jit=off${statementTimeout(config.statementTimeoutMs)}`, ...wireTimeouts(config), onPoolCreated: guardPool },
     } as never)) as unknown as Orm;
   }
   const { MikroORM } = await import('@mikro-orm/pglite');

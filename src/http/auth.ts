@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../db/orm.ts';
 import { authenticate, type AuthenticatedKey } from '../modules/auth/keys.ts';
 import { shopContextFor, type ContextDeps, type ShopContext } from '../shop-context.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
 import { sendProblem } from './problem.ts';
-import type { TokenBucketLimiter } from './rate-limiter.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import type { Scope } from './scopes.ts';
 
 declare module 'fastify' {
@@ -12,17 +13,52 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthDeps { orm: Orm; limiter: TokenBucketLimiter }
+export interface AuthDeps { orm: Orm; limiter: RateLimiter; authThrottle?: AuthThrottle }
+
+/**
+ * Spends `spend` tokens of the key's bucket for a request costing `cost` tokens in all; sets the
+ * RateLimit-* headers, and on refusal replies 429 + Retry-After saying the cost and the limit.
+ */
+async function spendTokens(limiter: RateLimiter, keyId: string, spend: number, cost: number, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const decision = await limiter.take(keyId, spend);
+  reply.header('RateLimit-Limit', String(decision.limit));
+  reply.header('RateLimit-Remaining', String(decision.remaining));
+  reply.header('RateLimit-Reset', String(decision.resetSeconds));
+  if (decision.allowed) return true;
+  reply.header('Retry-After', String(decision.retryAfterSeconds));
+  const costs = cost === 1 ? '1 token' : `${cost} tokens`;
+  sendProblem(request, reply, {
+    code: 'RATE_LIMITED',
+    detail: `rate limit exceeded: this request costs ${costs}, the limit is ${decision.limit} tokens (refilled over time); retry in ${decision.retryAfterSeconds} s`,
+  });
+  return false;
+}
+
+/**
+ * Charges an authorized request the rest of its cost, in rate-limit tokens (`authorizeRequest`
+ * took the first): a page of 1000 rows or a batch of 50 orders costs more than one location list
+ * (`costInTokens`, src/http/graphql-limits.ts). Replies 429 itself and returns false when the bucket holds too few.
+ */
+export async function chargeRequest(deps: Pick<AuthDeps, 'limiter'>, request: FastifyRequest, reply: FastifyReply, cost: number): Promise<boolean> {
+  const auth = request.auth;
+  // A request never costs more than a full bucket (else it could never pass): the first token plus at most burst - 1.
+  const rest = Math.min(cost - 1, deps.limiter.burst - 1);
+  if (!auth || rest <= 0) return true;
+  return spendTokens(deps.limiter, auth.keyId, rest, cost, request, reply);
+}
 
 /**
  * Authenticates the bearer key, checks the route's scope and takes a rate-limit token. Replies
  * 401 / 403 / 429 itself; on success leaves the key on `request.auth`.
  */
 export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<boolean> {
+  // An address that failed too often is refused before its key is looked up (auth-throttle.ts).
+  if (deps.authThrottle?.refuse(request, reply)) return false;
   const em = deps.orm.em.fork();
   const result = await authenticate(em, request.headers.authorization);
   if (typeof result === 'string') {
     request.log.info({ reason: result }, 'authentication failed');
+    if (result !== 'missing') deps.authThrottle?.recordFailure(request.ip);
     const challenge = result === 'missing' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"';
     reply.header('WWW-Authenticate', challenge);
     sendProblem(request, reply, {
@@ -31,15 +67,7 @@ export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, 
     });
     return false;
   }
-  const decision = deps.limiter.take(result.keyId);
-  reply.header('RateLimit-Limit', String(decision.limit));
-  reply.header('RateLimit-Remaining', String(decision.remaining));
-  reply.header('RateLimit-Reset', String(decision.resetSeconds));
-  if (!decision.allowed) {
-    reply.header('Retry-After', String(decision.retryAfterSeconds));
-    sendProblem(request, reply, { code: 'RATE_LIMITED', detail: `rate limit of ${decision.limit} requests exceeded; retry in ${decision.retryAfterSeconds} s` });
-    return false;
-  }
+  if (!(await spendTokens(deps.limiter, result.keyId, 1, 1, request, reply))) return false;
   if (!result.scopes.includes(scope)) {
     reply.header('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}"`);
     sendProblem(request, reply, { code: 'FORBIDDEN_SCOPE', detail: `this route needs the "${scope}" scope` });

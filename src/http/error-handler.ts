@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldError } from '../domain-error.ts';
-import { sendProblem } from './problem.ts';
+import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { buildProblem, sendProblem } from './problem.ts';
+import { isUnavailable } from './unavailable.ts';
 
 interface AjvError { instancePath: string; message?: string; params: Record<string, unknown> }
 
@@ -19,12 +22,6 @@ export function fieldErrors(validation: AjvError[], context: string | undefined)
     if (e.params.allowedValues) return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
     return { field, message: e.message ?? 'is invalid' };
   });
-}
-
-function isUnavailable(error: unknown): boolean {
-  const name = (error as { name?: string }).name ?? '';
-  const code = (error as { code?: string }).code ?? '';
-  return name === 'ConnectionException' || ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300'].includes(code);
 }
 
 /** The one error handler: every failure leaves as problem+json, nothing internal leaks. */
@@ -61,4 +58,57 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, { code: 'NOT_FOUND', detail: `no route ${request.method} ${request.url.split('?')[0]}` }));
+}
+
+/**
+ * Longest path parameter the router accepts (Fastify's default is 100). Large enough that any id
+ * within its documented maximum (255 characters, up to 3,060 when percent-encoded) reaches the
+ * route's validation and gets a 400 naming the field; a longer segment is 400 from the router.
+ */
+export const MAX_PARAM_LENGTH = 4_096;
+
+/**
+ * Fastify's `frameworkErrors`: errors the router raises before any route runs (a URL that does not
+ * decode, a path segment over MAX_PARAM_LENGTH). They leave as problem+json 400 with X-Request-Id,
+ * like every other refusal (onRequest hooks do not run for them).
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('X-Request-Id', request.id);
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'the URL path is not valid: malformed percent-encoding', errors: [{ field: 'path', message: 'is not a valid URL path' }] });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendProblem(request, reply, {
+        code: 'INVALID_INPUT', detail: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
+        errors: [{ field: 'path', message: `has a segment longer than ${MAX_PARAM_LENGTH} characters` }],
+      });
+    default:
+      request.log.info({ err: error }, 'request refused by the framework');
+      return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'the request could not be routed' });
+  }
+}
+
+const CLIENT_ERROR_DETAIL: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'the request headers are larger than the server accepts (16 KiB)',
+  ERR_HTTP_REQUEST_TIMEOUT: 'the request was not received in time',
+  ERR_HTTP_HEADERS_TIMEOUT: 'the request headers were not received in time',
+};
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes (headers too large, a
+ * malformed request line or header, a request that never finished), so there is no request object
+ * and no route. Answers problem+json 400 INVALID_INPUT with a fresh X-Request-Id, then closes the
+ * connection (the parser cannot resynchronise).
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = randomUUID();
+  const detail = CLIENT_ERROR_DETAIL[error.code ?? ''] ?? 'the request is not valid HTTP/1.1';
+  this.log.info({ requestId, code: error.code }, 'malformed HTTP request refused');
+  if (socket.writable) {
+    const body = JSON.stringify(buildProblem(requestId, { code: 'INVALID_INPUT', detail }));
+    socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+      + `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }

@@ -3,6 +3,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { DomainError, type FieldError } from '../domain-error.ts';
 import { fieldErrors } from './error-handler.ts';
 import { GraphQLLimitError, isLimitCode, isTooManyTokens, LIMIT_CODES, tooManyTokensMessage } from './graphql-limits.ts';
+import { isUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 /** A request that is not a GraphQL request (no `query` string, `variables` not an object, a batch too long). */
 export class GraphQLRequestError extends Error {
@@ -28,9 +29,19 @@ interface Classified {
   /** Refused before execution: the response is 400 (or `status`) and carries no data. */
   refused: boolean;
   status?: number;
+  /** The database or the time budget failed, not the request: the response is 503 with one UNAVAILABLE error. */
+  unavailable?: unknown;
 }
 
-interface FormatDeps { maxTokens: number; log: FastifyBaseLogger }
+/** What a client sees when the database is unreachable, a connection broke or the request ran out of time. */
+export const UNAVAILABLE_MESSAGE = 'the service is temporarily unavailable; retry after the number of seconds in the Retry-After header';
+
+interface FormatDeps {
+  maxTokens: number;
+  log: FastifyBaseLogger;
+  /** Told the cause when the response is 503 UNAVAILABLE (the caller sets `Retry-After`, and may retry a read). */
+  onUnavailable?: (cause: unknown) => void;
+}
 
 function located(error: GraphQLError): Pick<FormattedError, 'locations' | 'path'> {
   return { ...(error.locations ? { locations: error.locations } : {}), ...(error.path ? { path: error.path } : {}) };
@@ -95,8 +106,15 @@ function classifyExecution(error: GraphQLError, deps: FormatDeps): Classified[] 
   if (original instanceof GraphQLRequestError) return [classifyRefusal(original, deps)];
   const fromMercurius = original ? mercuriusRefusals(original as Error & { code?: string }, deps) : null;
   if (fromMercurius) return fromMercurius;
-  if (!original && !error.path) {
-    // No cause and no path: refused before execution (a variable that does not coerce to its type).
+  if (!error.path && (!original || original instanceof GraphQLError)) {
+    // No path: refused before execution — a variable that does not coerce to its type. The compiled
+    // (JIT) executor keeps the scalar's own GraphQLError as the cause, and leaves its reason out of
+    // the message ("Expected type Decimal."): the reason is put back, as graphql-js words it.
+    if (original && !error.message.includes(original.message)) {
+      const message = `${error.message.replace(/; Expected type [^;]*\.?$/, '')}; ${original.message}`;
+      const refusal = classifyRefusal(error, deps);
+      return [{ ...refusal, error: { ...refusal.error, message } }];
+    }
     return [classifyRefusal(error, deps)];
   }
   const code = error.extensions?.code;
@@ -112,11 +130,27 @@ function classifyExecution(error: GraphQLError, deps: FormatDeps): Classified[] 
 /**
  * The one error formatter of /graphql. Client mistakes (syntax, validation, limits, a malformed
  * body) keep their message, carry a standard code, log at info and answer 400; domain errors carry
- * the code and details REST uses; anything else is INTERNAL, logged once at error level.
+ * the code and details REST uses; a lost or refused database connection, a statement timeout or
+ * the request's deadline is 503 UNAVAILABLE (src/http/unavailable.ts); anything else is INTERNAL,
+ * logged once at error level.
  */
 export function formatGraphqlErrors(execution: ExecutionResult, deps: FormatDeps): { statusCode: number; response: ExecutionResult } {
-  const classified = (execution.errors ?? []).flatMap((error) =>
-    error instanceof GraphQLError ? classifyExecution(error, deps) : [classifyRefusal(error, deps)]);
+  const classified = (execution.errors ?? []).flatMap((error): Classified[] => {
+    if (isUnavailable(error)) return [{ error: { message: UNAVAILABLE_MESSAGE, extensions: { code: 'UNAVAILABLE' } }, refused: false, unavailable: error }];
+    return error instanceof GraphQLError ? classifyExecution(error, deps) : [classifyRefusal(error, deps)];
+  });
+  const unavailable = classified.find((c) => c.unavailable);
+  if (unavailable) {
+    // Not the client's doing and not a bug: 503 + Retry-After (set by the caller), no partial data
+    // (a retry gives the whole answer). Logged at warn; repeats are rate-limited by the logger.
+    const cause = (unavailable.unavailable as { originalError?: unknown }).originalError ?? unavailable.unavailable;
+    deps.log.warn({ err: cause }, 'dependency unavailable');
+    deps.onUnavailable?.(cause);
+    return {
+      statusCode: 503,
+      response: { data: null, errors: [{ message: UNAVAILABLE_MESSAGE, extensions: { code: 'UNAVAILABLE', retryAfterSeconds: Number(RETRY_AFTER_SECONDS) } }] } as unknown as ExecutionResult,
+    };
+  }
   const seen = new Set<string>();
   const errors = classified.filter((c) => {
     const key = `${c.error.extensions.code}\u0000${c.error.message}\u0000${JSON.stringify(c.error.locations ?? [])}`;

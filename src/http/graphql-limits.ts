@@ -1,6 +1,8 @@
+import { complexityFromQuery } from '@pothos/plugin-complexity';
 import {
-  GraphQLError, Kind,
-  type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule,
+  GraphQLError, isListType, isNonNullType, Kind, parse,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode,
+  type SelectionSetNode, type ValidationRule,
 } from 'graphql';
 
 /** Codes of a request refused for its size or cost (HTTP 400, `extensions.code`). */
@@ -50,7 +52,131 @@ export function complexityLimitOf(ctx: object): number | undefined {
 
 /** The complexity error thrown by the Pothos complexity plugin (schema/builder.ts). */
 export function tooComplex(measured: number, limit: number): GraphQLLimitError {
-  return new GraphQLLimitError(LIMIT_CODES.complexity, `the operation's complexity is ${measured}; the limit is ${limit}`, limit, measured);
+  const cost = Math.ceil(measured);
+  return new GraphQLLimitError(LIMIT_CODES.complexity, `the operation costs ${cost}; the limit is ${limit}`, limit, cost);
+}
+
+/** A list of a field's own (a page, an id list) is priced as this many rows by its list multiplier. */
+export const DEFAULT_LIST_MULTIPLIER = 10;
+/** Arguments giving how many rows a field reads (a page size); absent and without a default: 50. */
+const ROW_COUNT_ARGS = ['first', 'last', 'pageSize', 'limit'] as const;
+const DEFAULT_ROWS = 50;
+/** List arguments naming the rows a field reads (one row each). */
+const ROW_LIST_ARGS = ['ids', 'representations'] as const;
+/** List arguments narrowing the work to some locations: each costs one unit. */
+const SCOPE_LIST_ARGS = ['locationIds'] as const;
+
+function isListOutput(type: GraphQLOutputType): boolean {
+  return isListType(isNonNullType(type) ? type.ofType : type);
+}
+
+/** How many rows the field's arguments ask for; undefined when it takes no row-count argument. */
+function requestedRows(args: Record<string, unknown>, field: GraphQLField<unknown, unknown>): number | undefined {
+  let takesRows = false;
+  let given: number | undefined;
+  let fallback: number | undefined;
+  for (const name of ROW_COUNT_ARGS) {
+    const definition = field.args.find((a) => a.name === name);
+    if (!definition) continue;
+    takesRows = true;
+    const value = args[name];
+    if (typeof value === 'number' && Number.isFinite(value)) given = Math.max(given ?? 0, Math.max(0, value));
+    else if (typeof definition.defaultValue === 'number') fallback = Math.max(fallback ?? 0, definition.defaultValue);
+  }
+  // Absent: the argument's default, else the lists' default page of 50 (`first` without `last`: first).
+  let rows = takesRows ? (given ?? fallback ?? DEFAULT_ROWS) : undefined;
+  for (const name of ROW_LIST_ARGS) {
+    const value = args[name];
+    if (Array.isArray(value)) rows = Math.max(rows ?? 0, value.length);
+  }
+  return rows;
+}
+
+/**
+ * The cost of one field (the Pothos complexity plugin's `fieldComplexity`, schema/builder.ts): what
+ * it asks for, not only its shape, so a GraphQL request costs what its REST equivalents would.
+ *
+ * - A field costs 1, plus 1 per row its arguments ask for (`first`/`last`/`pageSize`/`limit`, the
+ *   length of `ids`/`representations`) and 1 per location of `locationIds`.
+ * - What it selects is multiplied by the rows asked for: `boms(pageSize: 1000) { items { … } }` costs
+ *   its items 1000 times, `orderBomBreakdowns(ids: [50 ids])` its breakdown 50 times. A page object
+ *   gets rows / 10, its row list (`items`, `edges`, `nodes`) the usual ×10 of a list.
+ * - Any other list multiplies what it selects by 10 (an estimate: its length is the data's).
+ */
+export function fieldCost(args: Record<string, unknown>, field: GraphQLField<unknown, unknown>): { field: number; multiplier: number } {
+  const list = isListOutput(field.type);
+  let locations = 0;
+  for (const name of SCOPE_LIST_ARGS) {
+    const value = args[name];
+    if (Array.isArray(value)) locations += value.length;
+  }
+  const rows = requestedRows(args, field);
+  if (rows === undefined) return { field: 1 + locations, multiplier: list ? DEFAULT_LIST_MULTIPLIER : 1 };
+  return { field: 1 + rows + locations, multiplier: list ? rows : rows / DEFAULT_LIST_MULTIPLIER };
+}
+
+/**
+ * The cost of the operation `operationName` selects in `document` (the only one when unnamed), as
+ * the complexity plugin measures it when the operation starts: REST's stored operations and
+ * /graphql documents are priced by the one rule (`fieldCost`). Throws when the document does not
+ * validate or the variables do not coerce (the operation is refused anyway).
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): number {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const selected = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
+  if (!selected) return 0;
+  const only: DocumentNode = operations.length === 1 ? document : { ...document, definitions: document.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION || d === selected) };
+  return complexityFromQuery(only, { schema, variables: variables ?? {} }).complexity;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** One operation of a request (a POST body or a GET query string): its cost, 0 when it does not parse, validate or coerce. */
+function requestedOperationCost(schema: GraphQLSchema, operation: unknown, limits: { maxTokens: number }): number {
+  if (!isRecord(operation) || typeof operation.query !== 'string') return 0;
+  let variables = operation.variables;
+  if (typeof variables === 'string') {
+    try {
+      variables = JSON.parse(variables) as unknown;
+    } catch {
+      return 0;
+    }
+  }
+  try {
+    const document = parse(operation.query, { maxTokens: limits.maxTokens });
+    return operationCost(schema, document, isRecord(variables) ? variables : {}, typeof operation.operationName === 'string' ? operation.operationName : null);
+  } catch {
+    // Does not parse, validate or coerce: refused before it runs.
+    return 0;
+  }
+}
+
+/**
+ * The cost of each operation of a /graphql request (a batch holds several), measured before
+ * anything runs; 0 for one that will be refused anyway (syntax, validation, variables).
+ */
+export function requestCosts(schema: GraphQLSchema, body: unknown, limits: { maxTokens: number }): number[] {
+  return (Array.isArray(body) ? body : [body]).map((operation) => requestedOperationCost(schema, operation, limits));
+}
+
+/**
+ * Validation rule when the federation SDL is off (BOMCORE_GRAPHQL_FEDERATION=0): `_service` is
+ * refused like `__schema` is without introspection. `_entities` (tenant-scoped data) still answers.
+ */
+export const federationSdlRule: ValidationRule = (context) => ({
+  Field(node) {
+    if (node.name.value !== '_service' || context.getParentType() !== context.getSchema().getQueryType()) return;
+    context.reportError(new GraphQLError(
+      'GraphQL federation SDL (_service) is turned off on this server; set BOMCORE_GRAPHQL_FEDERATION=1 to serve it', { nodes: [node] }));
+  },
+});
+
+/**
+ * Rate-limit tokens a request of `cost` spends: one per `unit` of cost begun, at least one. With
+ * the defaults (unit 2500, limit 100000, burst 40) the costliest request allowed empties a full bucket.
+ */
+export function costInTokens(cost: number, unit: number): number {
+  return Math.max(1, Math.ceil(cost / unit));
 }
 
 /**

@@ -5,9 +5,12 @@ import type { GraphqlConfig } from '../config.ts';
 import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
 import type { FieldError } from '../domain-error.ts';
 import type { ShopContext } from '../shop-context.ts';
+import { checkOperationInput } from '../../schema/input-limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
-import { operationShapeRule, withComplexityLimit } from './graphql-limits.ts';
+import { federationSdlRule, operationShapeRule, requestCosts, tooComplex, withComplexityLimit } from './graphql-limits.ts';
 import { sendProblem } from './problem.ts';
+import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
+import { RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 const GRAPHIQL_PATH = '/graphiql';
@@ -19,6 +22,8 @@ export interface GraphqlDeps {
   /** Authenticates the key (401 / 403 / 429 replied by it); true when the request may go on. */
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: 'read') => Promise<boolean>;
   makeContext: (request: FastifyRequest) => ShopContext;
+  /** Charges the request its cost (the operations' complexity) in rate-limit tokens; replies 429 itself and returns false when refused. */
+  charge: (request: FastifyRequest, reply: FastifyReply, cost: number) => Promise<boolean>;
   /** Adds `X-Query-Count` (SQL statements the request's operations sent), as the REST facade does. */
   exposeQueryCount: boolean;
 }
@@ -78,7 +83,8 @@ function parsedFromSource(document: DocumentNode | null | undefined, source: unk
 function wrapHandler(handler: RouteHandlerMethod, exposeQueryCount: boolean): RouteHandlerMethod {
   return async function graphqlHandler(this: FastifyInstance, request, reply) {
     const stats: QueryStats = { count: 0, queries: [] };
-    const run = () => handler.call(this, request, reply);
+    // A query whose database connection broke runs once more (src/http/retry-read.ts).
+    const run = () => retryGraphqlRead(request, reply, () => handler.call(this, request, reply) as Promise<unknown>);
     try {
       const result = await (exposeQueryCount ? withQueryStats(run, stats) : run());
       if (Array.isArray(request.body)) reply.code(200);
@@ -87,6 +93,25 @@ function wrapHandler(handler: RouteHandlerMethod, exposeQueryCount: boolean): Ro
       if (exposeQueryCount) reply.header('X-Query-Count', String(stats.count));
     }
   } as RouteHandlerMethod;
+}
+
+/** The `operationName` the client sent for the operation of this context (one of a batch, or the request's). */
+function operationNameOf(context: unknown): string | undefined {
+  const { reply, operationId } = context as { reply?: FastifyReply; operationId?: number };
+  const request = reply?.request;
+  if (!request) return undefined;
+  const sent = request.method === 'GET' ? request.query : Array.isArray(request.body) ? request.body[operationId ?? 0] : request.body;
+  const name = (sent as { operationName?: unknown } | null | undefined)?.operationName;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** Resolves once the response is written (or its connection closed). */
+function untilWritten(reply: FastifyReply): Promise<never> {
+  return new Promise((resolve) => {
+    if (reply.raw.writableEnded || reply.raw.destroyed) return resolve(undefined as never);
+    reply.raw.once('finish', () => resolve(undefined as never));
+    reply.raw.once('close', () => resolve(undefined as never));
+  });
 }
 
 /** Fastify's own refusals of the HTTP request (not JSON, too large, wrong media type): problem+json, like REST. */
@@ -112,11 +137,39 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     scope.addHook('preHandler', async (request) => {
       if (request.method === 'POST') checkRequestBody(request.body, config.maxBatch);
     });
+    // Cost, before anything runs (src/http/graphql-limits.ts): an operation over the complexity
+    // limit is refused here, stating its cost and the limit, without being validated or compiled
+    // (in a batch, it fails alone when it starts); the rest is charged to the rate limit.
+    scope.addHook('preHandler', async (request, reply) => {
+      if (request.url.split('?')[0] !== GRAPHQL_PATH) return undefined;
+      const body = request.method === 'POST' ? request.body : request.query;
+      const costs = requestCosts(deps.schema, body, config);
+      if (!Array.isArray(body) && costs[0]! > config.maxComplexity) {
+        const error = tooComplex(costs[0]!, config.maxComplexity);
+        request.log.info({ errors: [{ code: error.code, message: error.message }] }, 'graphql request refused');
+        if (deps.exposeQueryCount) reply.header('X-Query-Count', '0');
+        return reply.code(400).send({ data: null, errors: [{ message: error.message, extensions: { code: error.code, limit: error.limit, measured: error.measured } }] });
+      }
+      const cost = costs.reduce((sum, c) => sum + (c > config.maxComplexity ? 0 : c), 0);
+      if (!(await deps.charge(request, reply, cost))) return reply;
+      return undefined;
+    });
 
     const validationRules: ValidationRule[] = [operationShapeRule(config)];
     if (!config.introspection) validationRules.push(NoSchemaIntrospectionCustomRule);
-    const format = (execution: Parameters<typeof formatGraphqlErrors>[0], context: unknown) =>
-      formatGraphqlErrors(execution, { maxTokens: config.maxTokens, log: (context as { reply?: FastifyReply }).reply?.log ?? app.log });
+    if (!config.federation) validationRules.push(federationSdlRule);
+    const format = (execution: Parameters<typeof formatGraphqlErrors>[0], context: unknown) => {
+      const reply = (context as { reply?: FastifyReply }).reply;
+      return formatGraphqlErrors(execution, {
+        maxTokens: config.maxTokens,
+        log: reply?.log ?? app.log,
+        // 503 UNAVAILABLE: the same Retry-After as REST, and the cause for the read retry.
+        onUnavailable: (cause) => {
+          reply?.header('Retry-After', RETRY_AFTER_SECONDS);
+          recordUnavailable(reply, cause);
+        },
+      });
+    };
 
     await scope.register(mercurius, {
       schema: deps.schema,
@@ -137,6 +190,9 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
         const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
         const { statusCode, response } = format({ errors: [graphqlError] }, { reply });
         reply.code(statusCode).send(response);
+        // Mercurius wraps this handler in an async function; until the async onSend hooks have
+        // written the response, Fastify would take its `undefined` for "nothing sent" and send again.
+        return untilWritten(reply);
       },
     });
 
@@ -145,6 +201,10 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       if (parsedFromSource(document, source)) return;
       parse(String(source), { maxTokens: config.maxTokens });
       throw new GraphQLError('Syntax Error: the query is not a GraphQL document.');
+    });
+    // Input limits (src/limits.ts): every argument, from literals and variables, before anything runs.
+    scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+      checkOperationInput(schema, document, variables as Record<string, unknown> | undefined, operationNameOf(context));
     });
   });
 

@@ -1,26 +1,53 @@
 /**
- * Token bucket per API key: `burst` tokens, refilled at `refillPerSecond`. Kept in process memory
- * (one bomcore process per database is the supported deployment). @fastify/rate-limit counts fixed
- * windows and cannot express a refilling bucket, hence this small class.
+ * Token bucket per API key: `burst` tokens, refilled at `refillPerSecond`. A request spends tokens
+ * by its cost (`costInTokens`, src/http/graphql-limits.ts), not one per request.
+ * `TokenBucketLimiter` keeps the buckets in process memory; `RateLimiter` is the interface a shared
+ * implementation (Redis, src/http/redis-rate-limiter.ts) implements too. @fastify/rate-limit counts
+ * fixed windows and cannot express a refilling bucket, hence this small class.
  */
 export interface RateDecision { allowed: boolean; limit: number; remaining: number; resetSeconds: number; retryAfterSeconds: number }
 
-export class TokenBucketLimiter {
+/**
+ * Spends `cost` tokens (default 1) of `key`'s bucket, or refuses (spending nothing) when fewer remain.
+ * A cost above the burst is charged as the burst. `limit` is the burst, `remaining` the whole tokens left.
+ */
+export interface RateLimiter {
+  /** Tokens a full bucket holds: the most one request is ever charged. */
+  readonly burst: number;
+  take(key: string, cost?: number): Promise<RateDecision>;
+}
+
+export class TokenBucketLimiter implements RateLimiter {
   readonly #burst: number;
   readonly #refillPerMs: number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #now: () => number;
 
-  constructor(burst: number, refillPerSecond: number) {
-    this.#burst = burst;
-    this.#refillPerMs = refillPerSecond / 1000;
+  /** `now` is the clock (tests pass their own). */
+  get burst(): number {
+    return this.#burst;
   }
 
-  take(key: string, now = Date.now(), cost = 1): RateDecision {
+  constructor(burst: number, refillPerSecond: number, now: () => number = Date.now) {
+    this.#burst = burst;
+    this.#refillPerMs = refillPerSecond / 1000;
+    this.#now = now;
+  }
+
+  take(key: string, cost = 1): Promise<RateDecision> {
+    return Promise.resolve(this.takeNow(key, cost));
+  }
+
+  /** The synchronous decision `take` resolves to. */
+  takeNow(key: string, cost = 1): RateDecision {
+    const now = this.#now();
     const bucket = this.#buckets.get(key) ?? { tokens: this.#burst, at: now };
     bucket.tokens = Math.min(this.#burst, bucket.tokens + (now - bucket.at) * this.#refillPerMs);
     bucket.at = now;
-    const allowed = bucket.tokens >= cost;
-    if (allowed) bucket.tokens -= cost;
+    // A cost above the burst could never be paid: it is charged as the burst (a full bucket).
+    const need = Math.min(cost, this.#burst);
+    const allowed = bucket.tokens >= need;
+    if (allowed) bucket.tokens -= need;
     this.#buckets.set(key, bucket);
     const missing = this.#burst - bucket.tokens;
     return {
@@ -28,7 +55,7 @@ export class TokenBucketLimiter {
       limit: this.#burst,
       remaining: Math.floor(bucket.tokens),
       resetSeconds: Math.ceil(missing / this.#refillPerMs / 1000),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - bucket.tokens) / this.#refillPerMs / 1000)),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((need - bucket.tokens) / this.#refillPerMs / 1000)),
     };
   }
 }

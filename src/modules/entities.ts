@@ -6,6 +6,7 @@ import {
 } from './platform/platform.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
 import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
+import { IdempotencyKey } from './idempotency/idempotency.entity.ts';
 import { Shop } from './shops/shop.entity.ts';
 import { PlatformPush } from './stock/platform-push.entity.ts';
 import { PreassembledStock, Reservation, Residual } from './stock/stock.entity.ts';
@@ -18,7 +19,7 @@ import {
 
 /** Every entity, in one list for the ORM and the migration check. */
 export const entities = [
-  Shop, ApiKey,
+  Shop, ApiKey, IdempotencyKey,
   PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush,
   Material, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,

@@ -1,43 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { BIN, runCli } from './run-cli.ts';
+import { killServersAfterEach, startServer } from '../helpers/server-process.ts';
+import { runCli } from './run-cli.ts';
 
-interface Server { child: ChildProcess; address: string; stdout: () => string; exited: Promise<number | null> }
 
-/** Starts `bomcore serve` on a free port and waits for its "listening" line. */
-async function startServer(env: Record<string, string | undefined>): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env } as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}\n${err}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, address: /listening on (http:\/\/\S+)/.exec(out)![1]!, stdout: () => out, exited };
-}
-
-const running: Server[] = [];
-afterEach(() => {
-  for (const s of running.splice(0)) if (s.child.exitCode === null) s.child.kill('SIGKILL');
-});
+killServersAfterEach();
 
 describe('bomcore serve (npm start)', () => {
   it('on an empty embedded database loads the demo shop, prints a working read-write key and curl examples, and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bomcore-serve-'));
     const server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir });
-    running.push(server);
     const key = /(bck_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!;
     expect(server.stdout()).toContain(`curl -s ${server.address}/api/v1/locations -H "Authorization: Bearer ${key}"`);
 
@@ -56,7 +32,6 @@ describe('bomcore serve (npm start)', () => {
 
     // The data persisted; the next start prints a new key and retires the previous one.
     const again = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir });
-    running.push(again);
     expect(again.stdout()).not.toContain('Loaded the demo shop');
     const newKey = /(bck_[A-Za-z0-9_-]+)/.exec(again.stdout())![1]!;
     expect(newKey).not.toBe(key);
@@ -74,7 +49,6 @@ describe('bomcore serve (npm start)', () => {
     expect((await runCli(['load', file], {})).code).toBe(0);
     const { key } = JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], {})).stdout);
     const server = await startServer({});
-    running.push(server);
     const res = await fetch(`${server.address}/api/v1/assignees`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).data.assignees.map((a: any) => a.displayName)).toEqual(['Ana', 'Zoe']);

@@ -125,15 +125,23 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     expect(await authenticate(orm.em.fork(), `Bearer ${key.key}`)).toMatchObject({ shopId });
   });
 
-  it('long platform text (a 300-character location name) loads and exports unchanged: columns are text, not varchar(255)', async () => {
+  it('names up to their 255-character maximum, in 4-byte characters too, load and export unchanged (input limits)', async () => {
     const shopId = uniqueShopId('ds-long');
     const json = datasetJson(shopId) as any;
-    json.platform.locations[0].name = 'L'.repeat(300);
-    json.platform.variants[0].productName = 'P'.repeat(1000);
+    json.platform.locations[0].name = 'L'.repeat(255);
+    json.platform.variants[0].productName = '🕯'.repeat(255);
     await loadDataset(orm.em, toDataset(json));
     const exported = await exportDataset(orm.em, shopId);
-    expect(exported.platform.locations[0]!.name).toHaveLength(300);
-    expect(exported.platform.variants[0]!.productName).toHaveLength(1000);
+    expect(exported.platform.locations[0]!.name).toBe('L'.repeat(255));
+    expect(exported.platform.variants[0]!.productName).toBe('🕯'.repeat(255));
+  });
+
+  it('a name one character over its maximum is refused by validation with its path, before the database', () => {
+    const json = datasetJson('x') as any;
+    json.platform.variants[0].productName = 'P'.repeat(256);
+    const result = validateDataset(json);
+    expect(result.ok).toBe(false);
+    expect((result as any).errors).toContainEqual({ path: '$.platform.variants[0].productName', message: 'must be at most 255 characters, got 256' });
   });
 
   it('a text over 10,000 characters is refused by validation with its path, before the database', () => {

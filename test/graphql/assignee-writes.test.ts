@@ -65,7 +65,7 @@ describe('createAssignee', () => {
     expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
     expect(body.errors[0].message).toBe('displayName: must not be empty; assigneeId: must be 1–128 characters of [A-Za-z0-9._:-]');
     const long = await gql(CREATE, { displayName: 'x'.repeat(201) });
-    expect(long.errors[0].message).toBe('displayName: must be at most 200 characters');
+    expect(long.errors[0].message).toBe('displayName: must be at most 200 characters, got 201');
   });
 });
 

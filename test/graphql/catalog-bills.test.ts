@@ -123,7 +123,7 @@ describe('validation', () => {
     ['an unknown cost factor', { costFactorLines: [{ costFactorId: 'CF-404', quantity: '1' }] }, 'costFactorLines[0].costFactorId: unknown cost factor "CF-404"'],
     ['a duplicate line', { rawMaterialLines: [{ nodeId: '44001', quantity: '1' }, { nodeId: '44001', quantity: '2' }] }, 'rawMaterialLines[1].nodeId: "44001" is already line 0'],
     ['an empty name', { name: '  ' }, 'name: must not be empty'],
-    ['a name over 10,000 characters', { name: 'x'.repeat(10_001) }, 'name: must be at most 10000 characters'],
+    ['a name over its 255-character maximum', { name: 'x'.repeat(256) }, 'name: must be at most 255 characters'],
     ['an unknown finished good', { variantId: '99999' }, 'variantId: unknown platform variant "99999"'],
     ['a finished good that is another BOM\'s', { variantId: '44100' }, 'variantId: variant "44100" is already the finished good of BOM-1001'],
     ['a BOM id not of the form BOM-<digits>', { bomId: 'BOM-X' }, 'bomId: must have the form BOM-<digits>'],

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
+import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -21,6 +22,9 @@ const lines: LogLine[] = [];
 let readKey: string;
 let writeKey: string;
 let otherKey: string;
+let brokenKey: string;
+// A shop whose platform adapter fails with a plain Error: a failure the service does not anticipate.
+const broken = uniqueShopId('gql-errors-broken');
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -30,7 +34,12 @@ beforeAll(async () => {
       done();
     },
   });
-  app = await buildApp({ config: t.config, orm: t.orm, logger: { level: 'debug', stream }, exposeQueryCount: true });
+  const platform = (shop: { shopId: string; em: ConstructorParameters<typeof LocalPlatformGateway>[0]['em'] }) => {
+    const gateway = new LocalPlatformGateway(shop);
+    if (shop.shopId === broken) gateway.listLocations = () => Promise.reject(new Error('platform adapter bug'));
+    return gateway;
+  };
+  app = await buildApp({ config: t.config, orm: t.orm, platform, logger: { level: 'debug', stream }, exposeQueryCount: true });
   await app.ready();
   const shop = uniqueShopId('gql-errors');
   const other = uniqueShopId('gql-errors-other');
@@ -45,6 +54,8 @@ beforeAll(async () => {
   readKey = await t.createKey(shop, ['read']);
   writeKey = await t.createKey(shop, ['read', 'write']);
   otherKey = await t.createKey(other, ['read']);
+  await t.load(toDataset(datasetJson(broken)));
+  brokenKey = await t.createKey(broken, ['read']);
 });
 afterAll(async () => {
   await app.close();
@@ -222,13 +233,30 @@ describe('malformed bodies with a valid key are 400, never 500, and log no error
   });
 });
 
+describe('variables that do not coerce', () => {
+  it('a variable a custom scalar refuses is 400 GRAPHQL_VALIDATION_FAILED with the scalar\'s reason on every send, the JIT-compiled ones too', async () => {
+    const query = 'mutation($d: Decimal!) { addReworkItem(workOrderId: "wo_empty_draft", expectedUpdatedAt: "2026-11-02T10:00:00.000Z", description: "d", quantity: $d) { recordId } }';
+    // mercurius compiles an operation after its first run (jit: 1): sends 2 and 3 take the compiled path.
+    for (let send_ = 0; send_ < 3; send_++) {
+      const res = await send({ query, variables: { d: 1e15 } }, writeKey);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toEqual([{
+        message: 'Variable "$d" got invalid value 1000000000000000; Decimal must be smaller than 10^14 in magnitude',
+        locations: [{ line: 1, column: 10 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      }]);
+    }
+    expect(errorLines()).toEqual([]);
+  });
+});
+
 describe('unexpected failures', () => {
   it('stay INTERNAL with "unexpected error" to the client and one error log line with the cause', async () => {
-    // PostgreSQL refuses a NUL character in text: a failure the service does not anticipate.
-    const res = await send({ query: 'query ($s: String) { rawMaterials(search: $s) { totalCount } }', variables: { s: 'a\u0000b' } });
+    const res = await send({ query: '{ locations { locationId } }' }, brokenKey);
     const body = res.json();
-    expect(body.errors).toEqual([{ message: 'unexpected error', locations: [{ line: 1, column: 22 }], path: ['rawMaterials'], extensions: { code: 'INTERNAL' } }]);
+    expect(body.errors).toEqual([{ message: 'unexpected error', locations: [{ line: 1, column: 3 }], path: ['locations'], extensions: { code: 'INTERNAL' } }]);
+    expect(JSON.stringify(body)).not.toContain('platform adapter bug');
     expect(errorLines()).toHaveLength(1);
     expect(errorLines()[0]!.msg).toBe('graphql resolver failed');
+    expect(errorLines()[0]!.err?.message).toBe('platform adapter bug');
   });
 });

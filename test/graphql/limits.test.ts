@@ -9,7 +9,8 @@ import { routes } from '../../rest-facade/routes/index.ts';
 import { getSchema } from '../../schema/index.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { measureOperation } from '../../src/http/graphql-limits.ts';
+import { measureOperation, operationCost } from '../../src/http/graphql-limits.ts';
+import { LIST_LIMITS } from '../../src/limits.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { manyMaterials } from '../helpers/material-fixtures.ts';
@@ -191,31 +192,45 @@ describe('complexity limit (BOMCORE_GRAPHQL_MAX_COMPLEXITY)', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await createTestApp({ config: { graphql: { ...defaults, maxComplexity: 30 } } });
+    t = await createTestApp({ config: { graphql: { ...defaults, maxComplexity: 200 } } });
     const shop = uniqueShopId('gql-complex');
     await t.load(toDataset(datasetJson(shop)));
     key = await t.createKey(shop, ['read']);
   });
   afterAll(() => t.close());
 
-  it('a list multiplies the cost of what it selects: over the limit is 400 GRAPHQL_QUERY_TOO_COMPLEX, before any SQL runs', async () => {
-    // rawMaterials 1 + totalCount 1 + items 1 + 10 × (variantId + sku + vendor) = 33. Three runs: the
-    // first is interpreted, the second compiled (graphql-jit), the third runs the compiled query.
+  it('a page multiplies the cost of what it selects by its size: over the limit is 400 GRAPHQL_QUERY_TOO_COMPLEX, before any SQL runs', async () => {
+    // rawMaterials (default page of 50 rows) 1 + 50, then 50 rows × (variantId + sku + vendor) and
+    // (totalCount + items) × 5 = 51 + 5 × (1 + 1 + 10 × 3) = 211. Three runs: the first is
+    // interpreted, the second compiled (graphql-jit), the third runs the compiled query.
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const res = await post(t, key, { query: '{ rawMaterials { totalCount items { variantId sku vendor } } }' });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({
         data: null,
-        errors: [{ message: 'the operation\'s complexity is 33; the limit is 30', extensions: { code: 'GRAPHQL_QUERY_TOO_COMPLEX', limit: 30, measured: 33 } }],
+        errors: [{ message: 'the operation costs 211; the limit is 200', extensions: { code: 'GRAPHQL_QUERY_TOO_COMPLEX', limit: 200, measured: 211 } }],
       });
       expect(res.headers['x-query-count']).toBe('0');
     }
   });
 
-  it('an operation within the limit runs', async () => {
+  it('an operation within the limit runs (161), and a smaller page costs less: pageSize 5 costs 6 + 0.5 × 32 = 22', async () => {
     const res = await post(t, key, { query: '{ rawMaterials { totalCount items { variantId sku } } }' });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.rawMaterials.totalCount).toBe(2);
+    const schema = getSchema();
+    expect(operationCost(schema, parse('{ rawMaterials { totalCount items { variantId sku } } }'))).toBe(161);
+    expect(operationCost(schema, parse('{ rawMaterials(pageSize: 5) { totalCount items { variantId sku vendor } } }'))).toBe(22);
+  });
+
+  it('the cost follows the page size a variable gives: pageSize 1000 is refused, 10 runs', async () => {
+    const query = 'query P($n: Int) { rawMaterials(pageSize: $n) { items { variantId } } }';
+    const refused = await post(t, key, { query, variables: { n: 1000 } });
+    expect(refused.statusCode).toBe(400);
+    // 1 + 1000, then 100 × (items 1 + 10 × 1)
+    expect(refused.json().errors[0]).toMatchObject({ message: 'the operation costs 2101; the limit is 200', extensions: { code: 'GRAPHQL_QUERY_TOO_COMPLEX', measured: 2101, limit: 200 } });
+    const ok = await post(t, key, { query, variables: { n: 10 } });
+    expect(ok.statusCode).toBe(200);
   });
 
   it('REST routes are not held to it: their stored operations are fixed and fit the defaults (checked below)', async () => {
@@ -231,10 +246,87 @@ describe('complexity limit (BOMCORE_GRAPHQL_MAX_COMPLEXITY)', () => {
   });
 });
 
-/** Variables every stored operation can be measured with: the smallest value of each declared type. */
-function sampleValue(type: GraphQLInputType): unknown {
-  if (isNonNullType(type)) return sampleValue(type.ofType);
-  if (isListType(type)) return [sampleValue(type.ofType)];
+describe('the cost counts page sizes and ids: a request costs what its REST equivalents would (issue 11)', () => {
+  const schema = getSchema();
+  const breakdownFields = readFileSync(new URL('../../rest-facade/routes/order-bom-breakdown/breakdown-fields.graphql', import.meta.url), 'utf8');
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => String(1000 + i));
+  /** `aliases` batches of orderBomBreakdowns, each with the REST route's selection, the ids in a variable. */
+  const batches = (aliases: number) =>
+    `query B($ids: [String!]!) { ${Array.from({ length: aliases }, (_, i) => `a${i}: orderBomBreakdowns(ids: $ids) { notFound items { ...BreakdownFields } }`).join(' ')} } ${breakdownFields}`;
+  const restBatch = readFileSync(new URL('../../rest-facade/routes/order-bom-breakdown/batch.graphql', import.meta.url), 'utf8') + breakdownFields;
+
+  it('50 order ids cost 50 times one id (within 1%); a batch of N aliases costs N REST batch calls', () => {
+    const one = operationCost(schema, parse(restBatch), { ids: ids(1) });
+    const fifty = operationCost(schema, parse(restBatch), { ids: ids(50) });
+    expect(fifty / one).toBeGreaterThan(49.5);
+    expect(fifty / one).toBeLessThan(50.5);
+    expect(operationCost(schema, parse(batches(30)), { ids: ids(50) })).toBeCloseTo(30 * fifty, 0);
+  });
+
+  it('a 1000-row page costs 20 times a 50-row page (within 1%), on offset and cursor lists alike', () => {
+    for (const field of ['boms(pageSize: $n) { totalCount items { bomId name sku } }', 'bomConnection(first: $n) { totalCount nodes { bomId name sku } }']) {
+      const document = parse(`query L($n: Int) { ${field} }`);
+      const ratio = operationCost(schema, document, { n: 1000 }) / operationCost(schema, document, { n: 50 });
+      expect(ratio).toBeGreaterThan(19.8);
+      expect(ratio).toBeLessThan(20.2);
+    }
+  });
+
+  it('a page size left out costs the default page (50 rows); `first` alone is not priced by the absent `last`', () => {
+    const cost = (field: string) => operationCost(schema, parse(`{ ${field} { totalCount } }`));
+    expect(cost('bomConnection')).toBe(cost('bomConnection(first: 50)'));
+    expect(cost('bomConnection(first: 10)')).toBeLessThan(cost('bomConnection(first: 50)'));
+    expect(cost('rawMaterials')).toBe(cost('rawMaterials(pageSize: 50)'));
+    expect(cost('boms')).toBe(cost('boms(pageSize: 50)'));
+  });
+
+  it('every location id of locationIds costs 1', () => {
+    const document = parse('query S($l: [ID!]) { rawMaterialInventory(variantId: "1", locationIds: $l) { __typename } }');
+    expect(operationCost(schema, document, { l: ids(100) }) - operationCost(schema, document, { l: [] })).toBe(100);
+  });
+
+  describe('on /graphql, with the default limit', () => {
+    let t: TestApp;
+    let key: string;
+    beforeAll(async () => {
+      t = await createTestApp();
+      const shop = uniqueShopId('gql-cost');
+      await t.load(toDataset(datasetJson(shop)));
+      key = await t.createKey(shop, ['read']);
+    });
+    afterAll(() => t.close());
+
+    it(`the stall query (30 aliased breakdown batches of 50 orders) is 400 GRAPHQL_QUERY_TOO_COMPLEX stating its cost and the limit; no SQL runs`, async () => {
+      const res = await post(t, key, { query: batches(30), variables: { ids: ids(50) } });
+      expect(res.statusCode).toBe(400);
+      const cost = Math.ceil(operationCost(schema, parse(batches(30)), { ids: ids(50) }));
+      expect(cost).toBeGreaterThan(15 * defaults.maxComplexity);
+      expect(res.json()).toEqual({
+        data: null,
+        errors: [{ message: `the operation costs ${cost}; the limit is ${defaults.maxComplexity}`, extensions: { code: 'GRAPHQL_QUERY_TOO_COMPLEX', limit: defaults.maxComplexity, measured: cost } }],
+      });
+      expect(res.headers['x-query-count']).toBe('0');
+    });
+
+    it('one batch of 50 orders (what one REST call asks for) runs', async () => {
+      const res = await post(t, key, { query: batches(1), variables: { ids: ids(50) } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.a0.notFound).toHaveLength(50);
+    });
+  });
+});
+
+/**
+ * Variables every stored operation can be measured with: the smallest value of each declared type,
+ * but the largest page (1000 rows, the maximum of any REST list) and the longest lists (50 order
+ * ids, 100 of any other id), so a route is measured at the most it can ask for.
+ */
+const MAX_PAGE = 1000;
+const PAGE_VARIABLES = new Set(['pageSize', 'first', 'last', 'limit']);
+function sampleValue(type: GraphQLInputType, name = ''): unknown {
+  if (isNonNullType(type)) return sampleValue(type.ofType, name);
+  if (isListType(type)) return Array.from({ length: name === 'ids' ? LIST_LIMITS.orderIds : LIST_LIMITS.ids }, () => sampleValue(type.ofType));
+  if (PAGE_VARIABLES.has(name) && isScalarType(type) && type.name === 'Int') return MAX_PAGE;
   if (isEnumType(type)) return type.getValues()[0]!.name;
   if (isInputObjectType(type)) {
     return Object.fromEntries(Object.values(type.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, sampleValue(f.type)]));
@@ -247,7 +339,7 @@ function sampleValue(type: GraphQLInputType): unknown {
 
 function sampleVariables(schema: GraphQLSchema, operation: OperationDefinitionNode): Record<string, unknown> {
   return Object.fromEntries((operation.variableDefinitions ?? []).map((v) =>
-    [v.variable.name.value, sampleValue(typeFromAST(schema, v.type as NamedTypeNode) as GraphQLInputType)]));
+    [v.variable.name.value, sampleValue(typeFromAST(schema, v.type as NamedTypeNode) as GraphQLInputType, v.variable.name.value)]));
 }
 
 function tokenCount(text: string): number {
@@ -269,7 +361,7 @@ describe('every stored REST operation passes the default limits', () => {
   });
 
   for (const { name, text } of stored) {
-    it(`${name}: tokens, depth, aliases and complexity within the defaults`, () => {
+    it(`${name}: tokens, depth, aliases and complexity within the defaults, at its largest page or id list`, () => {
       expect(tokenCount(text)).toBeLessThanOrEqual(defaults.maxTokens);
       const document = parse(text, { maxTokens: defaults.maxTokens });
       const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
@@ -349,6 +441,13 @@ describe('introspection and GraphiQL, by configuration', () => {
     expect(() => loadConfig({ BOMCORE_GRAPHIQL: 'yes' })).toThrow(/BOMCORE_GRAPHIQL must be 1 or 0/);
   });
 
+  it('the federation SDL (_service) is on by default, off under NODE_ENV=production unless BOMCORE_GRAPHQL_FEDERATION=1', () => {
+    expect(loadConfig({}).graphql.federation).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).graphql.federation).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', BOMCORE_GRAPHQL_FEDERATION: '1' }).graphql.federation).toBe(true);
+    expect(loadConfig({ BOMCORE_GRAPHQL_FEDERATION: 'off' }).graphql.federation).toBe(false);
+  });
+
   it('the limits are read from the environment and checked', () => {
     const env = { BOMCORE_GRAPHQL_MAX_DEPTH: '7', BOMCORE_GRAPHQL_MAX_ALIASES: '0', BOMCORE_GRAPHQL_MAX_TOKENS: '900', BOMCORE_GRAPHQL_MAX_COMPLEXITY: '1200', BOMCORE_GRAPHQL_MAX_BATCH: '0' };
     expect(loadConfig(env).graphql).toMatchObject({ maxDepth: 7, maxAliases: 0, maxTokens: 900, maxComplexity: 1200, maxBatch: 0 });
@@ -380,6 +479,33 @@ describe('introspection and GraphiQL, by configuration', () => {
 
     it('/graphiql is 404', async () => {
       expect((await t.request({ method: 'GET', url: '/graphiql' })).statusCode).toBe(404);
+    });
+  });
+
+  describe('federation SDL turned off (BOMCORE_GRAPHQL_FEDERATION=0)', () => {
+    let t: TestApp;
+    let key: string;
+    beforeAll(async () => {
+      t = await createTestApp({ config: { graphql: { ...defaults, introspection: false, federation: false } } });
+      const shop = uniqueShopId('gql-nofed');
+      await t.load(toDataset(datasetJson(shop)));
+      key = await t.createKey(shop, ['read']);
+    });
+    afterAll(() => t.close());
+
+    it('_service { sdl } is 400 GRAPHQL_VALIDATION_FAILED naming the setting; the schema is not given away', async () => {
+      for (const query of ['{ _service { sdl } }', '{ ... on Query { s: _service { sdl } } }', 'query { ...F } fragment F on Query { _service { sdl } }']) {
+        const res = await post(t, key, { query });
+        expect(res.statusCode).toBe(400);
+        expect(res.json().errors[0]).toMatchObject({ message: expect.stringContaining('BOMCORE_GRAPHQL_FEDERATION=1'), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+        expect(res.body).not.toContain('type Query');
+      }
+    });
+
+    it('_entities (the shop\'s own data) and __typename still answer', async () => {
+      const res = await post(t, key, { query: '{ __typename _entities(representations: [{ __typename: "Location", locationId: "101" }]) { __typename } }' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.__typename).toBe('Query');
     });
   });
 

@@ -25,8 +25,12 @@ export interface TestApp {
 
 export async function createTestApp(options: { config?: Partial<Config>; orm?: Orm } = {}): Promise<TestApp> {
   // A test file sends hundreds of requests with one key: the rate limit would make it depend on speed. The
-  // rate-limit tests pass their own small bucket.
-  const config: Config = { ...loadConfig({}), dataDir: 'memory://', rateLimitBurst: 100_000, rateLimitRefillPerSecond: 100_000, ...options.config };
+  // rate-limit tests pass their own small bucket. Likewise every injected request comes from 127.0.0.1, so the
+  // failed-authentication throttle is off unless a test sets authFailuresPerMinute.
+  const config: Config = {
+    ...loadConfig({}), dataDir: 'memory://', rateLimitBurst: 100_000, rateLimitRefillPerSecond: 100_000, authFailuresPerMinute: 1_000_000,
+    ...options.config,
+  };
   const orm = options.orm ?? (await openTestOrm());
   const app = await buildApp({ config, orm, logger: false, exposeQueryCount: true });
   await app.ready();

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { LocationIdsQuery, scopeVariable } from '../raw-materials/schemas.ts';
 import { PreassembledData } from '../raw-materials/stock.route.ts';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export const getAssemblyBillPreassembledRoute = defineRoute({
   method: 'GET',
@@ -11,7 +12,7 @@ export const getAssemblyBillPreassembledRoute = defineRoute({
   summary: 'Pre-assembled stock of an assembly bill per location',
   description: 'Countable pre-assembled units of the assembly bill per location (stocked under its assembly id); same shape as GET /raw-materials/{variantId}/preassembled. An unknown assembly bill is 404.',
   tag: 'assembly-bills',
-  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255, description: 'Assembly id (ASM-…).' }) }, { additionalProperties: false }),
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'Assembly id (ASM-…).' }) }, { additionalProperties: false }),
   querystring: LocationIdsQuery,
   data: PreassembledData,
   operation: new URL('./preassembled.graphql', import.meta.url),

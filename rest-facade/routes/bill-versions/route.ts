@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 const nullableString = (description: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], description });
 const obj = (properties: Parameters<typeof Type.Object>[0]) => Type.Object(properties, { additionalProperties: false });
@@ -34,7 +35,7 @@ export const billVersionsRoute = defineRoute({
   tag: 'bill-versions',
   params: Type.Object({
     ownerType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]),
-    ownerId: Type.String({ minLength: 1, maxLength: 255 }),
+    ownerId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }),
   }, { additionalProperties: false }),
   querystring: Type.Object({
     limit: Type.Integer({ minimum: 1, maximum: 20, default: 10 }),

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { Num, NullableNumber, NullableString, obj } from './schemas.ts';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 const BomRow = obj({
   bomId: Type.String({ description: 'BOM-<digits>' }),
@@ -38,9 +39,9 @@ export const listBomsRoute = defineRoute({
   description,
   tag: 'bills-of-materials',
   querystring: Type.Object({
-    search: Type.Optional(Type.String({ maxLength: 255 })),
+    search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
     statusFilter: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('active'), Type.Literal('inactive')], { default: 'all' })),
-    sortBy: Type.Optional(Type.String({ maxLength: 64, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
+    sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
     sortOrder: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
     page: Type.Integer({ minimum: 1, default: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),

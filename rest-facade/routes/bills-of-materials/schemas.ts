@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { NullableNumber, NullableString, Num, strictObject } from '../../schema-helpers.ts';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export { NullableNumber, NullableString, Num };
 
 export const obj = strictObject;
 
-export const BomIdParams = obj({ id: Type.String({ minLength: 1, maxLength: 255, description: 'The BOM id (BOM-<digits>).' }) });
+export const BomIdParams = obj({ id: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'The BOM id (BOM-<digits>).' }) });
 
 export const MaterialNode = obj({
   productName: Type.String(), variantName: NullableString(), sku: NullableString(), unit: NullableString(),

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { splitIds } from '../../schema-helpers.ts';
 import { BreakdownSchema, LocationIdParam } from './schemas.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const FIELDS = new URL('./breakdown-fields.graphql', import.meta.url);
 
@@ -18,7 +19,7 @@ export const orderBreakdownRoute = defineRoute({
   summary: 'Order BOM breakdown',
   description: `${RULES}\n\nThe id is a bare numeric order id, or the global id gid://<platform>/Order/<digits> percent-encoded. An id that resolves to no order of the shop (malformed ones included) is 404. An order without BOM products is 200 with boms: [].`,
   tag: 'order-bom-breakdown',
-  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }) }),
   querystring: Type.Object({ locationId: Type.Optional(LocationIdParam) }, { additionalProperties: false }),
   data: BreakdownSchema,
   operation: [new URL('./single.graphql', import.meta.url), FIELDS],
@@ -35,7 +36,9 @@ export const orderBreakdownBatchRoute = defineRoute({
   description: `${RULES}\n\n\`ids\` is repeatable and/or comma-separated, bare or global ids (no encoding needed); 1–50 ids after splitting, duplicates included, more is 400. Partial success: ids that resolve to no order are listed in notFound as sent; items follow the request order, one per order. One call costs one rate-limit token whatever the number of orders. An unknown locationId is 404.`,
   tag: 'order-bom-breakdown',
   querystring: Type.Object({
-    ids: Type.Array(Type.String(), { minItems: 1, description: 'Order ids: repeat the parameter and/or separate with commas.' }),
+    ids: Type.Array(Type.String({ maxLength: LIST_LIMITS.orderIds * (STRING_LIMITS.id + 1) }), {
+      minItems: 1, maxItems: LIST_LIMITS.orderIds, description: `Order ids: repeat the parameter and/or separate with commas; ${LIST_LIMITS.orderIds} ids at most, each at most ${STRING_LIMITS.id} characters.`,
+    }),
     locationId: Type.Optional(LocationIdParam),
   }, { additionalProperties: false }),
   data: Type.Object({

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Quantity = (description: string) => Type.Number({ description });
@@ -29,4 +30,4 @@ export const BreakdownSchema = Type.Object({
   }, { additionalProperties: false }), { description: 'Order lines whose product has no BOM.' }),
 }, { additionalProperties: false });
 
-export const LocationIdParam = Type.String({ pattern: '^[0-9]+$', description: 'Bare numeric location id: every bill is expanded with that location\'s rules.' });
+export const LocationIdParam = Type.String({ pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id, description: 'Bare numeric location id: every bill is expanded with that location\'s rules.' });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { decimalVariable, LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 export const getRawMaterialInventoryRoute = defineRoute({
   method: 'GET',
@@ -45,10 +46,10 @@ every virtual level), not scoped. Levels are ordered by location id.`,
 
 const Row = Type.Object(
   {
-    locationId: Type.String({ pattern: '^[0-9]+$', description: 'Bare numeric location id.' }),
+    locationId: Type.String({ pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id, description: 'Bare numeric location id.' }),
     delta: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Relative change. Exactly one of delta or absolute.' })),
     absolute: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Target level (≥ 0), turned into a delta inside the transaction (retry-safe).' })),
-    variantId: Type.Optional(Type.String({ description: 'Optional; must equal the path id.' })),
+    variantId: Type.Optional(Type.String({ maxLength: STRING_LIMITS.id, description: 'Optional; must equal the path id.' })),
   },
   { description: 'One level change; unrecognised fields are ignored.' },
 );
@@ -91,7 +92,7 @@ history (before, after, applied and requested delta, request id, API key). okCou
 number of rows.`,
   tag: 'raw-materials',
   params: VariantIdParams,
-  body: Type.Object({ updates: Type.Array(Row, { minItems: 1, maxItems: 1000 }) }, { description: 'Unrecognised fields are ignored.' }),
+  body: Type.Object({ updates: Type.Array(Row, { minItems: 1, maxItems: LIST_LIMITS.inventoryUpdates }) }, { description: 'Unrecognised fields are ignored.' }),
   data: Type.Object(
     {
       results: Type.Array(RowResult),

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { MaterialListRowSchema } from './schemas.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const enumOf = (values: string[], description: string) =>
   Type.Union(values.map((v) => Type.Literal(v)), { default: values[0], description });
@@ -21,11 +22,11 @@ Only this list's parameters are accepted (another list's filter, e.g. statusFilt
   tag: 'raw-materials',
   querystring: Type.Object(
     {
-      search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of productName, variantName, sku or vendor.' })),
+      search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search, description: 'Case-insensitive substring of productName, variantName, sku or vendor.' })),
       usageFilter: Type.Optional(enumOf(['all', 'used', 'unused'], '`used`: named by at least one BOM or assembly bill (own recipe lines).')),
       originFilter: Type.Optional(enumOf(['all', 'platform', 'virtual'], 'Material origin.')),
-      vendorFilter: Type.Optional(Type.Array(Type.String(), { description: 'Repeatable; a row matches any of the vendors given.' })),
-      sortBy: Type.Optional(Type.String({ description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
+      vendorFilter: Type.Optional(Type.Array(Type.String({ maxLength: STRING_LIMITS.label }), { maxItems: LIST_LIMITS.ids, description: `Repeatable, at most ${LIST_LIMITS.ids}; a row matches any of the vendors given.` })),
+      sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
       sortOrder: Type.Optional(enumOf(['asc', 'desc'], 'Sort direction.')),
       page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number.' }),
       pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { decimalVariable, MaterialSchema, NullableNumber, NullableString, VariantIdParams } from './schemas.ts';
+import { decimalVariable, MaterialSchema, NullableNumber, NullableStr, Str, VariantIdParams } from './schemas.ts';
 
 const Connection = (idField: 'bomId' | 'assemblyId', bom: boolean) => Type.Object(
   {
@@ -74,16 +74,16 @@ Returns the full updated row.`,
   params: VariantIdParams,
   body: Type.Object(
     {
-      productName: Type.Optional(Type.String({ minLength: 1 })),
-      variantName: Type.Optional(NullableString()),
-      sku: Type.Optional(NullableString()),
-      unit: Type.Optional(NullableString()),
-      vendor: Type.Optional(NullableString()),
-      specifications: Type.Optional(NullableString()),
-      imageUrl: Type.Optional(NullableString()),
-      weightUnitId: Type.Optional(NullableString()),
-      productType: Type.Optional(NullableString()),
-      productCategory: Type.Optional(NullableString()),
+      productName: Type.Optional(Str('name', { minLength: 1 })),
+      variantName: Type.Optional(NullableStr('name')),
+      sku: Type.Optional(NullableStr('label')),
+      unit: Type.Optional(NullableStr('label')),
+      vendor: Type.Optional(NullableStr('label')),
+      specifications: Type.Optional(NullableStr('text')),
+      imageUrl: Type.Optional(NullableStr('url')),
+      weightUnitId: Type.Optional(NullableStr('label')),
+      productType: Type.Optional(NullableStr('label')),
+      productCategory: Type.Optional(NullableStr('label')),
       unitCost: Type.Optional(NullableNumber()),
       unitPrice: Type.Optional(NullableNumber()),
       weightValue: Type.Optional(NullableNumber()),

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { NullableNumber, NullableString, Num } from '../../schema-helpers.ts';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export {
-  decimalVariable, LocationIdsQuery, NullableNumber, NullableString, Num, scopeVariable, strictObject,
+  decimalVariable, LocationIdsQuery, NullableNumber, NullableStr, NullableString, Num, scopeVariable, Str, strictObject,
 } from '../../schema-helpers.ts';
 
 export const VariantIdParams = Type.Object(
-  { variantId: Type.String({ minLength: 1, maxLength: 255, description: 'Numeric platform variant id or VMAT-VAR-… id (no global ids).' }) },
+  { variantId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'Numeric platform variant id or VMAT-VAR-… id (no global ids).' }) },
   { additionalProperties: false },
 );
 

@@ -5,6 +5,7 @@ import {
   BuildRun, ConsumptionRow, Cost, headerProperties, obj, PlanContribution, PlanMaterial, Warning, WorkOrderIdParams,
 } from './schemas.ts';
 import { Num, NullableString } from '../../schema-helpers.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
 const HEADER = at('./header.fragment.graphql');
@@ -36,13 +37,13 @@ the location's name, the assignee's display name and the tag; work orders with n
 - Cost: 3 SQL round trips whatever the page size or the number of work orders.`,
   tag: 'work-orders',
   querystring: Type.Object({
-    q: Type.Optional(Type.String({ maxLength: 200 })),
+    q: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
     status: Type.Optional(EnumListParameter('WorkOrderStatus', 'Comma-separated statuses (OR).')),
-    tags: Type.Optional(Type.String({ maxLength: 1000, description: 'Comma-separated tags (OR).' })),
-    locationId: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'A bare numeric location id (productionLocationId).' })),
-    assignedTo: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'An assigneeId.' })),
+    tags: Type.Optional(Type.String({ maxLength: LIST_LIMITS.tags * (STRING_LIMITS.tag + 1), description: `Comma-separated tags (OR), at most ${LIST_LIMITS.tags}.` })),
+    locationId: Type.Optional(Type.String({ pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id, description: 'A bare numeric location id (productionLocationId).' })),
+    assignedTo: Type.Optional(Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'An assigneeId.' })),
     sourceType: Type.Optional(EnumOf('WorkOrderSourceType')),
-    sortBy: Type.Optional(Type.String({ maxLength: 64, description: 'updatedAt | createdAt | dueDate | priority | name | status; anything else is ignored.' })),
+    sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'updatedAt | createdAt | dueDate | priority | name | status; anything else is ignored.' })),
     sortDir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     page: Type.Integer({ minimum: 1, default: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),

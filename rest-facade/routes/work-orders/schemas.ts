@@ -1,10 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { EnumOf } from '../../graphql-enums.ts';
 import { NullableNumber, NullableString, Num, strictObject as obj } from '../../schema-helpers.ts';
+import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export { obj };
 
-export const WorkOrderIdParams = obj({ id: Type.String({ minLength: 1, maxLength: 255, description: 'The work order id (`wo_<uuid>`).' }) });
+export const WorkOrderIdParams = obj({ id: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'The work order id (`wo_<uuid>`).' }) });
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const NullableDateTime = (description?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', ...(description ? { description } : {}) });
@@ -94,4 +95,4 @@ export const BuildRun = obj({
   warnings: Type.Array(Warning, { description: 'Warnings of the start (NEGATIVE_INVENTORY naming material, location and shortfall; PREASSEMBLED_SHORT).' }),
 });
 
-export const ExpectedUpdatedAt = Type.String({ format: 'date-time', description: 'The `updatedAt` last read (required): a stale value is 409 and nothing is written.' });
+export const ExpectedUpdatedAt = Type.String({ format: 'date-time', maxLength: STRING_LIMITS.date, description: 'The `updatedAt` last read (required): a stale value is 409 and nothing is written.' });

@@ -3,34 +3,35 @@ import { defineRoute } from '../../define-route.ts';
 import { EnumOf } from '../../graphql-enums.ts';
 import { decimalVariable } from '../../schema-helpers.ts';
 import { BuildRun, ExpectedUpdatedAt, obj, WorkOrderIdParams } from './schemas.ts';
+import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
 const nullable = (schema: Record<string, unknown>, description?: string) =>
   Type.Unsafe<unknown>({ ...schema, type: [schema.type as string, 'null'], ...(description ? { description } : {}) });
-const Text = (maxLength: number, description?: string) => nullable({ type: 'string', maxLength }, description);
-const Reference = (description: string) => nullable({ type: 'string', minLength: 1, maxLength: 255 }, description);
-const LocationRef = (description: string) => nullable({ type: 'string', pattern: '^[0-9]+$' }, `${description} A bare numeric location id.`);
+const Text = (kind: StringKind, description?: string) => nullable({ type: 'string', maxLength: STRING_LIMITS[kind] }, description);
+const Reference = (description: string) => nullable({ type: 'string', minLength: 1, maxLength: STRING_LIMITS.id }, description);
+const LocationRef = (description: string) => nullable({ type: 'string', pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id }, `${description} A bare numeric location id.`);
 const Money = (description: string) => nullable({ type: 'number', minimum: 0 }, `${description} ≥ 0, at most 6 fractional digits.`);
 const Actor = {
-  note: Type.Optional(Type.String({ maxLength: 2000 })),
-  actorUserId: Type.Optional(Type.String({ maxLength: 255 })),
-  actorDisplayName: Type.Optional(Type.String({ maxLength: 255 })),
+  note: Type.Optional(Type.String({ maxLength: STRING_LIMITS.text })),
+  actorUserId: Type.Optional(Type.String({ maxLength: STRING_LIMITS.id })),
+  actorDisplayName: Type.Optional(Type.String({ maxLength: STRING_LIMITS.person })),
 };
 
 /** Every editable header field, declared once: the body schema, the OpenAPI document and the variables read it. */
 const headerFields = {
-  name: Type.String({ minLength: 1, maxLength: 500, description: 'Cannot be cleared.' }),
-  description: Text(10_000),
-  notes: Text(10_000),
+  name: Type.String({ minLength: 1, maxLength: STRING_LIMITS.name, description: 'Cannot be cleared.' }),
+  description: Text('text'),
+  notes: Text('text'),
   priority: Type.Unsafe<string>({ ...EnumOf('WorkOrderPriority'), description: 'Cannot be cleared.' }),
-  dueDate: nullable({ type: 'string', format: 'date' }, 'Calendar date YYYY-MM-DD.'),
+  dueDate: nullable({ type: 'string', format: 'date', maxLength: STRING_LIMITS.date }, 'Calendar date YYYY-MM-DD.'),
   assigneeId: Reference('An assigneeId from GET /assignees: unknown is 404, retired is 400.'),
   productionLocationId: LocationRef('Unknown is 404.'),
   defaultConsumptionLocationId: LocationRef('Where item lines are consumed (else the production location). Unknown is 404.'),
   sourceFlowId: Reference('Unknown is 404.'),
   sourceTodoId: Reference('A task id; unknown is 404.'),
-  sourceOrderIds: nullable({ type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 255 } }, 'Platform order ids; any unknown is 404. null clears to [].'),
-  tags: nullable({ type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } }, 'null clears to [].'),
+  sourceOrderIds: nullable({ type: 'array', maxItems: LIST_LIMITS.ids, items: { type: 'string', minLength: 1, maxLength: STRING_LIMITS.id } }, 'Platform order ids; any unknown is 404. null clears to [].'),
+  tags: nullable({ type: 'array', maxItems: LIST_LIMITS.tags, items: { type: 'string', minLength: 1, maxLength: STRING_LIMITS.tag } }, 'null clears to [].'),
   plannedLaborCost: Money('Planned labour cost.'),
   actualLaborCost: Money('Actual labour cost.'),
 };
@@ -115,14 +116,14 @@ time) whose id is returned. A stale \`expectedUpdatedAt\` is 409.`,
 
 const RunBody = Type.Object({
   expectedUpdatedAt: ExpectedUpdatedAt,
-  buildRunId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$', description: 'The idempotency key (1–128 characters [A-Za-z0-9._:-]).' }),
+  buildRunId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, description: 'The idempotency key (1–128 characters [A-Za-z0-9._:-]).' }),
   items: Type.Array(obj({
-    itemId: Type.String({ minLength: 1, maxLength: 255, description: 'An item of this work order (unknown: 404 naming it).' }),
+    itemId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'An item of this work order (unknown: 404 naming it).' }),
     quantity: Type.Number({ exclusiveMinimum: 0, description: '> 0, at most 6 fractional digits.' }),
-  }), { minItems: 1, maxItems: 500 }),
+  }), { minItems: 1, maxItems: LIST_LIMITS.items }),
   mode: Type.Optional(EnumOf('BuildRunMode', { description: 'start (the default and only value in v1).' })),
   runType: Type.Optional(EnumOf('BuildRunType', { description: 'production (default) | rework.' })),
-  reworkItemIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100, description: 'A rework run names the rework items it addresses.' })),
+  reworkItemIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }), { maxItems: LIST_LIMITS.ids, description: 'A rework run names the rework items it addresses.' })),
   ...Actor,
 }, { description: 'Unrecognised fields are ignored.' });
 

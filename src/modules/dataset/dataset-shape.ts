@@ -6,14 +6,25 @@ import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, COST_FACTOR_KINDS,
   QC_DECISIONS, RESIDUAL_KINDS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './types.ts';
+import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../../limits.ts';
 
 // The field-level description of dataset.md. Key order here is the canonical order of the file.
 
 const opt = <S extends Shape>(shape: S): S => ({ ...shape, optional: true });
-const text = (): StringShape => ({ type: 'string', optional: false, nonEmpty: false });
-const id = (): StringShape => ({ type: 'string', optional: false, nonEmpty: true });
+/**
+ * Text PostgreSQL can store (no NUL, no lone surrogate) within its kind's maximum (src/limits.ts):
+ * the same bounds as the REST bodies and GraphQL arguments that write these fields.
+ */
+const bounded = (kind: StringKind) => (value: string): string | null => {
+  const unstorable = unstorableText(value);
+  if (unstorable) return unstorable;
+  const length = textLength(value);
+  return length > STRING_LIMITS[kind] ? `must be at most ${STRING_LIMITS[kind]} characters, got ${length}` : null;
+};
+const text = (kind: StringKind = 'text'): StringShape => ({ type: 'string', optional: false, nonEmpty: false, check: bounded(kind) });
+const id = (kind: StringKind = 'id'): StringShape => ({ type: 'string', optional: false, nonEmpty: true, check: bounded(kind) });
 const pattern = (regex: RegExp, patternMessage: string): StringShape =>
-  ({ type: 'string', optional: false, nonEmpty: true, pattern: regex, patternMessage });
+  ({ type: 'string', optional: false, nonEmpty: true, pattern: regex, patternMessage, check: bounded('id') });
 const dec = (check?: DecimalCheck): DecimalShape =>
   check ? { type: 'decimal', optional: false, default: null, check } : { type: 'decimal', optional: false, default: null };
 const decDefault = (value: string, check?: DecimalCheck): DecimalShape => ({ ...dec(check), optional: true, default: value });
@@ -54,7 +65,7 @@ function isRealInstant(iso: string): boolean {
 
 const SHOP = obj({
   id: id(),
-  name: text(),
+  name: text('name'),
   settings: opt(obj({ allowNegativeInventory: bool(false), materialRequirementsMetafield: bool(false) })),
 });
 
@@ -64,34 +75,34 @@ const VARIANT = obj({
   variantId: numericId(),
   productId: numericId(),
   inventoryItemId: numericId(),
-  productName: text(),
-  variantName: opt(text()),
-  sku: opt(text()),
-  vendor: opt(text()),
+  productName: text('name'),
+  variantName: opt(text('name')),
+  sku: opt(text('label')),
+  vendor: opt(text('label')),
   price: opt(dec(NON_NEGATIVE)),
   cost: opt(dec(NON_NEGATIVE)),
-  imageUrl: opt(text()),
-  productType: opt(text()),
-  productCategory: opt(text()),
+  imageUrl: opt(text('url')),
+  productType: opt(text('label')),
+  productCategory: opt(text('label')),
   weightValue: opt(dec(NON_NEGATIVE)),
-  weightUnitId: opt(text()),
+  weightUnitId: opt(text('label')),
   // The platform counts whole units.
   levels: list(levelShape(WHOLE)),
 });
 
 const ORDER = obj({
   orderId: numericId(),
-  name: text(),
+  name: text('name'),
   lineItems: list(obj({
     variantId: numericId(),
     productId: opt(numericId()),
-    sku: opt(text()),
-    title: text(),
+    sku: opt(text('label')),
+    title: text('name'),
     quantity: dec(POSITIVE_WHOLE),
   })),
 });
 
-const PLATFORM = obj({ locations: list(obj({ id: numericId(), name: text() })), variants: list(VARIANT), orders: list(ORDER) });
+const PLATFORM = obj({ locations: list(obj({ id: numericId(), name: text('name') })), variants: list(VARIANT), orders: list(ORDER) });
 
 // ---------- materials ----------
 
@@ -99,20 +110,20 @@ const VIRTUAL_MATERIAL = obj({
   variantId: pattern(/^VMAT-VAR-.+$/, 'must start with VMAT-VAR-'),
   productId: pattern(/^VMAT-PROD-.+$/, 'must start with VMAT-PROD-'),
   inventoryItemId: pattern(/^VMAT-INV-.+$/, 'must start with VMAT-INV-'),
-  productName: text(),
-  variantName: opt(text()),
-  sku: opt(text()),
-  vendor: opt(text()),
-  unit: text(),
+  productName: text('name'),
+  variantName: opt(text('name')),
+  sku: opt(text('label')),
+  vendor: opt(text('label')),
+  unit: text('label'),
   unitCost: dec(NON_NEGATIVE),
   unitPrice: opt(dec(NON_NEGATIVE)),
-  specifications: opt(text()),
-  imageUrl: opt(text()),
+  specifications: opt(text('text')),
+  imageUrl: opt(text('url')),
   isNonEssentialMaterial: bool(false),
   weightValue: opt(dec(NON_NEGATIVE)),
-  weightUnitId: opt(text()),
-  productType: opt(text()),
-  productCategory: opt(text()),
+  weightUnitId: opt(text('label')),
+  productType: opt(text('label')),
+  productCategory: opt(text('label')),
   levels: list(levelShape(undefined)),
   archivedAt: ARCHIVED_AT,
 }, {
@@ -125,9 +136,9 @@ const MIRRORED_FIELDS = ['productId', 'inventoryItemId', 'productName', 'variant
 
 const PLATFORM_MATERIAL = obj({
   variantId: numericId(),
-  unit: text(),
+  unit: text('label'),
   isNonEssentialMaterial: bool(false),
-  specifications: opt(text()),
+  specifications: opt(text('text')),
   // Filled with the sum of the platform levels by the reference checks when omitted.
   cachedQuantity: opt(dec()),
   archivedAt: ARCHIVED_AT,
@@ -160,16 +171,16 @@ const RECIPE_FIELDS = {
 
 const COST_FACTOR = obj({
   costFactorId: pattern(/^CF-.+$/, 'must have the form CF-<id>'),
-  name: text(),
+  name: text('name'),
   kind: oneOf(COST_FACTOR_KINDS),
-  unit: text(),
+  unit: text('label'),
   unitCost: dec(NON_NEGATIVE),
   archivedAt: ARCHIVED_AT,
 });
 
 const ASSEMBLY_BILL = obj({
   assemblyId: pattern(/^ASM-.+$/, 'must have the form ASM-<id>'),
-  name: text(),
+  name: text('name'),
   onlyConsumePreassembled: bool(false),
   archivedAt: ARCHIVED_AT,
   ...RECIPE_FIELDS,
@@ -177,7 +188,7 @@ const ASSEMBLY_BILL = obj({
 
 const BOM = obj({
   bomId: pattern(/^BOM-\d+$/, 'must have the form BOM-<digits>'),
-  name: text(),
+  name: text('name'),
   status: oneOf(BOM_STATUSES),
   variantId: opt(numericId()),
   archivedAt: ARCHIVED_AT,
@@ -234,9 +245,9 @@ const RESERVATION = taggedUnion('kind', {
 
 const WORK_ORDER = obj({
   workOrderId: pattern(/^wo_.+$/, 'must have the form wo_<id>'),
-  name: text(),
-  description: opt(text()),
-  notes: opt(text()),
+  name: text('name'),
+  description: opt(text('text')),
+  notes: opt(text('text')),
   status: oneOf(WORK_ORDER_STATUSES),
   priority: oneOf(WORK_ORDER_PRIORITIES),
   dueDate: opt(DATE),
@@ -247,7 +258,7 @@ const WORK_ORDER = obj({
   sourceFlowId: opt(id()),
   sourceTodoId: opt(id()),
   sourceOrderIds: list(numericId()),
-  tags: list(id()),
+  tags: list(id('tag')),
   plannedLaborCost: opt(dec(NON_NEGATIVE)),
   actualLaborCost: opt(dec(NON_NEGATIVE)),
   createdAt: TIMESTAMP,
@@ -256,7 +267,7 @@ const WORK_ORDER = obj({
     itemId: id(), ownerType: oneOf(BILL_OWNER_TYPES), ownerId: id(),
     quantity: dec(POSITIVE), completedQuantity: decDefault('0', NON_NEGATIVE),
   })),
-  manualMaterials: list(obj({ variantId: id(), quantity: dec(POSITIVE), locationId: opt(numericId()), note: opt(text()) })),
+  manualMaterials: list(obj({ variantId: id(), quantity: dec(POSITIVE), locationId: opt(numericId()), note: opt(text('text')) })),
   buildRuns: list(obj({
     buildRunId: id(),
     status: oneOf(BUILD_RUN_STATUSES),
@@ -269,17 +280,17 @@ const WORK_ORDER = obj({
   qcReviews: list(obj({
     reviewId: id(), buildRunId: opt(id()), decision: oneOf(QC_DECISIONS),
     items: { ...list(obj({ itemId: id(), approvedQuantity: dec(NON_NEGATIVE), failedQuantity: dec(NON_NEGATIVE) })), omitWhenEmpty: true },
-    note: opt(text()), reviewerName: opt(text()), createdAt: TIMESTAMP,
+    note: opt(text()), reviewerName: opt(text('person')), createdAt: TIMESTAMP,
   })),
   reworkItems: list(obj({
-    reworkItemId: id(), description: text(), quantity: dec(POSITIVE), status: oneOf(REWORK_ITEM_STATUSES),
+    reworkItemId: id(), description: text('text'), quantity: dec(POSITIVE), status: oneOf(REWORK_ITEM_STATUSES),
     buildRunId: opt(id()), createdAt: TIMESTAMP, resolvedAt: opt(TIMESTAMP),
   })),
-  documents: list(obj({ documentId: id(), name: text(), url: text(), createdAt: TIMESTAMP })),
-  conversation: list(obj({ messageId: id(), authorName: opt(text()), body: text(), createdAt: TIMESTAMP })),
+  documents: list(obj({ documentId: id(), name: text('name'), url: text('url'), createdAt: TIMESTAMP })),
+  conversation: list(obj({ messageId: id(), authorName: opt(text('person')), body: text('text'), createdAt: TIMESTAMP })),
   lifecycleEvents: list(obj({
     eventId: id(), fromStatus: opt(oneOf(WORK_ORDER_STATUSES)), toStatus: oneOf(WORK_ORDER_STATUSES),
-    note: opt(text()), actorUserId: opt(id()), actorDisplayName: opt(text()), createdAt: TIMESTAMP,
+    note: opt(text('text')), actorUserId: opt(id()), actorDisplayName: opt(text('person')), createdAt: TIMESTAMP,
   })),
 });
 
@@ -289,9 +300,9 @@ const BILL_VERSION = obj({
   version: int(1),
   state: oneOf(BILL_VERSION_STATES),
   savedAt: TIMESTAMP,
-  savedBy: opt(text()),
-  trigger: text(),
-  contentHash: opt(text()),
+  savedBy: opt(text('label')),
+  trigger: text('label'),
+  contentHash: opt(text('label')),
   changes: obj({ recipeFields: int(0), materials: int(0), locationRules: int(0), overrides: int(0) }),
 });
 
@@ -308,9 +319,9 @@ export const DATASET_SHAPE = obj({
   preassembled: list(PREASSEMBLED),
   residuals: list(RESIDUAL),
   reservations: list(RESERVATION),
-  assignees: list(obj({ assigneeId: id(), displayName: text(), active: bool(true) })),
-  flows: list(obj({ flowId: id(), name: text() })),
-  tasks: list(obj({ taskId: id(), title: text() })),
+  assignees: list(obj({ assigneeId: id(), displayName: text('person'), active: bool(true) })),
+  flows: list(obj({ flowId: id(), name: text('name') })),
+  tasks: list(obj({ taskId: id(), title: text('name') })),
   workOrders: list(WORK_ORDER),
   billVersions: list(BILL_VERSION),
 });

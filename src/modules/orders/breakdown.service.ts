@@ -4,6 +4,7 @@ import type { PlatformOrderInfo } from '../../platform/gateway.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { parseOrderId } from './order-ids.ts';
+import { TimeSlice, yieldToLoop } from '../../cooperative.ts';
 
 export interface BreakdownMaterial {
   productId: string | null; variantId: string; sku: string | null; title: string; productName: string | null;
@@ -48,6 +49,8 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
     loadRecipeForest(ctx, bomKeys),
     ctx.platform.getVariants(boms.map((b) => b.variant_id)),
   ]);
+  // CPU work from here on (expansion, then each order): other requests get turns in between (src/cooperative.ts).
+  await yieldToLoop();
   const leavesOf = leafExpander(forest, locationId); // one memo for every BOM: shared assemblies are expanded once
   const perUnit = new Map(boms.map((b) => [b.bom_id, leavesOf({ ownerType: 'bom', ownerId: b.bom_id })]));
   const leafIds = [...new Set([...perUnit.values()].flatMap((m) => [...m.keys()]))];
@@ -58,7 +61,7 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
   const goodById = new Map(finishedGoods.map((v) => [v.variantId, v]));
   const generatedAt = new Date();
 
-  return orders.map((order) => {
+  const breakdownOf = (order: PlatformOrderInfo): OrderBreakdown => {
     const result: OrderBreakdown = { orderId: order.orderId, orderName: order.name, generatedAt, boms: [], totalMaterials: [], otherItems: [] };
     const totals = new Map<string, BreakdownTotal>();
     for (const line of order.lineItems) {
@@ -89,7 +92,14 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
     }
     result.totalMaterials = [...totals.values()];
     return result;
-  });
+  };
+  const slice = new TimeSlice();
+  const results: OrderBreakdown[] = [];
+  for (const order of orders) {
+    await slice.pause();
+    results.push(breakdownOf(order));
+  }
+  return results;
 }
 
 async function assertLocation(ctx: ShopContext, locationId: string | null): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseDecimalInput } from '../../decimals.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
@@ -14,7 +15,8 @@ import { lockForWrite, parseToken } from './write-guard.ts';
 // conversation messages. Each write is a work-order write: it takes the work order's optimistic
 // lock (`expectedUpdatedAt`), adds its record and moves the token, in one transaction.
 
-export const RECORD_LIMITS = { text: 10_000, name: 500, url: 2_000, person: 200 } as const;
+/** Lengths of a record's texts: the shop-wide input limits (docs/api-conventions.md). */
+export const RECORD_LIMITS = { text: STRING_LIMITS.text, name: STRING_LIMITS.name, url: STRING_LIMITS.url, person: STRING_LIMITS.person } as const;
 
 export interface RecordWriteResult { workOrderId: string; updatedAt: Date; recordId: string }
 
@@ -65,7 +67,7 @@ export interface QcReviewInput {
 }
 
 /** Items one review may judge: far more than any work order holds, small enough to bound the write. */
-export const QC_REVIEW_MAX_ITEMS = 200;
+export const QC_REVIEW_MAX_ITEMS = LIST_LIMITS.qcReviewItems;
 
 type Judged = { itemId: string; approved: Exact; failed: Exact };
 
@@ -77,7 +79,7 @@ function judgedItems(input: QcReviewInput, errors: FieldError[]): Judged[] | nul
   const seen = new Set<string>();
   const judged: Judged[] = [];
   input.items.slice(0, QC_REVIEW_MAX_ITEMS).forEach((item, k) => {
-    textErrors(errors, `items[${k}].itemId`, item.itemId, { required: true, max: 128 });
+    textErrors(errors, `items[${k}].itemId`, item.itemId, { required: true, max: STRING_LIMITS.id });
     if (seen.has(item.itemId)) errors.push({ field: `items[${k}].itemId`, message: `names item ${item.itemId} a second time` });
     seen.add(item.itemId);
     const approved = parseDecimalInput(item.approvedQuantity, `items[${k}].approvedQuantity`, errors, { nonNegative: true });
@@ -110,7 +112,7 @@ export async function addQcReview(ctx: ShopContext, workOrderId: string, input: 
   if ((input.decision === null || input.decision === undefined) && (input.items === null || input.items === undefined)) {
     errors.push({ field: 'decision', message: 'is required when items is not given (decision judges the whole run; items judge per item)' });
   }
-  textErrors(errors, 'buildRunId', input.buildRunId, { required: true, max: 128 });
+  textErrors(errors, 'buildRunId', input.buildRunId, { required: true, max: STRING_LIMITS.id });
   textErrors(errors, 'note', input.note, { required: false, max: RECORD_LIMITS.text });
   textErrors(errors, 'reviewerName', input.reviewerName, { required: false, max: RECORD_LIMITS.person });
   const perItem = judgedItems(input, errors);

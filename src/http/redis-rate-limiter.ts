@@ -1,0 +1,136 @@
+import { Redis } from 'ioredis';
+import type { RateDecision, RateLimiter } from './rate-limiter.ts';
+
+/**
+ * The token bucket of one key, taken atomically in Redis: refill by elapsed time, spend `cost` if
+ * that many tokens are there, store, expire once a full bucket would be back. The clock is Redis's
+ * own (TIME), so instances with skewed clocks still share one budget.
+ * KEYS[1]: bucket; ARGV: burst, refill per ms, cost, ttl (ms). Returns { allowed (0|1), tokens }.
+ */
+const TAKE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local burst = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+end
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * rate)
+  at = now
+end
+-- A cost above the burst is charged as the burst (as TokenBucketLimiter does): it can pass once full.
+local need = math.min(cost, burst)
+local allowed = 0
+if tokens >= need then
+  tokens = tokens - need
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return { allowed, tostring(tokens) }
+`;
+
+interface WarnLogger { warn(obj: object, msg: string): void }
+
+type TakeClient = Redis & { bomcoreTake(key: string, burst: number, refillPerMs: number, cost: number, ttlMs: number): Promise<[number, string]> };
+
+export interface RedisRateLimiterOptions {
+  url: string;
+  burst: number;
+  refillPerSecond: number;
+  /** Prefix of every bucket key (one per API key). */
+  keyPrefix: string;
+  logger: WarnLogger;
+  /** A Redis answer slower than this counts as Redis being down (ms, default 250). */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * The rate limiter shared by every bomcore instance: the same token buckets as
+ * `TokenBucketLimiter`, kept in Redis (REDIS_URL) and spent by one Lua script, so N instances
+ * give a key one budget, not N. When Redis is unreachable or slow it fails open: the request is
+ * allowed and a warning is logged (at most one line per 10 s), because refusing every request
+ * for a rate-limiter outage would turn it into a full outage.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly #client: TakeClient;
+  readonly #burst: number;
+  readonly #refillPerMs: number;
+  readonly #ttlMs: number;
+  readonly #prefix: string;
+  readonly #logger: WarnLogger;
+  #lastWarnAt = 0;
+  #failuresSinceWarn = 0;
+
+  constructor(options: RedisRateLimiterOptions) {
+    this.#burst = options.burst;
+    this.#refillPerMs = options.refillPerSecond / 1000;
+    this.#ttlMs = Math.ceil(options.burst / this.#refillPerMs) + 1000;
+    this.#prefix = options.keyPrefix;
+    this.#logger = options.logger;
+    this.#client = new Redis(options.url, {
+      lazyConnect: true,
+      // Down is down: fail at once (and open) rather than queue requests behind a reconnect.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 250,
+      connectTimeout: 1000,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    }) as TakeClient;
+    this.#client.defineCommand('bomcoreTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    this.#client.on('error', (error: Error) => this.#warn(error));
+  }
+
+  /** Connects; when Redis is not reachable yet, warns and keeps retrying in the background (requests fail open meanwhile). */
+  async connect(): Promise<void> {
+    try {
+      await this.#client.connect();
+    } catch (error) {
+      this.#warn(error as Error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#client.disconnect(false);
+  }
+
+  get burst(): number {
+    return this.#burst;
+  }
+
+  async take(key: string, cost = 1): Promise<RateDecision> {
+    try {
+      const [allowed, rawTokens] = await this.#client.bomcoreTake(this.#prefix + key, this.#burst, this.#refillPerMs, cost, this.#ttlMs);
+      const tokens = Number(rawTokens);
+      const ok = allowed === 1;
+      return {
+        allowed: ok,
+        limit: this.#burst,
+        remaining: Math.floor(tokens),
+        resetSeconds: Math.ceil((this.#burst - tokens) / this.#refillPerMs / 1000),
+        retryAfterSeconds: ok ? 0 : Math.max(1, Math.ceil((Math.min(cost, this.#burst) - tokens) / this.#refillPerMs / 1000)),
+      };
+    } catch (error) {
+      this.#warn(error as Error);
+      return { allowed: true, limit: this.#burst, remaining: this.#burst, resetSeconds: 0, retryAfterSeconds: 0 };
+    }
+  }
+
+  #warn(error: Error): void {
+    this.#failuresSinceWarn++;
+    const now = Date.now();
+    if (now - this.#lastWarnAt < 10_000) return;
+    this.#logger.warn(
+      { err: { message: error.message }, failures: this.#failuresSinceWarn },
+      'rate limiter: Redis unreachable, requests are allowed without a rate limit (fail open)',
+    );
+    this.#lastWarnAt = now;
+    this.#failuresSinceWarn = 0;
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+
+/** The GraphiQL page and its assets: scripts and styles must run there, and assets may be cached. */
+const GRAPHIQL_PREFIX = '/graphiql';
+
+/** Headers every response carries (set unless the route set its own). */
+const ALWAYS: Record<string, string> = {
+  // Browsers must not guess a type (a JSON body sniffed as HTML would run script).
+  'X-Content-Type-Options': 'nosniff',
+  // No page of this server is framed (clickjacking); `frame-ancestors` says it again for CSP-aware browsers.
+  'X-Frame-Options': 'DENY',
+  // URLs (ids, search terms) do not leak to other sites through Referer.
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** API responses (everything but GraphiQL): never stored by a cache, and nothing in them may load or run anything. */
+const API: Record<string, string> = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+/** GraphiQL keeps its scripts; only framing is forbidden. */
+const GRAPHIQL: Record<string, string> = {
+  'Content-Security-Policy': "frame-ancestors 'none'",
+};
+
+/**
+ * Adds the security headers to every response, errors and 404s included (an `onSend` hook, so it
+ * also covers replies sent by hooks and error handlers).
+ */
+export function registerSecurityHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const path = request.url;
+    const graphiql = path === GRAPHIQL_PREFIX || path.startsWith(`${GRAPHIQL_PREFIX}/`) || path.startsWith(`${GRAPHIQL_PREFIX}?`);
+    for (const headers of [ALWAYS, graphiql ? GRAPHIQL : API]) {
+      for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,28 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { tenantFilter, timestamp } from '../../db/columns.ts';
+
+/**
+ * One `Idempotency-Key` of a shop: the hash of the request it was first used with, and, once that
+ * request answered, its response (status, headers that matter, body), replayed for a retry with
+ * the same key and body until `expiresAt` (24 h after first use). `state` is `in_flight` while the
+ * first request runs, `done` once its response is stored. Written only by idempotency.store.ts.
+ */
+export const IdempotencyKey = defineEntity({
+  name: 'IdempotencyKey',
+  tableName: 'idempotency_keys',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    key: p.text().primary(),
+    requestHash: p.text(),
+    state: p.text(),
+    /** Random; tells the request that claimed the key from one that claimed it again after expiry. */
+    claimToken: p.text(),
+    responseStatus: p.integer().nullable(),
+    responseHeaders: p.json().nullable(),
+    responseBody: p.text().nullable(),
+    createdAt: timestamp(),
+    expiresAt: timestamp(),
+  },
+  indexes: [{ properties: ['shopId', 'expiresAt'] }],
+});

@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
+import { BIN } from '../cli/run-cli.ts';
+
+/** A `bomcore serve` child process, its address once listening, and what it printed. */
+export interface Server { child: ChildProcess; address: string; stdout: () => string; exited: Promise<number | null> }
+
+const running: Server[] = [];
+
+/**
+ * Starts `bomcore serve` on a free port with `env` over this process's environment and waits for
+ * its "listening" line (at most `startTimeoutMs`). Servers still running after a test are killed.
+ */
+export async function startServer(env: Record<string, string | undefined>, options: { startTimeoutMs?: number } = {}): Promise<Server> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const server: Server = { child, address: '', stdout: () => out, exited };
+  running.push(server);
+  const deadline = Date.now() + (options.startTimeoutMs ?? 90_000);
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}\n${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  server.address = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+  return server;
+}
+
+/** Registers the clean-up in the calling test file: every server a test started and left running is killed. */
+export function killServersAfterEach(): void {
+  afterEach(() => {
+    for (const s of running.splice(0)) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+  });
+}
