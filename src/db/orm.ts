@@ -51,7 +51,7 @@ export async function openOrm(
 ): Promise<Orm> {
   if (config.databaseUrl) {
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    return (await MikroORM.init({
+    return onServer((await MikroORM.init({
       ...baseOptions(entities), clientUrl: config.databaseUrl, pool: { min: 0, max: 10 },
       // JIT off for every connection: the recipe walk is a recursive CTE whose row count the planner
       // cannot estimate, so its cost passes jit_above_cost and PostgreSQL spent ~0.5 s compiling a
@@ -62,7 +62,7 @@ export async function openOrm(
       // holding a pool connection and the request. PGlite cannot time out a statement (no timer
       // signal in WebAssembly); there the request deadline (src/http/deadline.ts) is the bound.
       driverOptions: { options: `-c jit=off${statementTimeout(config.statementTimeoutMs)}`, ...wireTimeouts(config), onPoolCreated: guardPool },
-    } as never)) as unknown as Orm;
+    } as never)) as unknown as Orm);
   }
   const { MikroORM } = await import('@mikro-orm/pglite');
   const inMemory = config.dataDir.startsWith('memory:');
@@ -70,7 +70,25 @@ export async function openOrm(
   return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir } as never)) as unknown as Orm;
 }
 
+/** ORMs connected to a PostgreSQL server (not the embedded database): several processes may share one. */
+const serverOrms = new WeakSet<Orm>();
+
+function onServer(orm: Orm): Orm {
+  serverOrms.add(orm);
+  return orm;
+}
+
+/**
+ * Applies pending migrations. On PostgreSQL several instances may start at once against one
+ * database: each takes a transaction-scoped advisory lock first, so one migrates while the others
+ * wait, then find nothing pending. (The embedded database has one process; see data-dir-lock.ts.)
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const done = await orm.migrator.up();
-  return done.map((m) => m.name);
+  const up = async () => (await orm.migrator.up()).map((m) => m.name);
+  // The embedded database has one connection: a lock held on it would wait for itself.
+  if (!serverOrms.has(orm)) return up();
+  return orm.em.fork().transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(hashtext('bomcore:migrations'))`);
+    return up();
+  });
 }
