@@ -1,5 +1,5 @@
 // The floor's BOM tree: recipe lines of every reachable bill (one query) nested as the REST read
-// nests them, with the base-recipe cost roll-up (dataset.md) in exact decimals.
+// nests them, with the base-recipe cost roll-up (docs/datasets.md) in exact decimals.
 import { Decimal } from 'decimal.js';
 
 export interface LineRow {

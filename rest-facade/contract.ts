@@ -1,5 +1,5 @@
 /**
- * Every path of the REST v1 contract with the methods it has (api-v1.md route table). The facade
+ * Every path of the REST v1 contract with the methods it has (the route table of docs/contract.md). The facade
  * answers every other method on these paths with 405 and this list in `Allow`.
  */
 export const CONTRACT_PATHS: Record<string, readonly ('GET' | 'PATCH')[]> = {

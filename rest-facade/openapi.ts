@@ -1,9 +1,10 @@
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION } from '../src/http/problem.ts';
+import { API_VERSION, STATUS_BY_CODE } from '../src/http/problem.ts';
 import type { FacadeRoute } from './define-route.ts';
 import { MetaSchema } from './envelope.ts';
+import { finishOpenApiDocument } from './openapi-finish.ts';
 
 export const ProblemSchema = Type.Object(
   {
@@ -11,15 +12,13 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    code: Type.Union(
-      ['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN_SCOPE', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
-        'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE', 'IDEMPOTENCY_KEY_REUSED'].map((c) => Type.Literal(c)),
-    ),
+    // The vocabulary of src/http/problem.ts: a new code is documented (and validated) at once.
+    code: Type.Union(Object.keys(STATUS_BY_CODE).map((c) => Type.Literal(c))),
     requestId: Type.String(),
     apiVersion: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }))),
-    blockers: Type.Optional(Type.Array(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }))),
-    missing: Type.Optional(Type.Array(Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false }))),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false, title: 'FieldError' }))),
+    blockers: Type.Optional(Type.Array(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false, title: 'Blocker' }))),
+    missing: Type.Optional(Type.Array(Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false, title: 'MissingReference' }))),
   },
   { $id: 'Problem', additionalProperties: false, description: 'RFC 9457 problem details with bomcore extension members.' },
 );
@@ -85,7 +84,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         contact: { name: 'bomcore maintainers', url: 'https://github.com/bomcore/bomcore' },
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      servers: [{ url: '/', description: 'This bomcore server' }],
+      servers: [{ url: '/', description: 'The bomcore server that serves this document (local, staging or production alike).' }],
       tags: [
         { name: 'raw-materials', description: 'Raw materials (platform-linked and virtual) and their per-location stock views.' },
         { name: 'assembly-bills', description: 'Assembly bills (sub-assemblies) and their pre-assembled stock.' },
@@ -101,6 +100,8 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
       },
     },
     hideUntagged: true,
+    // Named components, optional defaults, examples and headers for code generators (openapi-finish.ts).
+    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 }

@@ -22,6 +22,17 @@ export const NullableString = (description?: string) => Type.Unsafe<string | nul
 export const NullableNumber = (description?: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], ...(description ? { description } : {}) });
 export const Num = (description?: string) => Type.Number(description ? { description } : {});
 
+/**
+ * Names a schema: the OpenAPI document makes it the component `title` (a type of generated clients,
+ * rest-facade/openapi-finish.ts). Validation and serialization do not read titles.
+ */
+export function named<T extends TSchema>(title: string, schema: T): T {
+  return { ...schema, title };
+}
+
+/** The largest GraphQL Int (32-bit signed): a page number or offset beyond it is 400. */
+export const INT32_MAX = 2_147_483_647;
+
 /** An object schema that allows no other properties (responses list every field they send). */
 export function strictObject(properties: Record<string, TSchema>, description?: string) {
   return Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });

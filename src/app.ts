@@ -18,6 +18,8 @@ import { TokenBucketLimiter, type RateLimiter } from './http/rate-limiter.ts';
 import { RedisRateLimiter } from './http/redis-rate-limiter.ts';
 import { AuthThrottle } from './http/auth-throttle.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { registerApiReference } from './http/api-reference.ts';
+import { registerCors } from './http/cors.ts';
 import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
 import { recordListenAddress } from './database.ts';
 import { requestIdFor } from './http/request-id.ts';
@@ -67,6 +69,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
     return undefined;
   });
+  // CORS_ORIGINS: preflights answered here, before any hook that could refuse them (src/http/cors.ts).
+  await registerCors(app, config.corsOrigins);
   registerErrorHandling(app);
   // Fair sharing: shed new requests while the event loop keeps lagging; answer 503 at the deadline.
   registerLoadShedding(app, config.loadShedLagMs);
@@ -128,6 +132,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schema = getSchema();
   registerValidators(app, [ProblemSchema, MetaSchema]);
   await registerSwagger(app);
+  // The REST reference page at /api/v1/docs, from the same document (BOMCORE_API_DOCS; src/http/api-reference.ts).
+  if (config.apiDocs) await registerApiReference(app);
   // The facade goes through GraphQL only; the SQL round-trip count (X-Query-Count) is taken here.
   const runCounted = async <T>(run: () => Promise<T>) => {
     const stats: QueryStats = { count: 0, queries: [] };

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseCorsOrigins, type CorsOrigins } from './http/cors.ts';
 
 /** Runtime configuration, read once from the environment and validated. */
 export interface Config {
@@ -36,6 +37,8 @@ export interface Config {
   outboxDrainBatchSize: number;
   /** BOMCORE_EXPOSE_QUERY_COUNT=1: REST and /graphql responses carry `X-Query-Count` (SQL statements of the operation; benchmarks). */
   exposeQueryCount: boolean;
+  /** The REST API reference page at /api/v1/docs (BOMCORE_API_DOCS; default on, off under NODE_ENV=production). */
+  apiDocs: boolean;
   /** Limits and tools of the `/graphql` endpoint (docs/graphql.md). */
   graphql: GraphqlConfig;
   /** REDIS_URL: when set, the rate-limit buckets live in Redis, shared by every instance (default unset: in process memory). */
@@ -44,6 +47,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** Failed authentications per client address and minute before 429 (BOMCORE_AUTH_FAILURES_PER_MINUTE, default 20). */
   authFailuresPerMinute: number;
+  /** Browser origins allowed to call /api/v1 and /graphql: `*` or a list (CORS_ORIGINS, comma-separated; default unset: CORS off). */
+  corsOrigins: CorsOrigins;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -114,6 +119,14 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value;
 }
 
+function corsOrigins(env: NodeJS.ProcessEnv): CorsOrigins {
+  try {
+    return parseCorsOrigins(env.CORS_ORIGINS);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got "${env.PORT}"`);
@@ -144,9 +157,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDrainIntervalMs: positiveNumber(env, 'OUTBOX_DRAIN_INTERVAL_MS', 1000, true),
     outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),
     exposeQueryCount: env.BOMCORE_EXPOSE_QUERY_COUNT === '1',
+    apiDocs: flag(env, 'BOMCORE_API_DOCS', env.NODE_ENV !== 'production'),
     graphql: graphqlConfig(env),
     redisUrl: env.REDIS_URL ? env.REDIS_URL : null,
     redisKeyPrefix: env.BOMCORE_REDIS_PREFIX || 'bomcore:rl:',
     authFailuresPerMinute: positiveNumber(env, 'BOMCORE_AUTH_FAILURES_PER_MINUTE', 20, true),
+    corsOrigins: corsOrigins(env),
   };
 }

@@ -1,4 +1,4 @@
-/** Stable error codes of the public contract (decisions.md). */
+/** Stable error codes of the public contract (docs/api-conventions.md). */
 export type ErrorCode =
   | 'INVALID_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN_SCOPE' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL' | 'UNAVAILABLE'

@@ -7,6 +7,7 @@ import { serializeDataset } from '../modules/dataset/serialize.ts';
 import { migrate } from '../db/orm.ts';
 import { nonNegativeInt, parse, requiredString, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
+import { Progress } from './progress.ts';
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -40,18 +41,22 @@ export async function loadCommand(args: string[]): Promise<void> {
   if (!file) throw new UsageError('FILE is required: bomcore load FILE');
   keepHeapNearLiveSet();
   const started = Date.now();
+  // A bar on a terminal, plain lines in CI or a pipe (src/cli/progress.ts).
+  const bar = new Progress();
   // The file is streamed, never held whole: validated in one pass, loaded in another.
   let checked: DatasetFileResult;
   try {
     checked = validateDatasetFile(file, {
-      onProgress: progress,
+      onProgress: (message) => bar.message(message),
       keepProblems: SHOWN_PROBLEMS,
     });
   } catch (error) {
+    bar.finish();
     const code = (error as NodeJS.ErrnoException).code;
     if (code) throw new UsageError(`cannot read ${file}: ${code}`);
     throw error;
   }
+  bar.finish();
   if (!checked.ok) {
     const shown = checked.errors.slice(0, SHOWN_PROBLEMS);
     for (const e of shown) process.stderr.write(`${e.path}: ${e.message}\n`);
@@ -66,7 +71,12 @@ export async function loadCommand(args: string[]): Promise<void> {
   try {
     await withDatabase(async (orm, config) => {
       const loadStarted = Date.now();
-      const report = await importDataset({ orm, config }, dataset, progress);
+      let report;
+      try {
+        report = await importDataset({ orm, config }, dataset, (message) => bar.message(message));
+      } finally {
+        bar.finish();
+      }
       for (const [table, rows] of Object.entries(report.rows)) progress(`${table}: ${rows} rows`);
       const total = Object.values(report.rows).reduce((a, b) => a + b, 0);
       progress(`loaded shop ${report.shopId}: ${total} rows in ${Date.now() - loadStarted} ms`);
@@ -79,14 +89,19 @@ export async function loadCommand(args: string[]): Promise<void> {
 export async function exportCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { shop: { type: 'string' }, out: { type: 'string' } });
   const shopId = requiredString(values.shop, '--shop');
+  const bar = new Progress();
   await withDatabase(async (orm) => {
-    const text = serializeDataset(await exportDataset(orm.em, shopId));
-    if (values.out) {
-      await writeFile(values.out, text);
-      progress(`wrote ${values.out}`);
-    } else {
-      process.stdout.write(text);
+    try {
+      const dataset = await exportDataset(orm.em, shopId, (read, tables) => bar.update('export', `shop ${shopId}`, read, tables, 'tables'));
+      bar.step('export', 'serialising');
+      const text = serializeDataset(dataset);
+      bar.step('export', `writing ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MiB to ${values.out ?? 'stdout'}`);
+      if (values.out) await writeFile(values.out, text);
+      else await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+    } finally {
+      bar.finish();
     }
+    if (values.out) progress(`wrote ${values.out}`);
   });
 }
 
@@ -107,20 +122,15 @@ export async function generateCommand(args: string[]): Promise<void> {
   };
   if (options.locations < 1) throw new UsageError('--locations must be at least 1');
   const { generateDataset } = await import('../modules/dataset/generate.ts');
-  let lastPhase = '';
-  let lastAt = 0;
-  const dataset = generateDataset({
-    ...options,
-    onProgress: (phase, done, total) => {
-      const now = Date.now();
-      if (phase !== lastPhase || done === total || now - lastAt > 1000) {
-        progress(`generate: ${phase} ${done}/${total}`);
-        lastPhase = phase;
-        lastAt = now;
-      }
-    },
-  });
-  const text = serializeDataset(dataset);
+  const bar = new Progress();
+  let text: string;
+  try {
+    const dataset = generateDataset({ ...options, onProgress: (phase, done, total) => bar.update('generate', phase, done, total) });
+    bar.step('generate', 'serialising');
+    text = serializeDataset(dataset);
+  } finally {
+    bar.finish();
+  }
   if (values.out) {
     await writeFile(values.out, text);
     progress(`wrote ${values.out} (${(text.length / 1024 / 1024).toFixed(1)} MiB)`);

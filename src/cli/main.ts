@@ -5,27 +5,7 @@ import { exportCommand, generateCommand, loadCommand, migrateCommand } from './d
 import { keyCommand } from './key-commands.ts';
 import { printOpenApiCommand, printSchemaCommand } from './contract-commands.ts';
 import { serveCommand } from './serve.ts';
-
-const HELP = `bomcore — manufacturing and inventory service
-
-Usage: bomcore <command> [options]
-
-  serve                              run the HTTP server (HOST, PORT; migrates first; demo data on an empty embedded database)
-  migrate                            apply pending database migrations
-  load FILE                          validate FILE and replace its shop's data with it (one transaction)
-  export --shop ID [--out FILE]      write a shop's dataset (stdout by default)
-  generate [--materials N] [--boms N] [--depth D] [--locations N]
-           [--work-orders N] [--orders N] [--seed S] [--shop ID] [--out FILE]
-                                     write a deterministic synthetic dataset (progress on stderr)
-  key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]
-  key list --shop ID [--json]
-  key revoke ID
-  print-schema [--check]             print the GraphQL SDL (--check: compare with schema/schema.graphql)
-  print-openapi                      print the OpenAPI document
-
-Database: DATABASE_URL (PostgreSQL) or, when unset, embedded PGlite under BOMCORE_DATA_DIR (default ./.data).
-The embedded database has one owner at a time (BOMCORE_DATA_DIR/bomcore.lock): while \`serve\` runs on it,
-other commands refuse and name the server; stop it first, or use PostgreSQL for several processes.`;
+import { COMMAND_HELP, MAIN_HELP, wantsHelp } from './help.ts';
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve: serveCommand,
@@ -40,19 +20,29 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
 
 const [name, ...rest] = process.argv.slice(2);
 if (!name || name === 'help' || name === '--help' || name === '-h') {
-  console.log(HELP);
+  // `bomcore help load` is `bomcore load --help`.
+  const topic = name === 'help' ? rest[0] : undefined;
+  if (topic !== undefined && COMMAND_HELP[topic] === undefined) {
+    console.error(`bomcore help: unknown command "${topic}"\n\n${MAIN_HELP}`);
+    process.exit(2);
+  }
+  console.log(topic !== undefined ? COMMAND_HELP[topic] : MAIN_HELP);
   process.exit(name ? 0 : 2);
 }
 const command = commands[name];
 if (!command) {
-  console.error(`bomcore: unknown command "${name}"\n\n${HELP}`);
+  console.error(`bomcore: unknown command "${name}"\n\n${MAIN_HELP}`);
   process.exit(2);
+}
+if (wantsHelp(rest)) {
+  console.log(COMMAND_HELP[name]);
+  process.exit(0);
 }
 try {
   await command(rest);
 } catch (error) {
   if (error instanceof UsageError) {
-    console.error(`bomcore ${name}: ${error.message}`);
+    console.error(`bomcore ${name}: ${error.message}\nRun "bomcore ${name} --help" for usage.`);
     process.exit(2);
   }
   if (error instanceof DomainError || error instanceof ConfigError) {

@@ -44,6 +44,8 @@ function printWelcome(config: Config, address: string, demo: { shopId: string; k
   } else {
     lines.push(
       `\nRead-write API key for shop "${demo.shopId}" (valid until the next start):\n\n  ${demo.key}\n`,
+      'The examples of README.md and docs/quick-start.md read it from BOMCORE_KEY; in another terminal:',
+      `  export BOMCORE_KEY=${demo.key}\n`,
       'Try:',
       `  curl -s ${address}/api/v1/locations -H "Authorization: Bearer ${demo.key}"`,
       `  curl -s "${address}/api/v1/raw-materials?search=wax&pageSize=5" -H "Authorization: Bearer ${demo.key}"`,

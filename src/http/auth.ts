@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../db/orm.ts';
-import { authenticate, type AuthenticatedKey } from '../modules/auth/keys.ts';
+import { authenticate, KEY_PREFIX, type AuthenticatedKey, type AuthFailure } from '../modules/auth/keys.ts';
 import { shopContextFor, type ContextDeps, type ShopContext } from '../shop-context.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
 import { sendProblem } from './problem.ts';
@@ -48,6 +48,24 @@ export async function chargeRequest(deps: Pick<AuthDeps, 'limiter'>, request: Fa
 }
 
 /**
+ * What a 401 tells the client to do. A key sent without its scheme (`Authorization: bck_…`) or
+ * under another scheme (`Basic`, `Token`, a lower-case `bearer`) is told to write `Bearer`, not that
+ * the key is invalid; anything else that fails is "not valid" (the reason stays in the log).
+ */
+export function authFailureDetail(result: AuthFailure, header: string | undefined): string {
+  if (result === 'missing') return 'an Authorization: Bearer <API key> header is required';
+  if (result === 'malformed' && header !== undefined) {
+    const [scheme = '', ...credentials] = header.trim().split(/\s+/);
+    if (scheme.startsWith(KEY_PREFIX)) return 'the Authorization header has no scheme: use Authorization: Bearer <API key>';
+    // The scheme is named back only when it looks like one (never a piece of a secret).
+    if (credentials.length > 0 && scheme !== 'Bearer' && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme)) {
+      return `the Authorization scheme must be Bearer, not ${scheme}: use Authorization: Bearer <API key>`;
+    }
+  }
+  return 'the API key is not valid';
+}
+
+/**
  * Authenticates the bearer key, checks the route's scope and takes a rate-limit token. Replies
  * 401 / 403 / 429 itself; on success leaves the key on `request.auth`.
  */
@@ -61,10 +79,7 @@ export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, 
     if (result !== 'missing') deps.authThrottle?.recordFailure(request.ip);
     const challenge = result === 'missing' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"';
     reply.header('WWW-Authenticate', challenge);
-    sendProblem(request, reply, {
-      code: 'UNAUTHENTICATED',
-      detail: result === 'missing' ? 'an Authorization: Bearer <API key> header is required' : 'the API key is not valid',
-    });
+    sendProblem(request, reply, { code: 'UNAUTHENTICATED', detail: authFailureDetail(result, request.headers.authorization) });
     return false;
   }
   if (!(await spendTokens(deps.limiter, result.keyId, 1, 1, request, reply))) return false;

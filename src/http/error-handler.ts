@@ -5,23 +5,111 @@ import { randomUUID } from 'node:crypto';
 import { buildProblem, sendProblem } from './problem.ts';
 import { isUnavailable } from './unavailable.ts';
 
-interface AjvError { instancePath: string; message?: string; params: Record<string, unknown> }
+interface AjvError { instancePath: string; message?: string; params: Record<string, unknown>; keyword?: string; schemaPath?: string }
 
-/** Turns AJV errors into `{ field, message }` naming the query parameter, path parameter or body field. */
+/** `/updates/0/delta` → `updates[0].delta`, plus the property AJV names for a missing or unknown one. */
+function fieldOf(e: AjvError, context: string | undefined): string {
+  const path = e.instancePath.split('/').filter(Boolean)
+    .map((seg) => seg.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : `${i === 0 ? '' : '.'}${seg}`)).join('');
+  const extra = (e.params.additionalProperty ?? e.params.missingProperty) as string | undefined;
+  return [path, extra].filter(Boolean).join('.') || context || 'body';
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null',
+};
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
+
+/** `must be number,null` → `must be a number or null`. */
+function typeMessage(types: unknown): string {
+  const list = (Array.isArray(types) ? types : String(types).split(',')).map((t) => TYPE_NAMES[String(t)] ?? String(t));
+  return `must be ${orList([...new Set(list)])}`;
+}
+
+const plural = (n: unknown, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** One AJV error (not anyOf/oneOf) in words a person acts on. */
+function humanMessage(e: AjvError, context: string | undefined): string {
+  const p = e.params;
+  if (p.additionalProperty !== undefined) return context === 'querystring' ? 'is not a parameter of this route' : 'is not a recognised field';
+  if (p.missingProperty !== undefined) return 'is required';
+  switch (e.keyword) {
+    case 'type': return typeMessage(p.type);
+    case 'enum': return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const': return `must be ${String(p.allowedValue)}`;
+    case 'minLength': return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')} long`;
+    case 'maxLength': return `must be at most ${plural(p.limit, 'character')} long`;
+    case 'minItems': return p.limit === 1 ? 'must not be empty' : `must have at least ${plural(p.limit, 'item')}`;
+    case 'maxItems': return `must have at most ${plural(p.limit, 'item')}`;
+    case 'minimum': return `must be at least ${String(p.limit)}`;
+    case 'maximum': return `must be at most ${String(p.limit)}`;
+    case 'exclusiveMinimum': return `must be greater than ${String(p.limit)}`;
+    case 'exclusiveMaximum': return `must be less than ${String(p.limit)}`;
+    case 'format': return p.format === 'date-time'
+      ? 'must be a date-time with a time zone, e.g. 2025-01-31T09:30:00Z'
+      : `must be a valid ${String(p.format)}`;
+    case 'pattern': return `must match the pattern ${String(p.pattern)}`;
+    case 'uniqueItems': return 'must not repeat an item';
+    case 'minProperties': return p.limit === 1 ? 'must not be empty' : `must have at least ${plural(p.limit, 'field')}`;
+    default: return e.message ?? 'is invalid';
+  }
+}
+
+/**
+ * The alternatives of an anyOf/oneOf that all failed, as one message: a union of literals (an enum
+ * written as anyOf of const) lists the allowed values; a union of types names them.
+ */
+function alternativesMessage(branches: AjvError[], context: string | undefined): string {
+  const values = branches.flatMap((b) => (b.keyword === 'const' ? [b.params.allowedValue] : b.keyword === 'enum' ? (b.params.allowedValues as unknown[]) : []));
+  // TypeBox literals carry their type too (`{ type: 'string', const: 'high' }`): a null fails both.
+  if (values.length > 0 && branches.every((b) => b.keyword === 'const' || b.keyword === 'enum' || b.keyword === 'type')) {
+    return `must be one of: ${[...new Set(values.map(String))].join(', ')}`;
+  }
+  if (branches.length > 0 && branches.every((b) => b.keyword === 'type')) {
+    return typeMessage(branches.flatMap((b) => (Array.isArray(b.params.type) ? b.params.type : [b.params.type])));
+  }
+  const own = branches.map((b) => humanMessage(b, context));
+  return own.length > 0 ? `must match one of the allowed forms (${[...new Set(own)].join('; ')})` : 'must match one of the allowed forms';
+}
+
+/**
+ * Turns AJV errors into `{ field, message }` naming the query parameter, path parameter or body
+ * field: one entry per field, in words (`must be one of: virtual, platform`, `must be a number or
+ * null`). AJV reports one error per failed branch of an anyOf plus the anyOf itself; they are
+ * collapsed into the anyOf's one message.
+ */
 export function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
-  return validation.map((e) => {
-    // /updates/0/delta → updates[0].delta
-    const path = e.instancePath.split('/').filter(Boolean)
-      .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : `${i === 0 ? '' : '.'}${seg}`)).join('');
-    const extra = (e.params.additionalProperty ?? e.params.missingProperty) as string | undefined;
-    const field = [path, extra].filter(Boolean).join('.') || context || 'body';
-    if (e.params.additionalProperty) {
-      return { field, message: context === 'querystring' ? 'is not a parameter of this route' : 'is not a recognised field' };
-    }
-    if (e.params.missingProperty) return { field, message: 'is required' };
-    if (e.params.allowedValues) return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
-    return { field, message: e.message ?? 'is invalid' };
-  });
+  const unions = validation.filter((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.schemaPath);
+  const branchOf = (e: AjvError) => unions.find((u) => u !== e && e.schemaPath?.startsWith(`${u.schemaPath}/`));
+  const byField = new Map<string, string[]>();
+  for (const e of validation) {
+    if (branchOf(e)) continue; // said by its anyOf
+    const message = unions.includes(e)
+      ? alternativesMessage(validation.filter((b) => branchOf(b) === e && b.instancePath === e.instancePath), context)
+      : humanMessage(e, context);
+    const field = fieldOf(e, context);
+    const messages = byField.get(field) ?? [];
+    if (!messages.includes(message)) messages.push(message);
+    byField.set(field, messages);
+  }
+  return [...byField].map(([field, messages]) => ({ field, message: messages.join('; ') }));
+}
+
+/** `detail` of a validation problem: its field errors, as `field: message` joined by `; `. */
+export function detailOf(errors: FieldError[]): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+}
+
+/** A body that did not parse as JSON: one field error, and a detail saying the same. */
+function malformedBody(error: Error): { detail: string; errors: FieldError[] } {
+  const where = /\(line \d+ column \d+\)/.exec(error.message)?.[0] ?? /at position \d+/.exec(error.message)?.[0];
+  const errors = [{ field: 'body', message: `is not valid JSON${where ? ` ${where}` : ''}` }];
+  return { detail: detailOf(errors), errors };
 }
 
 /** The one error handler: every failure leaves as problem+json, nothing internal leaks. */
@@ -32,7 +120,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (error.validation) {
       const errors = fieldErrors(error.validation as unknown as AjvError[], error.validationContext);
-      return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors });
+      return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: detailOf(errors), errors });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -42,11 +130,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'invalid Content-Length' });
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'the body is not valid JSON', errors: [{ field: 'body', message: 'must be a JSON object' }] });
+        return sendProblem(request, reply, { code: 'INVALID_INPUT', ...malformedBody(error) });
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY': {
+        const errors = [{ field: 'body', message: 'is empty; send a JSON object' }];
+        return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: detailOf(errors), errors });
+      }
     }
     if (error.statusCode === 400 && error instanceof SyntaxError) {
-      return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'the body is not valid JSON', errors: [{ field: 'body', message: 'must be a JSON object' }] });
+      return sendProblem(request, reply, { code: 'INVALID_INPUT', ...malformedBody(error) });
     }
     if (isUnavailable(error)) {
       request.log.error({ err: error }, 'dependency unavailable');

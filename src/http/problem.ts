@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Blocker, ErrorCode, FieldError, MissingRef } from '../domain-error.ts';
 
-/** The one table from error code to HTTP status (decisions.md). */
+/** The one table from error code to HTTP status (docs/api-conventions.md). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   INVALID_INPUT: 400,
   UNAUTHENTICATED: 401,

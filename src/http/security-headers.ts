@@ -13,7 +13,7 @@ const ALWAYS: Record<string, string> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/** API responses (everything but GraphiQL): never stored by a cache, and nothing in them may load or run anything. */
+/** API responses (everything but GraphiQL and the API reference): never stored by a cache, and nothing in them may load or run anything. */
 const API: Record<string, string> = {
   'Cache-Control': 'no-store',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
@@ -24,6 +24,19 @@ const GRAPHIQL: Record<string, string> = {
   'Content-Security-Policy': "frame-ancestors 'none'",
 };
 
+/** The REST reference page and its assets (src/http/api-reference.ts): Swagger UI's scripts and styles run, from this server only. */
+const API_DOCS_PREFIX = '/api/v1/docs';
+
+/** Scripts, styles, the document and "Try it out" calls from this origin only; images also inline; no framing. */
+const API_DOCS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; "
+    + "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+};
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`);
+}
+
 /**
  * Adds the security headers to every response, errors and 404s included (an `onSend` hook, so it
  * also covers replies sent by hooks and error handlers).
@@ -31,8 +44,8 @@ const GRAPHIQL: Record<string, string> = {
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const path = request.url;
-    const graphiql = path === GRAPHIQL_PREFIX || path.startsWith(`${GRAPHIQL_PREFIX}/`) || path.startsWith(`${GRAPHIQL_PREFIX}?`);
-    for (const headers of [ALWAYS, graphiql ? GRAPHIQL : API]) {
+    const page = under(path, GRAPHIQL_PREFIX) ? GRAPHIQL : under(path, API_DOCS_PREFIX) ? API_DOCS : API;
+    for (const headers of [ALWAYS, page]) {
       for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;

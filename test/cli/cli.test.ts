@@ -98,7 +98,7 @@ describe(`bomcore CLI on ${databaseLabel}`, () => {
     const b = await runCli(args, env);
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toBe(b.stdout);
-    expect(a.stderr).toMatch(/generate: /);
+    expect(a.stderr).toMatch(/^generating \w+: [\d,]+ \/ [\d,]+ items \(\d+%\)$/m);
     const genFile = join(work, 'generated.json');
     writeFileSync(genFile, a.stdout);
     const load = await runCli(['load', genFile], env);

@@ -6,7 +6,7 @@ import { parseDatasetText, validateDataset } from '../../src/modules/dataset/par
 import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
 import type { Dataset, DatasetError } from '../../src/modules/dataset/types.ts';
 
-// Every validation rule of dataset.md, each checked for its exact JSONPath and message against a
+// Every validation rule of the dataset format (docs/datasets.md), each checked for its exact JSONPath and message against a
 // small valid dataset with one change.
 
 const VMAT = 'VMAT-VAR-6f1c';
@@ -18,7 +18,7 @@ const variant = (variantId: string, productName: string, levels: unknown[]) => (
   vendor: null, price: 10, cost: 5, imageUrl: null, productType: null, productCategory: null, weightValue: null, weightUnitId: null, levels,
 });
 
-/** A valid dataset touching every section (close to the example of dataset.md). */
+/** A valid dataset touching every section (close to the example of docs/datasets.md). */
 function base(): any {
   return {
     formatVersion: 1,

@@ -156,7 +156,8 @@ describe('malformed bodies with a valid key are 400, never 500, and log no error
     const res = await send('{"query": ', readKey, { 'content-type': 'application/json' });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
-    expect(res.json()).toMatchObject({ code: 'INVALID_INPUT', errors: [{ field: 'body', message: 'must be a JSON object' }] });
+    expect(res.json()).toMatchObject({ code: 'INVALID_INPUT', errors: [{ field: 'body', message: expect.stringMatching(/^is not valid JSON/) }] });
+    expect(res.json().detail).toBe(`body: ${res.json().errors[0].message}`);
     expect(errorLines()).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { Decimal as BaseDecimal } from 'decimal.js';
 import type { BillOwnerType, Dataset, DatasetWorkOrder } from '../../src/modules/dataset/types.ts';
 
-// An independent model of the work-order rules of the dataset spec (shared/spec/dataset.md) and
+// An independent model of the work-order rules of the dataset spec (docs/datasets.md) and
 // docs/work-orders.md, written from the dataset document alone: recipe lines with location rules,
 // effective need, the material plan, and what a build run consumes and deducts. It never reads the
 // database or the service code; every figure is exact (decimal.js with 200 digits) until it is

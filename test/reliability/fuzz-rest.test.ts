@@ -4,7 +4,7 @@ import { describeRequest, operationsOf, requestsFor, type OpenApiDocument } from
 import { OpenApiValidator } from '../helpers/openapi-validator.ts';
 
 /*
- * Rule (issue 11, "No 5xx from client input"; decisions.md "Requests and envelope"): whatever a
+ * Rule (issue 11, "No 5xx from client input"; docs/api-conventions.md): whatever a
  * client sends to any route of the OpenAPI document — keyed or not, read or write key, another
  * shop's key, valid, boundary or adversarial values in the path, the query and the body — the
  * answer is not a 5xx, carries X-Request-Id, is problem+json when it is an error, and is a status,

@@ -1,3 +1,4 @@
+import { inlineSchemaRefs } from '../../rest-facade/openapi-finish.ts';
 import { getNamedType, getNullableType, isListType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSchema } from '../../schema/index.ts';
@@ -128,7 +129,7 @@ describe('the limits table covers the whole schema (new arguments cannot forget 
 
   it('REST and GraphQL state the same numbers for the same fields', async () => {
     const doc = t.app.swagger() as any;
-    const body = doc.paths['/api/v1/raw-materials/{variantId}'].patch.requestBody.content['application/json'].schema.properties;
+    const body = (inlineSchemaRefs(doc.paths['/api/v1/raw-materials/{variantId}'].patch.requestBody.content['application/json'].schema, doc) as any).properties;
     const patchInput = getSchema().getType('RawMaterialPatchInput') as any;
     for (const field of ['productName', 'variantName', 'sku', 'unit', 'vendor', 'specifications', 'imageUrl', 'weightUnitId', 'productType', 'productCategory']) {
       expect(body[field].maxLength, field).toBe(inputLimitsOf(patchInput.getFields()[field]).maxLength);

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('authentication (decisions.md: 401 UNAUTHENTICATED with WWW-Authenticate)', () => {
+describe('authentication (docs/api-conventions.md: 401 UNAUTHENTICATED with WWW-Authenticate)', () => {
   it('no Authorization header is 401 with a realm challenge and no error attribute', async () => {
     const res = await t.request({ method: 'GET', url: '/api/v1/locations' });
     expect(res.statusCode).toBe(401);
@@ -66,7 +66,7 @@ describe('authentication (decisions.md: 401 UNAUTHENTICATED with WWW-Authenticat
   });
 });
 
-describe('scopes (decisions.md: 403 FORBIDDEN_SCOPE)', () => {
+describe('scopes (docs/api-conventions.md: 403 FORBIDDEN_SCOPE)', () => {
   it('a read-only key on a PATCH route is 403 with an insufficient_scope challenge', async () => {
     const res = await t.request({ method: 'PATCH', url: '/api/v1/work-orders/wo_x', key: readKey, payload: { expectedUpdatedAt: 'x' } });
     expect(res.statusCode).toBe(403);
@@ -106,7 +106,7 @@ describe('tenancy (a key never sees another shop\'s data)', () => {
   });
 });
 
-describe('rate limit (decisions.md: token bucket per key, 429 RATE_LIMITED)', () => {
+describe('rate limit (docs/api-conventions.md: token bucket per key, 429 RATE_LIMITED)', () => {
   it('the burst is served, the next request is 429 with Retry-After and RateLimit headers, other keys are unaffected', async () => {
     const limited = await createTestApp({ orm: t.orm, config: { rateLimitBurst: 3, rateLimitRefillPerSecond: 0.01 } });
     try {

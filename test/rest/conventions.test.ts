@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('envelope and request id (decisions.md: Requests and envelope)', () => {
+describe('envelope and request id (docs/api-conventions.md: requests and envelope)', () => {
   it('a 200 is { data, meta: { requestId, apiVersion: "1.2" } } and meta.requestId equals X-Request-Id', async () => {
     const res = await t.get('/api/v1/locations', key);
     expect(res.status).toBe(200);
@@ -82,7 +82,7 @@ describe('input errors are 400 INVALID_INPUT naming the field', () => {
   });
 });
 
-describe('405 with Allow on every contract path (api-v1.md: only GET and PATCH exist)', () => {
+describe('405 with Allow on every contract path (docs/contract.md: only GET and PATCH exist)', () => {
   const cases = Object.entries(CONTRACT_PATHS).flatMap(([path, methods]) =>
     [...FOREIGN_METHODS, ...(['GET', 'PATCH'] as const).filter((m) => !methods.includes(m))].map((method) => [method, path, allowHeader(methods)] as const));
 

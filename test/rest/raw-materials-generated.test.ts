@@ -6,7 +6,7 @@ import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // A generated shop nobody tuned the service to: every figure below is recomputed here from the
-// dataset itself with the rules of dataset.md, independently of the service's SQL.
+// dataset itself with the rules of docs/datasets.md, independently of the service's SQL.
 let t: TestApp;
 let key: string;
 let d: Dataset;

@@ -8,7 +8,7 @@ import { comparePicks, comparePlanRows, D, WorkOrderOracle } from '../helpers/wo
 
 // A generated shop nobody tuned the service to. Every work order's material plan and the stock
 // moves of build runs are recomputed from the dataset document alone (test/helpers/work-order-oracle.ts,
-// written from shared/spec/dataset.md and docs/work-orders.md) and compared with the REST answers.
+// written from docs/datasets.md and docs/work-orders.md) and compared with the REST answers.
 // Seed 22 was chosen (from seeds 1–150) because its runs meet all four location-rule actions, shelves,
 // onlyConsumePreassembled shortfalls, dataset residuals and clamps, and its plans an unlocated work
 // order; 32 work orders (the first 30 are the same as with 30) add a cancelled one whose reversed run

@@ -8,7 +8,7 @@ const Assignee = Type.Object(
     active: Type.Boolean({ description: 'False for retired assignees (listed only with includeInactive=true).' }),
     usageCount: Type.Integer({ minimum: 0, description: 'Live (open) work orders naming this assignee.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Assignee' },
 );
 
 export const listAssigneesRoute = defineRoute({

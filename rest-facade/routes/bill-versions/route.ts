@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { STRING_LIMITS } from '../../../src/limits.ts';
+import { INT32_MAX, named } from '../../schema-helpers.ts';
 
 const nullableString = (description: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], description });
 const obj = (properties: Parameters<typeof Type.Object>[0]) => Type.Object(properties, { additionalProperties: false });
 
-const BillVersion = obj({
+const BillVersion = named('BillVersion', obj({
   version: Type.Integer({ minimum: 1 }),
   state: Type.Literal('ready', { description: 'Only ready versions are listed.' }),
   savedAt: Type.String({ description: 'ISO 8601 timestamp with milliseconds (UTC).' }),
@@ -16,7 +17,7 @@ const BillVersion = obj({
     recipeFields: Type.Integer({ minimum: 0 }), materials: Type.Integer({ minimum: 0 }),
     locationRules: Type.Integer({ minimum: 0 }), overrides: Type.Integer({ minimum: 0 }),
   }),
-});
+}));
 
 const description = `Saved versions of a BOM (\`bom\`) or assembly bill (\`sub_assembly\`), newest first (highest version).
 Each row carries the change summary frozen when it was saved (counts of recipe fields, materials, location rules and
@@ -38,8 +39,8 @@ export const billVersionsRoute = defineRoute({
     ownerId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }),
   }, { additionalProperties: false }),
   querystring: Type.Object({
-    limit: Type.Integer({ minimum: 1, maximum: 20, default: 10 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 20, default: 10 }),
+    offset: Type.Integer({ format: 'int32', minimum: 0, maximum: INT32_MAX, default: 0 }),
   }, { additionalProperties: false }),
   data: obj({
     ownerType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]), ownerId: Type.String(),

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { LocationIdsQuery, scopeVariable } from '../../schema-helpers.ts';
+import { LocationIdsQuery, named, scopeVariable } from '../../schema-helpers.ts';
 import { BomIdParams, NullableString, Num, obj } from './schemas.ts';
 
-const LimitingComponent = obj({
+const LimitingComponent = named('BuildableLimitingComponent', obj({
   nodeId: Type.String({ description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
   name: Type.String({ description: 'Material productName, or the assembly bill name.' }),
   origin: Type.Union([Type.Literal('platform'), Type.Literal('virtual'), Type.Literal('preassembled')]),
@@ -12,7 +12,7 @@ const LimitingComponent = obj({
   isNonEssential: Type.Boolean({ description: 'Always false: non-essential materials never limit.' }),
   maxUnitsByThisComponent: Type.Integer({ minimum: 0, description: 'Largest N this leaf alone allows, shelves of the assemblies above it used first.' }),
   availableAtLocation: Num('What the leaf has at the location (negative levels count as 0); for a pre-assembled leaf, its shelf.'),
-});
+}));
 
 const description = `How many finished units of the BOM can be built now, per location in scope.
 - Leaves are essential raw materials: live platform levels (platform-linked, read through the platform) or the service's own

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { BomIdParams, CostFactorReference, Num, NullableNumber, NullableString, obj, RawReference } from './schemas.ts';
+import { named } from '../../schema-helpers.ts';
 
 // The sub-assembly tree nests to full depth; the schema is recursive (one named definition).
 const SubAssemblyReference = Type.Recursive((Self) => obj({
@@ -34,7 +35,7 @@ export const getBomRoute = defineRoute({
   tag: 'bills-of-materials',
   params: BomIdParams,
   querystring: Type.Object({}, { additionalProperties: false }),
-  data: obj({
+  data: named('BillOfMaterials', obj({
     bomId: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]), name: Type.String(),
     productId: NullableString(), variantId: NullableString(), sku: NullableString(), price: NullableNumber(),
     totalRawMaterialCost: Num(), totalSubAssemblyCost: Num(), totalCost: Num(), directCostFactorCost: Num(),
@@ -42,7 +43,7 @@ export const getBomRoute = defineRoute({
     rawMaterialReferences: Type.Array(RawReference),
     subAssemblyReferences: Type.Array(SubAssemblyReference),
     costFactorReferences: Type.Array(CostFactorReference),
-  }),
+  })),
   extraProblems: [404],
   operation: new URL('./get.graphql', import.meta.url),
   variables: ({ params }) => ({ bomId: params.id }),

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { Num, NullableNumber, NullableString, obj } from './schemas.ts';
+import { INT32_MAX, named } from '../../schema-helpers.ts';
 import { STRING_LIMITS } from '../../../src/limits.ts';
 
-const BomRow = obj({
+const BomRow = named('BillOfMaterialsListRow', obj({
   bomId: Type.String({ description: 'BOM-<digits>' }),
   name: Type.String(),
   status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]),
@@ -15,7 +16,7 @@ const BomRow = obj({
   rawMaterialCount: Type.Integer({ minimum: 0, description: 'Raw-material lines of the base recipe.' }),
   subAssemblyCount: Type.Integer({ minimum: 0, description: 'Sub-assembly lines of the base recipe.' }),
   costFactorCount: Type.Integer({ minimum: 0, description: 'Cost-factor lines of the base recipe.' }),
-});
+}));
 
 const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\` over every BOM whatever the filters.
 - \`search\`: case-insensitive substring over name, sku and bomId. \`statusFilter\`: all (default) | active | inactive.
@@ -24,7 +25,7 @@ const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\
   both directions; ties break on bomId ascending.
 - \`page\` ≥ 1 (default 1), \`pageSize\` 1–1000 (default 50); totalPages = ceil(totalCount / pageSize); a page past the end
   is 200 with no items.
-- Costs (dataset.md): raw lines unitCost × quantity × (1 + waste/100), sub lines quantity × the assembly bill's unit cost,
+- Costs: raw lines unitCost × quantity × (1 + waste/100), sub lines quantity × the assembly bill's unit cost,
   cost-factor lines quantity × unitCost, on base recipes; exact, rounded half-up to 6 places in the response.
 - stats: total, active, inactive, totalValue = Σ totalCost, avgCost = totalValue / total (0 when none), platformLinked = BOMs
   with a finished-good variant.
@@ -43,8 +44,8 @@ export const listBomsRoute = defineRoute({
     statusFilter: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('active'), Type.Literal('inactive')], { default: 'all' })),
     sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
     sortOrder: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
-    page: Type.Integer({ minimum: 1, default: 1 }),
-    pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+    page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
+    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, default: 50 }),
   }, { additionalProperties: false }),
   data: obj({
     items: Type.Array(BomRow),

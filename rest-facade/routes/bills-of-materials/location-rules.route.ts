@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { BomIdParams, NullableNumber, NullableString, Num, obj } from './schemas.ts';
+import { named } from '../../schema-helpers.ts';
 
-const LineChange = obj({
+const LineChange = named('LocationRuleLineChange', obj({
   change: Type.Union(['replace', 'remove', 'add', 'adjust'].map((v) => Type.Literal(v))),
   lineType: Type.Union([Type.Literal('raw'), Type.Literal('sub')]),
   nodeId: Type.String({ description: 'The line as used at the location: the replacement for replace, the removed node for remove.' }),
@@ -11,7 +12,7 @@ const LineChange = obj({
   wastePercentage: NullableNumber('Waste % at the location (null for remove).'),
   baseQuantity: NullableNumber('Quantity of the base line (null for add).'),
   baseWastePercentage: NullableNumber('Waste % of the base line (null for add).'),
-});
+}));
 
 const description = `What the BOM does at every location of the shop (ordered by name, then id):
 - \`rules\`: the location rules that apply there — the BOM's own and those of every assembly bill its tree reaches at that

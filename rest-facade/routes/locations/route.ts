@@ -7,7 +7,7 @@ const Location = Type.Object(
     locationGid: Type.String({ description: 'Global id: gid://<platform>/Location/<digits>.', examples: ['gid://shopify/Location/101'] }),
     name: Type.String(),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Location' },
 );
 
 export const listLocationsRoute = defineRoute({

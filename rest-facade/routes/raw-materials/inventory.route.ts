@@ -28,7 +28,7 @@ every virtual level), not scoped. Levels are ordered by location id.`,
           locationName: Type.Optional(Type.String({ description: 'Platform-linked materials only.' })),
           available: Type.Number(),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'InventoryLevel' },
       )),
     },
     { additionalProperties: false },
@@ -51,7 +51,7 @@ const Row = Type.Object(
     absolute: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Target level (≥ 0), turned into a delta inside the transaction (retry-safe).' })),
     variantId: Type.Optional(Type.String({ maxLength: STRING_LIMITS.id, description: 'Optional; must equal the path id.' })),
   },
-  { description: 'One level change; unrecognised fields are ignored.' },
+  { title: 'InventoryUpdate', description: 'One level change; unrecognised fields are ignored.' },
 );
 
 const RowResult = Type.Object(
@@ -68,7 +68,7 @@ const RowResult = Type.Object(
     truncated: Type.Optional(Type.Boolean({ description: 'True when clamping at zero cut the change short (still ok).' })),
     error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'InventoryUpdateResult' },
 );
 
 export const patchRawMaterialInventoryRoute = defineRoute({

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { MaterialListRowSchema } from './schemas.ts';
+import { INT32_MAX } from '../../schema-helpers.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const enumOf = (values: string[], description: string) =>
@@ -28,8 +29,8 @@ Only this list's parameters are accepted (another list's filter, e.g. statusFilt
       vendorFilter: Type.Optional(Type.Array(Type.String({ maxLength: STRING_LIMITS.label }), { maxItems: LIST_LIMITS.ids, description: `Repeatable, at most ${LIST_LIMITS.ids}; a row matches any of the vendors given.` })),
       sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
       sortOrder: Type.Optional(enumOf(['asc', 'desc'], 'Sort direction.')),
-      page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number.' }),
-      pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+      page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1, description: '1-based page number.' }),
+      pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, default: 50 }),
     },
     { additionalProperties: false },
   ),

@@ -16,7 +16,7 @@ const Connection = (idField: 'bomId' | 'assemblyId', bom: boolean) => Type.Objec
     locationId: Type.Union([Type.String(), Type.Null()], { description: 'Location context: null for the base recipe, the rule\'s location otherwise.' }),
     locationName: Type.Union([Type.String(), Type.Null()]),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: bom ? 'RawMaterialBomUse' : 'RawMaterialAssemblyUse' },
 );
 
 export const getRawMaterialRoute = defineRoute({
@@ -41,7 +41,7 @@ location (\`source: "locationRule"\`, \`action\`, \`locationId\`, \`locationName
       material: MaterialSchema,
       connections: Type.Optional(Type.Object(
         { boms: Type.Array(Connection('bomId', true)), subAssemblies: Type.Array(Connection('assemblyId', false)) },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'RawMaterialConnections' },
       )),
     },
     { additionalProperties: false },

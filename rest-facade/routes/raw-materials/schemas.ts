@@ -33,7 +33,7 @@ const materialProperties = {
   productCategory: NullableString(),
 };
 
-export const MaterialSchema = Type.Object(materialProperties, { additionalProperties: false, description: 'A raw material (platform-linked fields are mirrored from the platform variant).' });
+export const MaterialSchema = Type.Object(materialProperties, { additionalProperties: false, title: 'RawMaterial', description: 'A raw material (platform-linked fields are mirrored from the platform variant).' });
 
 export const MaterialListRowSchema = Type.Object(
   {
@@ -41,5 +41,5 @@ export const MaterialListRowSchema = Type.Object(
     bomUsageCount: Type.Integer({ minimum: 0, description: 'Number of BOMs whose own recipe lines name the material.' }),
     subAssemblyUsageCount: Type.Integer({ minimum: 0, description: 'Number of assembly bills whose own lines name the material.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'RawMaterialListRow' },
 );

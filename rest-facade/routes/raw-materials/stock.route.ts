@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
+import { named } from '../../schema-helpers.ts';
 
 const strict = (properties: Parameters<typeof Type.Object>[0], description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
@@ -29,12 +30,12 @@ and zero totals. A material or finished-good variant id; anything else is 404.`,
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
 });
 
-export const PreassembledData = strict({
+export const PreassembledData = named('PreassembledStock', strict({
   itemId: Type.String({ description: 'The variant id (finished good) or assembly id the shelf stock is kept under.' }),
   itemType: Type.Union([Type.Literal('variant'), Type.Literal('assemblyBill')]),
   levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, quantity: Type.Number({ description: 'Pre-assembled units on the shelf.' }) })),
   totals: strict({ quantity: Type.Number() }),
-});
+}));
 
 export const getRawMaterialPreassembledRoute = defineRoute({
   method: 'GET',

@@ -4,7 +4,7 @@ import { EnumListParameter, EnumOf } from '../../graphql-enums.ts';
 import {
   BuildRun, ConsumptionRow, Cost, headerProperties, obj, PlanContribution, PlanMaterial, Warning, WorkOrderIdParams,
 } from './schemas.ts';
-import { Num, NullableString } from '../../schema-helpers.ts';
+import { INT32_MAX, named, Num, NullableString } from '../../schema-helpers.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
@@ -12,9 +12,9 @@ const HEADER = at('./header.fragment.graphql');
 const WARNING = at('./warning.fragment.graphql');
 const RUN = at('./build-run.fragment.graphql');
 
-const Facet = Type.Array(obj({
+const Facet = Type.Array(named('WorkOrderFacetValue', obj({
   value: NullableString('null: work orders with no location / no assignee.'), label: Type.String(), count: Type.Integer({ minimum: 1 }),
-}));
+})));
 
 const csv = (value: string | undefined) => (value ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : null);
 
@@ -45,11 +45,11 @@ the location's name, the assignee's display name and the tag; work orders with n
     sourceType: Type.Optional(EnumOf('WorkOrderSourceType')),
     sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'updatedAt | createdAt | dueDate | priority | name | status; anything else is ignored.' })),
     sortDir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-    page: Type.Integer({ minimum: 1, default: 1 }),
-    pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
+    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 50 }),
   }, { additionalProperties: false }),
   data: obj({
-    rows: Type.Array(obj(headerProperties)),
+    rows: Type.Array(named('WorkOrderListRow', obj(headerProperties))),
     total: Type.Integer({ minimum: 0 }),
     hasMore: Type.Boolean(),
     facets: obj({ status: Facet, location: Facet, assignee: Facet, tag: Facet }),
@@ -63,10 +63,10 @@ the location's name, the assignee's display name and the tag; work orders with n
   }),
 });
 
-const TransitionMove = obj({
+const TransitionMove = named('AvailableTransition', obj({
   to: EnumOf('WorkOrderStatus'),
   direction: Type.Optional(EnumOf('TransitionDirection', { description: 'Present on the forward and back moves.' })),
-});
+}));
 
 const consumptionRows = Type.Array(ConsumptionRow);
 
@@ -89,7 +89,7 @@ Another shop's id is 404.`,
     { includeItemConsumption: Type.Boolean({ default: false, description: '`true` adds per-item consumption plans.' }) },
     { additionalProperties: false },
   ),
-  data: obj({
+  data: named('WorkOrder', obj({
     ...headerProperties,
     items: Type.Array(obj({
       itemId: Type.String(), ownerType: EnumOf('BillOwnerType'), ownerId: Type.String(), name: NullableString(), quantity: Num(),
@@ -125,7 +125,7 @@ Another shop's id is 404.`,
     })),
     availableTransitions: Type.Array(TransitionMove),
     warnings: Type.Array(Warning),
-  }),
+  })),
   operation: [at('./get.graphql'), HEADER, RUN, WARNING],
   extraProblems: [404],
   variables: ({ params, query }) => ({ id: params.id, includeItemConsumption: query.includeItemConsumption }),

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { EnumOf } from '../../graphql-enums.ts';
-import { NullableNumber, NullableString, Num, strictObject as obj } from '../../schema-helpers.ts';
+import { named, NullableNumber, NullableString, Num, strictObject as obj } from '../../schema-helpers.ts';
 import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export { obj };
@@ -37,7 +37,7 @@ export const headerProperties = {
   updatedAt: DateTime('The optimistic-lock token: send it back as `expectedUpdatedAt` on every write.'),
 };
 
-export const Warning = obj({
+export const Warning = named('WorkOrderWarning', obj({
   code: Type.String({ description: 'e.g. RETIRED_ASSIGNEE, OVERDUE, STOCK_SHORT, SHELF_ONLY_SHORT, UNLOCATED_LINES, PLATFORM_PUSH_STUCK; on runs NEGATIVE_INVENTORY, PREASSEMBLED_SHORT.' }),
   message: Type.String(),
   remedy: Type.String(),
@@ -46,37 +46,37 @@ export const Warning = obj({
   locationId: Opt(Type.String()),
   quantity: Opt(Type.Number()),
   count: Opt(Type.Integer()),
-}, 'A condition worth acting on, with its remedy.');
+}, 'A condition worth acting on, with its remedy.'));
 
-export const PlanMaterial = obj({
+export const PlanMaterial = named('WorkOrderMaterial', obj({
   variantId: Type.String(), name: NullableString(), unit: NullableString(),
   locationId: NullableString('Consumption location; null = unlocated.'), locationName: NullableString(),
   required: Num('Items\' recipes at the consumption location (waste and rules included) plus manual lines.'),
   picked: Num('Σ picks of runs not reversed.'), remaining: Num('max(required − picked, 0).'),
   unitCost: NullableNumber(), isNonEssential: Type.Boolean(),
-});
+}));
 
-export const PlanContribution = obj({
+export const PlanContribution = named('WorkOrderContribution', obj({
   variantId: Type.String(), locationId: NullableString(),
   source: Type.Union([Type.Literal('recipe'), Type.Literal('manual')]),
   itemId: NullableString('The work-order item whose recipe gave it (recipe rows).'),
   ownerType: NullableString(), ownerId: NullableString(), quantity: Num(), note: NullableString('Manual lines\' note.'),
-});
+}));
 
-export const ConsumptionRow = obj({
+export const ConsumptionRow = named('ConsumptionPlanRow', obj({
   stock: EnumOf('StockKind'),
   itemId: Type.String({ description: 'Material variantId, or the assemblyId of a pre-assembled shelf.' }),
   name: NullableString(), locationId: Type.String(), locationName: NullableString(),
   quantity: Num(), available: Num(), short: Num('max(quantity − max(available, 0), 0).'),
-});
+}));
 
-export const Cost = obj({
+export const Cost = named('WorkOrderCost', obj({
   materialCost: Num('Σ required × unitCost.'), pickedMaterialCost: Num('Σ picked × unitCost.'),
   plannedLaborCost: NullableNumber(), actualLaborCost: NullableNumber(),
   plannedTotalCost: Num('materialCost + plannedLaborCost.'), actualTotalCost: Num('pickedMaterialCost + actualLaborCost.'),
-});
+}));
 
-export const BuildRun = obj({
+export const BuildRun = named('BuildRun', obj({
   buildRunId: Type.String({ description: 'The client\'s idempotency key.' }),
   shortId: Type.String({ description: '`<work order shortId>-R<n>`' }),
   status: EnumOf('BuildRunStatus'),
@@ -93,6 +93,6 @@ export const BuildRun = obj({
     deducted: NullableNumber('Whole units that left the level; null on runs loaded from a dataset.'),
   }), { description: 'Consumed quantities per (material or assembly bill, location).' }),
   warnings: Type.Array(Warning, { description: 'Warnings of the start (NEGATIVE_INVENTORY naming material, location and shortfall; PREASSEMBLED_SHORT).' }),
-});
+}));
 
 export const ExpectedUpdatedAt = Type.String({ format: 'date-time', maxLength: STRING_LIMITS.date, description: 'The `updatedAt` last read (required): a stale value is 409 and nothing is written.' });

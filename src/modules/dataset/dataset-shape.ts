@@ -8,7 +8,7 @@ import {
 } from './types.ts';
 import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../../limits.ts';
 
-// The field-level description of dataset.md. Key order here is the canonical order of the file.
+// The field-level description of the dataset format (docs/datasets.md). Key order here is the canonical order of the file.
 
 const opt = <S extends Shape>(shape: S): S => ({ ...shape, optional: true });
 /**

@@ -27,14 +27,25 @@ function groupBy(rows: Row[], key: (r: Row) => string): Map<string, Row[]> {
   return map;
 }
 
+/** Told how many of the export's table reads have finished, of how many (for a progress bar). */
+export type ExportProgress = (tablesRead: number, tables: number) => void;
+
 /** Reads everything one shop owns back into a dataset (a fixed number of queries, one per table). */
-export async function exportDataset(rootEm: Em, shopId: string): Promise<Dataset> {
+export async function exportDataset(rootEm: Em, shopId: string, onProgress?: ExportProgress): Promise<Dataset> {
   // One repeatable-read snapshot, so a concurrent write cannot tear the export.
-  return rootEm.fork().transactional((em) => readDataset(em as Em, shopId), { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+  return rootEm.fork().transactional((em) => readDataset(em as Em, shopId, onProgress), { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
 }
 
-async function readDataset(em: Em, shopId: string): Promise<Dataset> {
-  const q = (sql: string) => em.execute<Row[]>(sql, [shopId]);
+/** The statements of an export: the shop, then one per table it owns (readDataset's list). */
+const TABLE_READS = 33;
+
+async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress): Promise<Dataset> {
+  let read = 0;
+  const q = async (sql: string) => {
+    const rows = await em.execute<Row[]>(sql, [shopId]);
+    onProgress?.(++read, TABLE_READS);
+    return rows;
+  };
   const [shop] = await q('select * from shops where id = ?');
   if (!shop) throw DomainError.notFound('shop', shopId);
   const [locations, variants, levels, orders, orderLines, materials, materialLevels, costFactors, assemblies, boms, lines, rules, overrides,

@@ -1,4 +1,4 @@
-// The parsed, validated form of a dataset file (see /work/shared/spec/dataset.md).
+// The parsed, validated form of a dataset file (docs/datasets.md).
 //
 // Conventions of this shape, so consumers never re-check them:
 // - every quantity and money value is a canonical decimal string ("0.4", "12.5", "-2");

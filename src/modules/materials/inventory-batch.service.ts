@@ -105,7 +105,7 @@ export async function adjustMaterialInventory(ctx: ShopContext, variantId: strin
   return { variantId, results, okCount, failedCount: results.length - okCount - skippedCount, skippedCount };
 }
 
-/** Every row failed: when they share one error, the batch is that request-level error (api-v1.md rule 7). */
+/** Every row failed: when they share one error, the batch is that request-level error (docs/contract.md). */
 function collapse(results: InventoryRowResult[]): void {
   const codes = new Set(results.map((r) => r.error!.code));
   if (codes.size === 1 && codes.has('NOT_FOUND')) {

@@ -31,7 +31,7 @@ export interface MaterialView {
 export type MaterialRow = Record<string, any>;
 
 /**
- * The columns of a material row. `inventory_quantity` follows dataset.md: the cached platform total
+ * The columns of a material row. `inventory_quantity` follows docs/datasets.md: the cached platform total
  * for platform-linked materials, the sum of the service's own levels for virtual ones.
  */
 export const MATERIAL_COLUMNS = `m.shop_id, m.variant_id, m.origin, m.product_id, m.inventory_item_id, m.product_name, m.variant_name, m.sku,
@@ -55,7 +55,7 @@ export function toMaterialView(r: MaterialRow): MaterialView {
   };
 }
 
-/** Numeric variant ids are platform-managed (dataset.md: material origin). */
+/** Numeric variant ids are platform-managed (docs/datasets.md: material origin). */
 export { isPlatformVariantId };
 
 /** The material row, or 404 (an unknown id and another shop's id look the same). One query. */
@@ -68,7 +68,7 @@ export async function findMaterialRow(ctx: ShopContext, variantId: string, extra
   return row;
 }
 
-/** Material PATCH routes take virtual materials only (api-v1.md, general rule 6). */
+/** Material PATCH routes take virtual materials only (docs/contract.md). */
 export function readOnlyError(variantId: string): DomainError {
   return new DomainError(
     'INVALID_INPUT',

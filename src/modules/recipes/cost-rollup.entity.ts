@@ -10,7 +10,7 @@ import { BILL_OWNER_TYPES, BOM_STATUSES } from './recipe-vocabulary.ts';
 const exactNumeric = () => p.decimal().columnType('numeric');
 
 /**
- * The base-recipe cost of one bill (dataset.md): raw lines unitCost × quantity × (1 + waste/100),
+ * The base-recipe cost of one bill (docs/datasets.md): raw lines unitCost × quantity × (1 + waste/100),
  * sub lines quantity × the assembly bill's total, cost-factor lines quantity × unitCost. For an
  * assembly bill `totalCost` is its unit cost.
  */

@@ -5,7 +5,7 @@ import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
 export interface BillCosts { rawMaterialCost: Exact; subAssemblyCost: Exact; costFactorCost: Exact; total: Exact }
 
 /**
- * Cost roll-up on base recipes (dataset.md): raw lines unitCost × quantity × (1 + waste/100), sub
+ * Cost roll-up on base recipes (docs/datasets.md): raw lines unitCost × quantity × (1 + waste/100), sub
  * lines quantity × the assembly's unit cost, cost-factor lines quantity × unitCost. A material
  * without a unit cost counts 0. Exact; memoised per assembly, so a shared assembly is costed once
  * for a whole list.

@@ -2,7 +2,7 @@ import { DomainError } from '../../domain-error.ts';
 import { ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 
-/** Holder lists of the per-location reads are capped at this many entries (api-v1.md limits). */
+/** Holder lists of the per-location reads are capped at this many entries (docs/contract.md: limits). */
 export const HOLDER_CAP = 20;
 
 export interface CappedHolders<T> { holders: T[]; otherHoldersCount: number; otherHoldersQuantity: Exact }

@@ -39,7 +39,7 @@ export interface PreassembledView { itemId: string; itemType: 'variant' | 'assem
 
 /**
  * Countable pre-assembled shelf stock per location. Finished goods are stocked under their variant
- * id, assembly bills under their assembly id (api-v1.md: pre-assembled id namespace).
+ * id, assembly bills under their assembly id (docs/contract.md: identifiers).
  */
 export async function preassembledOf(
   ctx: ShopContext, itemType: 'variant' | 'assemblyBill', itemId: string, locationIds: readonly string[] | null,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { anyJson, nastyString, toJsonText } from './values.ts';
+import { inlineSchemaRefs } from '../../../rest-facade/openapi-finish.ts';
 import { objectFor, valueFor, type Hints, type JsonSchema } from './schema-values.ts';
 
 interface Parameter { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: JsonSchema }
@@ -27,11 +28,18 @@ export interface FuzzRequest {
 
 export interface DocumentOperation { method: string; path: string; operation: Operation; id: string }
 
-/** Every operation of the document, as `METHOD /path`. A new route is fuzzed without touching the fuzzer. */
+/**
+ * Every operation of the document, as `METHOD /path`, with the `$ref`s of its parameters and body
+ * inlined (the generators read plain schemas). A new route is fuzzed without touching the fuzzer.
+ */
 export function operationsOf(doc: OpenApiDocument): DocumentOperation[] {
   return Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops)
     .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-    .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation, id: `${method.toUpperCase()} ${path}` })));
+    .map(([method, operation]) => ({
+      method: method.toUpperCase(), path, id: `${method.toUpperCase()} ${path}`,
+      // Only what a request is made of (responses may be recursive, e.g. a BOM tree).
+      operation: { ...operation, ...inlineSchemaRefs({ parameters: operation.parameters, requestBody: operation.requestBody }, doc as never) as Operation },
+    })));
 }
 
 /**

@@ -1,0 +1,156 @@
+// The help of `bomcore` and of each of its commands (`bomcore <command> --help`, `bomcore help <command>`).
+
+const DATABASE = `Database: DATABASE_URL (PostgreSQL) or, when unset, embedded PGlite under BOMCORE_DATA_DIR (default ./.data).
+The embedded database has one owner at a time (BOMCORE_DATA_DIR/bomcore.lock): while \`serve\` runs on it,
+other commands refuse and name the server; stop it first, or use PostgreSQL for several processes.`;
+
+const PROGRESS = `Progress goes to stderr: a bar on a terminal, a plain line every few seconds otherwise (CI=true, a pipe or a file).`;
+
+export const MAIN_HELP = `bomcore — manufacturing and inventory service
+
+Usage: bomcore <command> [options]
+
+  serve                              run the HTTP server (HOST, PORT; migrates first; demo data on an empty embedded database)
+  migrate                            apply pending database migrations
+  load FILE                          validate FILE and replace its shop's data with it (one transaction)
+  export --shop ID [--out FILE]      write a shop's dataset (stdout by default)
+  generate [--materials N] [--boms N] [--depth D] [--locations N]
+           [--work-orders N] [--orders N] [--seed S] [--shop ID] [--out FILE]
+                                     write a deterministic synthetic dataset (progress on stderr)
+  key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]
+  key list --shop ID [--json]
+  key revoke ID
+  print-schema [--check]             print the GraphQL SDL (--check: compare with schema/schema.graphql)
+  print-openapi                      print the OpenAPI document
+
+Run \`bomcore <command> --help\` for a command's options.
+
+${DATABASE}`;
+
+/** One help text per command: usage, what it does, its options, an example. */
+export const COMMAND_HELP: Record<string, string> = {
+  serve: `Usage: bomcore serve
+
+Runs the HTTP server: REST API under /api/v1, GraphQL at /graphql. Applies pending migrations first.
+On an empty embedded database it loads the demo shop and prints a read-write API key and curl examples.
+
+Options:
+  -h, --help    show this help
+
+Environment (see docs/ for every setting): HOST (default 127.0.0.1), PORT (default 3000), DATABASE_URL,
+BOMCORE_DATA_DIR, LOG_LEVEL, CORS_ORIGINS (browser origins allowed, comma-separated or *; default off).
+
+Example:
+  PORT=8080 bomcore serve
+
+${DATABASE}`,
+
+  migrate: `Usage: bomcore migrate
+
+Applies the pending database migrations and says which (or that the database is up to date).
+
+Options:
+  -h, --help    show this help
+
+${DATABASE}`,
+
+  load: `Usage: bomcore load FILE
+
+Validates the dataset FILE as a whole (every problem named by its JSON path; nothing is written if
+there is one), then replaces its shop's data with it in one transaction. The file is streamed, so
+large files load in little memory. Exit code 1 when the file is refused.
+
+Options:
+  -h, --help    show this help
+
+Example:
+  bomcore generate --materials 1000 --out shop.json && bomcore load shop.json
+
+${PROGRESS}
+${DATABASE}`,
+
+  export: `Usage: bomcore export --shop ID [--out FILE]
+
+Writes a shop's data as a dataset file, in the format \`bomcore load\` reads (loading an export and
+exporting again gives the same file).
+
+Options:
+  --shop ID     the shop to export (required)
+  --out FILE    write to FILE (default: stdout)
+  -h, --help    show this help
+
+Example:
+  bomcore export --shop demo --out demo.json
+
+${PROGRESS}
+${DATABASE}`,
+
+  generate: `Usage: bomcore generate [options]
+
+Writes a deterministic synthetic dataset (the same options and seed give the same bytes).
+
+Options:
+  --materials N     raw materials (default 200)
+  --boms N          bills of materials (default 50)
+  --depth D         nesting depth of the assembly bills (default 3)
+  --locations N     locations, at least 1 (default 3)
+  --work-orders N   work orders (default 40)
+  --orders N        platform orders (default 40)
+  --seed S          random seed (default 1)
+  --shop ID         the shop id of the dataset
+  --out FILE        write to FILE (default: stdout)
+  -h, --help        show this help
+
+Example:
+  bomcore generate --materials 100000 --boms 5000 --seed 7 --out big.json
+
+${PROGRESS}`,
+
+  key: `Usage:
+  bomcore key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]
+  bomcore key list --shop ID [--json]
+  bomcore key revoke ID
+
+Manages the API keys of a shop. A key is printed once, when created; bomcore keeps only its hash.
+Clients send it as \`Authorization: Bearer <key>\`.
+
+Options of create:
+  --shop ID          the shop the key reads and writes (required)
+  --scopes S         read, or read,write (required)
+  --name N           a label for the key list
+  --expires-in T     lifetime: 30d, 12h, 45m or 90s (default: no expiry)
+  --json             print {id, key, shopId, scopes} as JSON
+Options of list:
+  --shop ID          the shop (required)
+  --json             print the keys as JSON
+  -h, --help         show this help
+
+Example:
+  bomcore key create --shop demo --scopes read --name dashboard --expires-in 90d
+
+${DATABASE}`,
+
+  'print-schema': `Usage: bomcore print-schema [--check]
+
+Prints the GraphQL schema (SDL) of the service.
+
+Options:
+  --check       compare with schema/schema.graphql instead; exit 1 when it is out of date
+  -h, --help    show this help`,
+
+  'print-openapi': `Usage: bomcore print-openapi
+
+Prints the OpenAPI 3 document of the REST API (the one served at /api/v1/openapi.json).
+
+Options:
+  -h, --help    show this help`,
+};
+
+/** True when the arguments ask for help (`--help` or `-h` before any `--`). */
+export function wantsHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
+  }
+  return false;
+}

@@ -1,0 +1,144 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fieldErrors } from '../../src/http/error-handler.ts';
+import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
+import { uniqueShopId } from '../helpers/database.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+// Messages for humans (issue 12): every refusal names each field once, in words a person acts on,
+// and its `detail` says the same as its `errors[]`.
+let t: TestApp;
+let key: string;
+const shop = uniqueShopId('msg');
+const STAMP = '2025-01-31T09:30:00.000Z';
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.load(toDataset(datasetJson(shop)));
+  key = await t.createKey(shop, ['read', 'write']);
+});
+afterAll(() => t.close());
+
+const get = (url: string): InjectOptions => ({ method: 'GET', url });
+const patch = (url: string, payload: unknown): InjectOptions => ({ method: 'PATCH', url, payload: payload as InjectOptions['payload'] });
+
+/** [rule, request, the field errors expected, exactly]. */
+const rows: [string, InjectOptions, { field: string; message: string }[]][] = [
+  ['a bad enum (an anyOf of literals) is one message listing the allowed values, not one per branch',
+    get('/api/v1/raw-materials?originFilter=bogus'), [{ field: 'originFilter', message: 'must be one of: all, platform, virtual' }]],
+  ['a bad enum in a body lists the allowed values',
+    patch('/api/v1/work-orders/WO-1', { expectedUpdatedAt: STAMP, priority: 'p1' }), [{ field: 'priority', message: 'must be one of: high, low, normal, urgent' }]],
+  ['null where an enum cannot be cleared lists the allowed values too',
+    patch('/api/v1/work-orders/WO-1', { expectedUpdatedAt: STAMP, priority: null }), [{ field: 'priority', message: 'must be one of: high, low, normal, urgent' }]],
+  ['a nullable number says "a number or null" (was "must be number,null")',
+    patch('/api/v1/raw-materials/44001', { unitCost: 'cheap' }), [{ field: 'unitCost', message: 'must be a number or null' }]],
+  ['an integer parameter says "an integer"',
+    get('/api/v1/raw-materials?page=first'), [{ field: 'page', message: 'must be an integer' }]],
+  ['a minimum is said in words',
+    get('/api/v1/raw-materials?pageSize=0'), [{ field: 'pageSize', message: 'must be at least 1' }]],
+  ['a maximum is said in words',
+    get('/api/v1/raw-materials?pageSize=5000'), [{ field: 'pageSize', message: 'must be at most 1000' }]],
+  ['a date-time shows what one looks like',
+    patch('/api/v1/work-orders/WO-1', { expectedUpdatedAt: 'yesterday' }),
+    [{ field: 'expectedUpdatedAt', message: 'must be a date-time with a time zone, e.g. 2025-01-31T09:30:00Z' }]],
+  ['an empty required string says it must not be empty',
+    patch('/api/v1/work-orders/WO-1', { expectedUpdatedAt: STAMP, name: '' }), [{ field: 'name', message: 'must not be empty' }]],
+  ['a boolean says true or false',
+    patch('/api/v1/raw-materials/44001', { isNonEssentialMaterial: 'yes' }), [{ field: 'isNonEssentialMaterial', message: 'must be true or false' }]],
+  ['a missing field is required',
+    patch('/api/v1/work-orders/WO-1', { priority: 'high' }), [{ field: 'expectedUpdatedAt', message: 'is required' }]],
+  ['an unknown query parameter is named',
+    get('/api/v1/raw-materials?statusFilter=ready'), [{ field: 'statusFilter', message: 'is not a parameter of this route' }]],
+  ['two bad fields are two entries, one each',
+    get('/api/v1/raw-materials?originFilter=bogus&sortOrder=up'),
+    [{ field: 'originFilter', message: 'must be one of: all, platform, virtual' }, { field: 'sortOrder', message: 'must be one of: asc, desc' }]],
+];
+
+describe('field errors (REST 400 INVALID_INPUT)', () => {
+  it.each(rows)('%s', async (_rule, request, expected) => {
+    const res = await t.request({ ...request, key });
+    expect(res.statusCode, res.body).toBe(400);
+    const body = res.json();
+    expect(body.code).toBe('INVALID_INPUT');
+    expect([...body.errors].sort((a, b) => a.field.localeCompare(b.field))).toEqual(expected);
+    // One entry per field, and the detail says exactly what errors[] says.
+    expect(new Set(body.errors.map((e: { field: string }) => e.field)).size).toBe(body.errors.length);
+    expect(body.detail).toBe(body.errors.map((e: { field: string; message: string }) => `${e.field}: ${e.message}`).join('; '));
+    expect(body.detail).not.toMatch(/must be equal to constant|must match a schema in anyOf|must be \w+,\w+|must NOT/);
+  });
+});
+
+describe('malformed and empty bodies: detail and errors[] agree', () => {
+  it.each([
+    ['JSON that does not parse names where it broke', '{"unitCost": ', /^is not valid JSON/],
+    ['an empty JSON body says it is empty', '', /^is empty; send a JSON object$/],
+  ])('%s', async (_rule, payload, message) => {
+    const res = await t.request({ method: 'PATCH', url: '/api/v1/raw-materials/44001', key, headers: { 'content-type': 'application/json' }, payload });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.code).toBe('INVALID_INPUT');
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].field).toBe('body');
+    expect(body.errors[0].message).toMatch(message);
+    expect(body.detail).toBe(`body: ${body.errors[0].message}`);
+  });
+});
+
+describe('401 says what to fix (code and challenge unchanged)', () => {
+  it.each([
+    ['a key without the Bearer scheme says the scheme is missing', 'bck_thisKeyWasNeverIssuedByBomcore0000000000000',
+      'the Authorization header has no scheme: use Authorization: Bearer <API key>'],
+    ['another scheme is named and Bearer asked for', 'Basic dXNlcjpwYXNz',
+      'the Authorization scheme must be Bearer, not Basic: use Authorization: Bearer <API key>'],
+    ['a lower-case bearer is named too', 'bearer bck_thisKeyWasNeverIssuedByBomcore0000000000000',
+      'the Authorization scheme must be Bearer, not bearer: use Authorization: Bearer <API key>'],
+    ['a well-formed but unknown key is "not valid"', 'Bearer bck_thisKeyWasNeverIssuedByBomcore0000000000000', 'the API key is not valid'],
+    ['no header says the header is required', undefined, 'an Authorization: Bearer <API key> header is required'],
+  ])('%s', async (_rule, header, detail) => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/locations', headers: header === undefined ? {} : { authorization: header } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ code: 'UNAUTHENTICATED', detail });
+  });
+
+  it('a secret is never echoed back in the message', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/locations', headers: { authorization: 'sk_live_secretvalue123 bck_more' } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().detail).not.toContain('secretvalue');
+  });
+
+  it('/graphql says the same', async () => {
+    const res = await t.request({ method: 'POST', url: '/graphql', headers: { authorization: 'bck_thisKeyWasNeverIssuedByBomcore0000000000000' }, payload: { query: '{ __typename }' } });
+    expect(res.statusCode).toBe(401);
+    expect(JSON.stringify(res.json())).toContain('use Authorization: Bearer <API key>');
+  });
+});
+
+describe('fieldErrors (shared by REST and /graphql extensions.errors)', () => {
+  it.each([
+    ['anyOf of const collapses to one message with the values',
+      [
+        { instancePath: '/x', schemaPath: '#/properties/x/anyOf/0/const', keyword: 'const', params: { allowedValue: 'a' }, message: 'must be equal to constant' },
+        { instancePath: '/x', schemaPath: '#/properties/x/anyOf/1/const', keyword: 'const', params: { allowedValue: 'b' }, message: 'must be equal to constant' },
+        { instancePath: '/x', schemaPath: '#/properties/x/anyOf', keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' },
+      ], [{ field: 'x', message: 'must be one of: a, b' }]],
+    ['an enum keyword lists its values',
+      [{ instancePath: '/x', schemaPath: '#/properties/x/enum', keyword: 'enum', params: { allowedValues: ['virtual', 'platform'] }, message: 'must be equal to one of the allowed values' }],
+      [{ field: 'x', message: 'must be one of: virtual, platform' }]],
+    ['an anyOf of types names the types',
+      [
+        { instancePath: '/x', schemaPath: '#/properties/x/anyOf/0/type', keyword: 'type', params: { type: 'string' }, message: 'must be string' },
+        { instancePath: '/x', schemaPath: '#/properties/x/anyOf/1/type', keyword: 'type', params: { type: 'null' }, message: 'must be null' },
+        { instancePath: '/x', schemaPath: '#/properties/x/anyOf', keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' },
+      ], [{ field: 'x', message: 'must be a string or null' }]],
+    ['two problems of one field are one entry',
+      [
+        { instancePath: '/tags/0', schemaPath: '#/a', keyword: 'maxLength', params: { limit: 40 }, message: 'must NOT have more than 40 characters' },
+        { instancePath: '/tags/0', schemaPath: '#/b', keyword: 'pattern', params: { pattern: '^[a-z]+$' }, message: 'must match pattern "^[a-z]+$"' },
+      ], [{ field: 'tags[0]', message: 'must be at most 40 characters long; must match the pattern ^[a-z]+$' }]],
+    ['array limits are said in words',
+      [{ instancePath: '/updates', schemaPath: '#/x', keyword: 'maxItems', params: { limit: 200 }, message: 'must NOT have more than 200 items' }],
+      [{ field: 'updates', message: 'must have at most 200 items' }]],
+  ])('%s', (_rule, validation, expected) => {
+    expect(fieldErrors(validation, 'body')).toEqual(expected);
+  });
+});
