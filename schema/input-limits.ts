@@ -204,6 +204,6 @@ export function checkOperationInput(schema: GraphQLSchema, document: DocumentNod
     if (errors.length >= MAX_REPORTED) break;
   }
   if (errors.length > 0) {
-    throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+    throw DomainError.invalidFields(errors);
   }
 }

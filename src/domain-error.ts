@@ -5,6 +5,11 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED';
 
 export interface FieldError { field: string; message: string }
+
+/** The one-line detail of field errors (`field: message; …`): what `detail` says beside `errors[]`. */
+export function detailOf(errors: readonly FieldError[]): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+}
 export interface Blocker { code: string; message: string }
 export interface MissingRef { kind: string; id: string }
 
@@ -25,6 +30,11 @@ export class DomainError extends Error {
     this.errors = extra.errors;
     this.blockers = extra.blockers;
     this.missing = extra.missing;
+  }
+
+  /** INVALID_INPUT for these field errors, its detail saying the same (`field: message; …`). */
+  static invalidFields(errors: readonly FieldError[], extra: { missing?: MissingRef[] } = {}): DomainError {
+    return new DomainError('INVALID_INPUT', detailOf(errors), { errors: [...errors], ...extra });
   }
 
   static invalid(field: string, message: string): DomainError {

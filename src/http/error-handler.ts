@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type FieldError } from '../domain-error.ts';
+import { detailOf, DomainError, type FieldError } from '../domain-error.ts';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { buildProblem, sendProblem } from './problem.ts';
@@ -100,10 +100,6 @@ export function fieldErrors(validation: AjvError[], context: string | undefined)
   return [...byField].map(([field, messages]) => ({ field, message: messages.join('; ') }));
 }
 
-/** `detail` of a validation problem: its field errors, as `field: message` joined by `; `. */
-export function detailOf(errors: FieldError[]): string {
-  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-}
 
 /** A body that did not parse as JSON: one field error, and a detail saying the same. */
 function malformedBody(error: Error): { detail: string; errors: FieldError[] } {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { DomainError, type FieldError } from '../domain-error.ts';
+import { detailOf, DomainError, type FieldError } from '../domain-error.ts';
 import { fieldErrors } from './error-handler.ts';
 import { GraphQLLimitError, isLimitCode, isTooManyTokens, LIMIT_CODES, tooManyTokensMessage } from './graphql-limits.ts';
 import { isUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
@@ -65,7 +65,7 @@ function classifyRefusal(error: GraphQLError | Error, deps: FormatDeps): Classif
   const validation = (error as { validation?: unknown }).validation;
   if (Array.isArray(validation)) {
     const errors = fieldErrors(validation, (error as { validationContext?: string }).validationContext);
-    return refused(errors.map((e) => `${e.field}: ${e.message}`).join('; '), { code: 'BAD_REQUEST', errors });
+    return refused(detailOf(errors), { code: 'BAD_REQUEST', errors });
   }
   if (!(error instanceof GraphQLError)) return refused(error.message, { code: 'BAD_REQUEST' });
   const where = located(error);

@@ -3,7 +3,7 @@ import mercurius from 'mercurius';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { GraphqlConfig } from '../config.ts';
 import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
-import type { FieldError } from '../domain-error.ts';
+import { detailOf, type FieldError } from '../domain-error.ts';
 import type { ShopContext } from '../shop-context.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
@@ -51,7 +51,7 @@ function operationProblems(body: unknown, prefix: string): FieldError[] {
 export function checkRequestBody(body: unknown, maxBatch: number): void {
   if (!Array.isArray(body)) {
     const problems = operationProblems(body, '');
-    if (problems.length > 0) throw new GraphQLRequestError(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+    if (problems.length > 0) throw new GraphQLRequestError(detailOf(problems), problems);
     return;
   }
   if (maxBatch === 0) {
@@ -62,7 +62,7 @@ export function checkRequestBody(body: unknown, maxBatch: number): void {
       [{ field: 'body', message: `must hold 1 to ${maxBatch} operations` }]);
   }
   const problems = body.flatMap((operation, index) => operationProblems(operation, `[${index}].`));
-  if (problems.length > 0) throw new GraphQLRequestError(problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+  if (problems.length > 0) throw new GraphQLRequestError(detailOf(problems), problems);
 }
 
 /**

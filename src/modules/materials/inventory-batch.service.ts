@@ -54,7 +54,7 @@ export function validateInventoryUpdates(variantId: string, updates: readonly In
     }
   });
   if (errors.length > 0) {
-    throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+    throw DomainError.invalidFields(errors);
   }
 }
 

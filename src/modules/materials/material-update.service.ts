@@ -69,7 +69,7 @@ export async function updateMaterial(ctx: ShopContext, variantId: string, patch:
       nonNegativeDecimal(field, value as string, errors);
     }
   }
-  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  if (errors.length > 0) throw DomainError.invalidFields(errors);
 
   const current = await findMaterialRow(ctx, variantId, `,
     (select coalesce(json_agg(l.location_id), '[]'::json) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id) as level_locations`);

@@ -59,7 +59,7 @@ export async function createAssignee(ctx: ShopContext, input: { assigneeId?: str
   if (typeof input.assigneeId === 'string' && !ASSIGNEE_ID.test(input.assigneeId)) {
     errors.push({ field: 'assigneeId', message: 'must be 1–128 characters of [A-Za-z0-9._:-]' });
   }
-  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  if (errors.length > 0) throw DomainError.invalidFields(errors);
   const assigneeId = input.assigneeId ?? `asg_${randomUUID()}`;
   const inserted = await ctx.em.execute<{ assignee_id: string }[]>(
     `insert into assignees (shop_id, assignee_id, display_name, active) values (?, ?, ?, true)

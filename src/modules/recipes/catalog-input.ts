@@ -51,7 +51,7 @@ export class InputErrors {
   /** Throws INVALID_INPUT naming every field at fault, if any. */
   throwIfAny(): void {
     if (this.list.length > 0) {
-      throw new DomainError('INVALID_INPUT', this.list.map((e) => `${e.field}: ${e.message}`).join('; '), { errors: this.list });
+      throw DomainError.invalidFields(this.list);
     }
   }
 }

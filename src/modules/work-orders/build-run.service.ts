@@ -50,7 +50,7 @@ function validateStart(input: StartRunInput): Map<string, Exact> {
   });
   if (input.runType === 'rework' && input.reworkItemIds.length === 0) errors.push({ field: 'reworkItemIds', message: 'a rework run names the rework items it addresses' });
   if (input.runType !== 'rework' && input.reworkItemIds.length > 0) errors.push({ field: 'reworkItemIds', message: 'only a rework run names rework items' });
-  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  if (errors.length > 0) throw DomainError.invalidFields(errors);
   return quantities;
 }
 

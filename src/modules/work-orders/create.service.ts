@@ -166,7 +166,7 @@ async function checkReferences(ctx: ShopContext, input: CreateWorkOrderInput, it
     errors.push({ field: 'assigneeId', message: `assignee ${input.assigneeId} is retired; choose an active one` });
   }
   if (errors.length > 0) {
-    throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors, ...(missing.length > 0 ? { missing } : {}) });
+    throw DomainError.invalidFields(errors, missing.length > 0 ? { missing } : {});
   }
 }
 

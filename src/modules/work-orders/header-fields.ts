@@ -54,5 +54,5 @@ export function headerFieldErrors(values: HeaderFieldValues): FieldError[] {
 
 /** One INVALID_INPUT naming every field at fault (nothing thrown when there are none). */
 export function throwIfInvalid(errors: readonly FieldError[]): void {
-  if (errors.length > 0) throw new DomainError('INVALID_INPUT', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors: [...errors] });
+  if (errors.length > 0) throw DomainError.invalidFields(errors);
 }
