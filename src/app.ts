@@ -14,6 +14,7 @@ import { costInTokens } from './http/graphql-limits.ts';
 import { registerDeadline } from './http/deadline.ts';
 import { registerLoadShedding, registerWorkGate } from './http/load-shedding.ts';
 import { sendProblem } from './http/problem.ts';
+import { RETRY_AFTER_SECONDS } from './http/unavailable.ts';
 import { TokenBucketLimiter, type RateLimiter } from './http/rate-limiter.ts';
 import { RedisRateLimiter } from './http/redis-rate-limiter.ts';
 import { AuthThrottle } from './http/auth-throttle.ts';
@@ -124,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       return { status: 'ready' };
     } catch (error) {
       request.log.error({ err: error }, 'database unreachable');
-      reply.header('Retry-After', '5');
+      reply.header('Retry-After', RETRY_AFTER_SECONDS);
       return sendProblem(request, reply, { code: 'UNAVAILABLE', detail: 'the database is unreachable' });
     }
   });

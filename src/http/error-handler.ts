@@ -3,7 +3,7 @@ import { detailOf, DomainError, type FieldError } from '../domain-error.ts';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { buildProblem, sendProblem } from './problem.ts';
-import { isUnavailable } from './unavailable.ts';
+import { isUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 interface AjvError { instancePath: string; message?: string; params: Record<string, unknown>; keyword?: string; schemaPath?: string }
 
@@ -137,7 +137,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (isUnavailable(error)) {
       request.log.error({ err: error }, 'dependency unavailable');
-      reply.header('Retry-After', '5');
+      reply.header('Retry-After', RETRY_AFTER_SECONDS);
       return sendProblem(request, reply, { code: 'UNAVAILABLE', detail: 'the service is temporarily unavailable' });
     }
     request.log.error({ err: error }, 'unexpected error');
