@@ -11,9 +11,13 @@ const shop = uniqueShopId('wo-patch');
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.load(toDataset(workOrderShop(shop, ['wo_all', 'wo_clear', 'wo_missing', 'wo_assignee', 'wo_stale', 'wo_bad', 'wo_noop', 'wo_race'].map((id) =>
-    workOrder(id, 'ready', { description: 'desc', notes: 'notes', dueDate: '2026-12-01', tags: ['fair'], sourceFlowId: 'flow_weekly', sourceTodoId: 'todo_42',
-      sourceOrderIds: ['5001'], plannedLaborCost: 100, actualLaborCost: 12.5, defaultConsumptionLocationId: '101' })))));
+  await t.load(toDataset(workOrderShop(shop, [
+    ...['wo_all', 'wo_clear', 'wo_missing', 'wo_assignee', 'wo_stale', 'wo_bad', 'wo_noop', 'wo_race'].map((id) =>
+      workOrder(id, 'ready', { description: 'desc', notes: 'notes', dueDate: '2026-12-01', tags: ['fair'], sourceFlowId: 'flow_weekly', sourceTodoId: 'todo_42',
+        sourceOrderIds: ['5001'], plannedLaborCost: 100, actualLaborCost: 12.5, defaultConsumptionLocationId: '101' })),
+    // Assigned to Bob before he was retired.
+    workOrder('wo_kept', 'ready', { assigneeId: 'asg_bob' }),
+  ])));
   key = await t.createKey(shop, ['read', 'write']);
   readKey = await t.createKey(shop, ['read']);
 });
@@ -71,6 +75,24 @@ describe('PATCH /work-orders/{id}', () => {
     expect(retired.statusCode).toBe(400);
     expect(retired.json().errors).toEqual([{ field: 'assigneeId', message: expect.stringContaining('retired') }]);
     expect((await patch('wo_assignee', { assigneeId: 'asg_zoe' })).statusCode).toBe(200);
+  });
+
+  it('a retired assignee the work order already names may be re-sent unchanged; assigning them anew stays 400', async () => {
+    const before = await read('wo_kept');
+    expect(before).toMatchObject({ assigneeId: 'asg_bob', assigneeName: 'Bob' });
+    const resent = await patch('wo_kept', {
+      expectedUpdatedAt: before.updatedAt, name: 'Kept, renamed', description: before.description, priority: before.priority, assigneeId: before.assigneeId,
+      productionLocationId: before.productionLocationId,
+    });
+    expect(resent.statusCode).toBe(200);
+    const after = await read('wo_kept');
+    expect(after).toMatchObject({ name: 'Kept, renamed', assigneeId: 'asg_bob', updatedAt: resent.json().data.updatedAt });
+    const cleared = await patch('wo_kept', { expectedUpdatedAt: after.updatedAt, assigneeId: null });
+    expect(cleared.statusCode).toBe(200);
+    const again = await patch('wo_kept', { expectedUpdatedAt: cleared.json().data.updatedAt, assigneeId: 'asg_bob' });
+    expect(again.statusCode).toBe(400);
+    expect(again.json().errors).toEqual([{ field: 'assigneeId', message: expect.stringContaining('retired') }]);
+    expect(await read('wo_kept')).toMatchObject({ assigneeId: null, updatedAt: cleared.json().data.updatedAt });
   });
 
   it('a stale expectedUpdatedAt is 409 and nothing is overwritten; a missing one is 400', async () => {

@@ -25,7 +25,7 @@ const headerFields = {
   notes: Text('text'),
   priority: Type.Unsafe<string>({ ...EnumOf('WorkOrderPriority'), description: 'Cannot be cleared.' }),
   dueDate: nullable({ type: 'string', format: 'date', maxLength: STRING_LIMITS.date }, 'Calendar date YYYY-MM-DD.'),
-  assigneeId: Reference('An assigneeId from GET /assignees: unknown is 404, retired is 400.'),
+  assigneeId: Reference('An assigneeId from GET /assignees: unknown is 404; retired is 400 unless this work order already names them.'),
   productionLocationId: LocationRef('Unknown is 404.'),
   defaultConsumptionLocationId: LocationRef('Where item lines are consumed (else the production location). Unknown is 404.'),
   sourceFlowId: Reference('Unknown is 404.'),
@@ -50,7 +50,7 @@ export const patchWorkOrderRoute = defineRoute({
   description: `Body: \`expectedUpdatedAt\` (required) and any editable header field; an absent field is unchanged, \`null\`
 clears it (name and priority cannot be cleared: 400); unrecognised fields are ignored. Every reference is checked before
 anything is written: a missing location, flow, task, order or assignee is 404 naming each one in \`missing\`; a retired
-assignee is 400. A stale \`expectedUpdatedAt\` is 409 and nothing is written. The response is the new change token (a body
+assignee is 400 when newly assigned (one the work order already names may be re-sent). A stale \`expectedUpdatedAt\` is 409 and nothing is written. The response is the new change token (a body
 that changes nothing returns the current one).`,
   tag: 'work-orders',
   params: WorkOrderIdParams,

@@ -36,9 +36,11 @@ const COLUMNS: Column[] = [
 
 /**
  * Checks every reference the patch names, all at once: a missing location, flow, task or order is
- * 404 naming each one; a retired assignee is 400; an unknown one 404. Nothing is written on failure.
+ * 404 naming each one; an unknown assignee 404. A retired assignee is 400 only when newly assigned:
+ * one the work order already names stays (a client re-sending the header it read must not fail).
+ * Nothing is written on failure.
  */
-async function checkReferences(ctx: ShopContext, patch: HeaderPatch): Promise<void> {
+async function checkReferences(ctx: ShopContext, patch: HeaderPatch, currentAssigneeId: string | null): Promise<void> {
   const locations = [patch.productionLocationId, patch.defaultConsumptionLocationId].filter((v): v is string => typeof v === 'string');
   const orders = patch.sourceOrderIds ?? [];
   const [people, knownLocations, knownOrders] = await Promise.all([
@@ -58,7 +60,7 @@ async function checkReferences(ctx: ShopContext, patch: HeaderPatch): Promise<vo
   if (missing.length > 0) {
     throw new DomainError('NOT_FOUND', `not found: ${missing.map((m) => `${m.kind} ${m.id}`).join(', ')}`, { missing });
   }
-  if (assignee && assignee.active === false) throw DomainError.invalid('assigneeId', `assignee ${patch.assigneeId} is retired; choose an active one`);
+  if (assignee && assignee.active === false && patch.assigneeId !== currentAssigneeId) throw DomainError.invalid('assigneeId', `assignee ${patch.assigneeId} is retired; choose an active one`);
 }
 
 /**
@@ -70,7 +72,7 @@ export async function updateWorkOrderHeader(ctx: ShopContext, workOrderId: strin
   throwIfInvalid(headerFieldErrors(patch));
   return inShopTransaction(ctx, async (tx) => {
     const row = await lockForWrite(tx, workOrderId, expected);
-    await checkReferences(tx, patch);
+    await checkReferences(tx, patch, row.assignee_id);
     const set: Record<string, unknown> = {};
     for (const [field, column] of COLUMNS) {
       const value = patch[field];
