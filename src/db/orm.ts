@@ -46,7 +46,10 @@ function statementTimeout(ms: number | undefined): string {
  * caller (`src/database.ts`): this layer knows no module.
  */
 export async function openOrm(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs' | 'statementTimeoutMs'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs' | 'statementTimeoutMs'>> & {
+    /** An in-memory PGlite starts from this data-directory dump (`dumpDataDir`) instead of a fresh initdb (tests). */
+    pgliteSnapshot?: Blob;
+  },
   entities: readonly EntitySchema[],
 ): Promise<Orm> {
   if (config.databaseUrl) {
@@ -67,7 +70,9 @@ export async function openOrm(
   const { MikroORM } = await import('@mikro-orm/pglite');
   const inMemory = config.dataDir.startsWith('memory:');
   if (!inMemory) mkdirSync(config.dataDir, { recursive: true });
-  return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir } as never)) as unknown as Orm;
+  // A function: MikroORM copies plain option objects, and a copied Blob loses its contents.
+  const snapshot = inMemory && config.pgliteSnapshot ? { driverOptions: () => ({ loadDataDir: config.pgliteSnapshot }) } : {};
+  return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir, ...snapshot } as never)) as unknown as Orm;
 }
 
 /** ORMs connected to a PostgreSQL server (not the embedded database): several processes may share one. */

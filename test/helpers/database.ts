@@ -1,13 +1,27 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { migrate, openDatabase, type Orm } from '../../src/database.ts';
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 export const databaseLabel = usingPostgres ? 'PostgreSQL' : 'PGlite';
 
-/** The test database: PostgreSQL when DATABASE_URL is set (migrated by global setup), else a fresh in-memory PGlite. */
+let snapshot: Blob | undefined;
+
+/** The migrated PGlite the global setup dumped (test/helpers/global-setup.ts), read once per file. */
+function pgliteSnapshot(): Blob | undefined {
+  if (snapshot) return snapshot;
+  const path = inject('pgliteSnapshot');
+  if (path) snapshot = new Blob([readFileSync(path)]);
+  return snapshot;
+}
+
+/** The test database: PostgreSQL when DATABASE_URL is set (migrated by global setup), else an in-memory PGlite, migrated. */
 export async function openTestOrm(): Promise<Orm> {
-  const orm = await openDatabase({ databaseUrl: process.env.DATABASE_URL ?? null, dataDir: 'memory://' });
-  if (!usingPostgres) await migrate(orm);
+  if (usingPostgres) return openDatabase({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'memory://' });
+  const orm = await openDatabase({ databaseUrl: null, dataDir: 'memory://', pgliteSnapshot: pgliteSnapshot() });
+  // From the snapshot this finds nothing pending; a migration added since is applied here.
+  await migrate(orm);
   return orm;
 }
 
