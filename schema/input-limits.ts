@@ -5,7 +5,9 @@ import {
   type GraphQLSchema, type ASTNode,
 } from 'graphql';
 import { DomainError, type FieldError } from '../src/domain-error.ts';
-import { LIST_LIMITS, STRING_LIMITS, textLength, unstorableText, type ListKind, type StringKind } from '../src/limits.ts';
+import { tooDeepMessage, valueNestsDeeper } from '../src/json-depth.ts';
+import { LIST_LIMITS, MAX_JSON_DEPTH, STRING_LIMITS, textLength, unstorableText, type ListKind, type StringKind } from '../src/limits.ts';
+import { representationProblem } from './entity-keys.ts';
 
 // Every String or ID argument and input field of the schema has a maximum length, and every list
 // argument a maximum number of items (src/limits.ts). They are stated in the argument's description
@@ -137,18 +139,42 @@ function checkValue(value: unknown, type: GraphQLInputType, limits: Limits, path
   if (isScalarType(nullable)) checkLeaf(value, limits, path, errors);
 }
 
-/** A scalar value: strings are checked for storability and length; custom scalars (`_Any`) are walked for strings. */
+/**
+ * A scalar value: strings are checked for storability and length; custom scalars (`_Any`) are
+ * measured for depth (MAX_JSON_DEPTH) and then walked for strings, with an explicit stack.
+ */
 function checkLeaf(value: unknown, limits: Limits, path: string, errors: FieldError[]): void {
-  if (typeof value === 'string') {
-    const unstorable = unstorableText(value);
-    if (unstorable) errors.push({ field: path, message: unstorable });
-    else if (limits.maxLength !== undefined && textLength(value) > limits.maxLength) {
-      errors.push({ field: path, message: `must be at most ${limits.maxLength} characters, got ${textLength(value)}` });
+  if (valueNestsDeeper(value, MAX_JSON_DEPTH)) {
+    errors.push({ field: path, message: tooDeepMessage() });
+    return;
+  }
+  const stack: { value: unknown; maxLength: number | undefined; path: string }[] = [{ value, maxLength: limits.maxLength, path }];
+  while (stack.length > 0 && errors.length < MAX_REPORTED) {
+    const { value: current, maxLength, path: at } = stack.pop()!;
+    if (typeof current === 'string') {
+      const unstorable = unstorableText(current);
+      if (unstorable) errors.push({ field: at, message: unstorable });
+      else if (maxLength !== undefined && textLength(current) > maxLength) {
+        errors.push({ field: at, message: `must be at most ${maxLength} characters, got ${textLength(current)}` });
+      }
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], maxLength: STRING_LIMITS.text, path: `${at}[${i}]` });
+    } else if (typeof current === 'object' && current !== null) {
+      const entries = Object.entries(current);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], maxLength: STRING_LIMITS.text, path: `${at}.${entries[i]![0]}` });
     }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkLeaf(item, { maxLength: STRING_LIMITS.text }, `${path}[${i}]`, errors));
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) checkLeaf(v, { maxLength: STRING_LIMITS.text }, `${path}.${k}`, errors);
+  }
+}
+
+/** `_entities(representations:)`: each one an object naming a known entity with its key (schema/entity-keys.ts). */
+function checkRepresentations(schema: GraphQLSchema, representations: unknown, errors: FieldError[]): void {
+  if (!Array.isArray(representations)) return;
+  // One error per representation: one already refused (too deep, a NUL in it) is not judged again.
+  const refused = new Set(errors.map((e) => /^representations\[(\d+)\]/.exec(e.field)?.[1]).filter((i) => i !== undefined).map(Number));
+  for (let i = 0; i < representations.length && errors.length < MAX_REPORTED; i++) {
+    if (refused.has(i)) continue;
+    const problem = representationProblem(schema, representations[i]);
+    if (problem) errors.push({ field: `representations[${i}]`, message: problem });
   }
 }
 
@@ -175,12 +201,16 @@ function fragmentsUsedBy(document: DocumentNode, root: ASTNode): FragmentDefinit
 /**
  * Checks every argument of the operation about to run, as coerced from literals and variables:
  * a string over its maximum or holding NUL / a lone surrogate, or a list over its maximum, is
- * INVALID_INPUT naming the argument (`updates[0].note`, `input.productName`) before anything runs.
+ * INVALID_INPUT naming the argument (`updates[0].note`, `input.productName`) before anything runs;
+ * so are variables or argument values nested deeper than MAX_JSON_DEPTH, and an `_entities`
+ * representation the federation resolver cannot use (`representations[2]`).
  * Variables that do not coerce are left to execution, which reports them as it always has.
  */
 export function checkOperationInput(schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown> | null | undefined, operationName?: string | null): void {
   const operation = getOperationAST(document, operationName ?? undefined);
   if (!operation) return;
+  // Before anything walks them: variables of a GET (a POST body was measured by its parser, src/http/json-body.ts).
+  if (valueNestsDeeper(rawVariables, MAX_JSON_DEPTH)) throw DomainError.invalidFields([{ field: 'variables', message: tooDeepMessage() }]);
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
   if ('errors' in coerced && coerced.errors) return;
   const variables = coerced.coerced ?? {};
@@ -199,6 +229,7 @@ export function checkOperationInput(schema: GraphQLSchema, document: DocumentNod
         }
         // The fields of an `input` object are named as the mutation's own rules (and REST's body) name them: `tags`, not `input.tags`.
         for (const arg of field.args) checkValue(values[arg.name], arg.type, inputLimitsOf(arg), isBodyArgument(arg) ? '' : arg.name, errors);
+        if (field.name === '_entities' && typeInfo.getParentType() === schema.getQueryType()) checkRepresentations(schema, values.representations, errors);
       },
     }));
     if (errors.length >= MAX_REPORTED) break;

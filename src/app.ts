@@ -25,6 +25,7 @@ import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts'
 import { recordListenAddress } from './database.ts';
 import { requestIdFor } from './http/request-id.ts';
 import { registerValidators } from './http/validators.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 
 export interface AppOptions {
@@ -83,6 +84,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onListen', async () => recordListenAddress(orm, app.listeningOrigin));
   // Bodies are JSON or nothing: without the text parser, any other media type is 415.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies nested deeper than MAX_JSON_DEPTH are 400 before JSON.parse (src/http/json-body.ts).
+  registerJsonBodyParser(app);
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config as { methodNotAllowed?: boolean } | undefined;
     if (request.method === 'PATCH' && request.url.startsWith('/api/v1/') && !request.is404 && !config?.methodNotAllowed) {

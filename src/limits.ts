@@ -57,6 +57,14 @@ export const LIST_LIMITS = {
 
 export type ListKind = keyof typeof LIST_LIMITS;
 
+/**
+ * Deepest nesting of arrays and objects in one JSON value: a request body, GraphQL variables, a
+ * GraphQL argument value (`_Any` representations). `{}` is 1 level, `{"a":[1]}` 2. Measured without
+ * recursion before anything walks the value (src/json-depth.ts); deeper is 400 naming the limit.
+ * The deepest body any route takes is 5 levels (a GraphQL request with an input list of objects).
+ */
+export const MAX_JSON_DEPTH = 32;
+
 /** `'a\u0000b'` → the reason it cannot be stored, or null. PostgreSQL text holds neither NUL nor lone surrogates. */
 export function unstorableText(value: string): string | null {
   if (value.includes('\u0000')) return 'must not contain NUL (U+0000) characters';

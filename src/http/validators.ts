@@ -5,28 +5,33 @@ import { unstorableText } from '../limits.ts';
 
 interface StringProblem { instancePath: string; message: string }
 
+/** A JSON pointer segment (`a/b` → `a~1b`), as AJV writes instance paths. */
+const pointerSegment = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
 /**
  * The first string anywhere in `value` (keys included) that PostgreSQL text cannot store: NUL or a
- * lone surrogate. Its JSON pointer names the field the way AJV would (`/updates/0/note`).
+ * lone surrogate. Its JSON pointer names the field the way AJV would (`/updates/0/note`). Walked
+ * with an explicit stack, in document order: no depth of nesting can overflow the call stack
+ * (bodies are bounded at MAX_JSON_DEPTH anyway, src/http/json-body.ts).
  */
 export function findUnstorableString(value: unknown, path = ''): StringProblem | null {
-  if (typeof value === 'string') {
-    const message = unstorableText(value);
-    return message ? { instancePath: path, message } : null;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnstorableString(value[i], `${path}/${i}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const key of Object.keys(value)) {
-      const keyProblem = unstorableText(key);
-      if (keyProblem) return { instancePath: path, message: `has a member name that ${keyProblem}` };
-      const found = findUnstorableString((value as Record<string, unknown>)[key], `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
-      if (found) return found;
+  const stack: { value: unknown; path: string }[] = [{ value, path }];
+  while (stack.length > 0) {
+    const { value: current, path: at } = stack.pop()!;
+    if (typeof current === 'string') {
+      const message = unstorableText(current);
+      if (message) return { instancePath: at, message };
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${at}/${i}` });
+    } else if (typeof current === 'object' && current !== null) {
+      const keys = Object.keys(current);
+      for (const key of keys) {
+        const keyProblem = unstorableText(key);
+        if (keyProblem) return { instancePath: at, message: `has a member name that ${keyProblem}` };
+      }
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ value: (current as Record<string, unknown>)[keys[i]!], path: `${at}/${pointerSegment(keys[i]!)}` });
+      }
     }
   }
   return null;

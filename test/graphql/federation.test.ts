@@ -1,7 +1,9 @@
 import { composeServices } from '@apollo/composition';
 import { ApolloGateway, LocalGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { virtualJson } from '../helpers/bom-context.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
@@ -95,6 +97,55 @@ describe('Federation 2 subgraph', () => {
     expect(body.data._entities).toEqual([null, null, null, null, null, null]);
     const unknown = await gql(key, ENTITIES, { representations: [{ __typename: 'RawMaterial', variantId: 'VMAT-VAR-nope' }, { __typename: 'Order', orderId: 'not-an-id' }] });
     expect(unknown.body.data._entities).toEqual([null, null]);
+  });
+
+  it('a representation the resolver cannot use (not an object, unknown __typename, Query, no key, a key of the wrong type) is INVALID_INPUT naming representations[i], not INTERNAL', async () => {
+    const long = `Nope${'x'.repeat(3000)}`;
+    const representations = [
+      { __typename: 'Bom', bomId: 'BOM-1001' }, 'x', { __typename: long, id: '1' }, { __typename: 'Query' }, { __typename: 'Bom' },
+      { __typename: 'Bom', bomId: 5 }, { id: '1' }, { __typename: 'WorkOrder', workOrderId: 1.5 }, { __typename: 'RawMaterial', variantId: 'v'.repeat(256) },
+    ];
+    const { status, body } = await gql(key, ENTITIES, { representations });
+    expect(status).toBeLessThan(500);
+    expect(body.data).toBeNull();
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
+    const entities = 'AssemblyBill, Bom, Location, Order, RawMaterial, WorkOrder';
+    expect(body.errors[0].extensions.errors).toEqual([
+      { field: 'representations[1]', message: `must be an object with __typename and the entity's key field (entities: ${entities})` },
+      { field: 'representations[2]', message: `__typename "Nope${'x'.repeat(36)}"… (3004 characters) is not an entity of this service; entities: ${entities}` },
+      { field: 'representations[3]', message: `__typename "Query" is not an entity of this service; entities: ${entities}` },
+      { field: 'representations[4]', message: 'a Bom representation needs its key bomId (a string)' },
+      { field: 'representations[5]', message: 'bomId must be a string' },
+      { field: 'representations[6]', message: `needs __typename, the name of an entity: ${entities}` },
+      { field: 'representations[7]', message: 'workOrderId must be a string or an integer' },
+      { field: 'representations[8]', message: 'variantId must be at most 255 characters, got 256' },
+    ]);
+    // The client's long string is cut, never echoed whole.
+    expect(JSON.stringify(body)).not.toContain('x'.repeat(100));
+    // An ID key takes an integer, as GraphQL's ID does.
+    const byNumber = await gql(key, ENTITIES, { representations: [{ __typename: 'WorkOrder', workOrderId: 12 }] });
+    expect(byNumber.body).toEqual({ data: { _entities: [null] } });
+  });
+
+  it('a refused representation is logged at info without the client\'s long string, never at error with a stack', async () => {
+    const lines: { level: number; msg: string; raw: string }[] = [];
+    const stream = new Writable({ write(chunk, _encoding, done) {
+      for (const raw of String(chunk).split('\n').filter(Boolean)) lines.push({ ...JSON.parse(raw), raw });
+      done();
+    } });
+    const app = await buildApp({ config: t.config, orm: t.orm, logger: { level: 'info', stream } as never, exposeQueryCount: true });
+    try {
+      const long = `Nope${'y'.repeat(5000)}`;
+      for (const rep of [{ __typename: long }, { __typename: 'Query' }, { __typename: 'Bom' }, 'x']) {
+        const res = await app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${key}` }, payload: { query: ENTITIES, variables: { representations: [rep] } } });
+        expect(res.json().errors[0].extensions.code).toBe('INVALID_INPUT');
+      }
+    } finally {
+      await app.close();
+    }
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.filter((l) => l.raw.includes('y'.repeat(100)))).toEqual([]);
   });
 
   it('N representations of materials, BOMs, assembly bills, locations or orders cost the same SQL statements as one', async () => {
