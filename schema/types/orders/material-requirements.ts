@@ -1,6 +1,5 @@
 import { syncMaterialRequirements, type MetafieldSyncResult } from '../../../src/modules/orders/metafield-sync.ts';
 import { parseOrderId } from '../../../src/modules/orders/order-ids.ts';
-import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
 
 const SyncResultRef = builder.objectRef<MetafieldSyncResult>('MaterialRequirementsSync').implement({
@@ -18,10 +17,9 @@ builder.mutationField('syncOrderMaterialRequirements', (t) =>
     type: SyncResultRef,
     description: 'Writes <namespace>.material_requirements_json on the given orders (all orders when omitted) through the platform gateway, if the shop has opted in.',
     authScopes: { write: true },
-    args: { orderIds: t.arg.stringList({ required: false, description: 'Bare or global order ids; at most 500.' }) },
+    args: { orderIds: t.arg.stringList({ required: false, description: 'Bare or global order ids.' }) },
     resolve: (_root, args, ctx) => {
       if (!args.orderIds) return syncMaterialRequirements(ctx, null);
-      if (args.orderIds.length > 500) throw DomainError.invalid('orderIds', 'at most 500 orders per call');
       const ids = args.orderIds.map((raw) => parseOrderId(raw, ctx.config.platformName) ?? raw);
       return syncMaterialRequirements(ctx, ids);
     },

@@ -1,5 +1,6 @@
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
 import { WORK_ORDER_PRIORITIES, type WorkOrderPriority } from './work-order-vocabulary.ts';
 
 // The value rules of a work order's header fields, one home for the header edit and the create:
@@ -17,7 +18,8 @@ export interface HeaderFieldValues {
   actualLaborCost?: string | null;
 }
 
-export const HEADER_LIMITS = { name: 500, text: 10_000, tags: 50, tag: 100, sourceOrderIds: 100 } as const;
+/** The limits of src/limits.ts, as the header's own checks name them. */
+export const HEADER_LIMITS = { name: STRING_LIMITS.name, text: STRING_LIMITS.text, tags: LIST_LIMITS.tags, tag: STRING_LIMITS.tag, sourceOrderIds: LIST_LIMITS.ids } as const;
 
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;

@@ -15,7 +15,7 @@ const NewAssemblyBillInput = builder.inputType('NewAssemblyBillInput', {
   description: 'A new assembly bill (sub-assembly) and its recipe.',
   fields: (t) => ({
     assemblyId: t.string({ description: 'Its id, of the form ASM-<id>; absent: the shop\'s next ASM-<n>.' }),
-    name: t.string({ required: true, description: 'Name; not empty, at most 10,000 characters.' }),
+    name: t.string({ required: true, description: 'Name; not empty.' }),
     onlyConsumePreassembled: t.boolean({ description: 'Sellable quantities take it only from its pre-assembled shelf (default false).' }),
     ...recipeListFields(t),
   }),
@@ -34,7 +34,7 @@ const NewBomInput = builder.inputType('NewBomInput', {
   description: 'A new bill of materials and its recipe.',
   fields: (t) => ({
     bomId: t.string({ description: 'Its id, of the form BOM-<digits>; absent: the shop\'s next BOM-<n>.' }),
-    name: t.string({ required: true, description: 'Name; not empty, at most 10,000 characters.' }),
+    name: t.string({ required: true, description: 'Name; not empty.' }),
     status: t.field({ type: BomStatusEnum, description: 'Default active.' }),
     variantId: t.string({ description: 'The finished good: a platform variant that is no other BOM\'s finished good; absent = not platform-linked.' }),
     ...recipeListFields(t),

@@ -12,7 +12,7 @@ const NewCostFactorInput = builder.inputType('NewCostFactorInput', {
   description: 'A new cost factor.',
   fields: (t) => ({
     costFactorId: t.string({ description: 'Its id, of the form CF-<id>; absent: the shop\'s next CF-<n>.' }),
-    name: t.string({ required: true, description: 'Name; not empty, at most 10,000 characters.' }),
+    name: t.string({ required: true, description: 'Name; not empty.' }),
     kind: t.field({ type: CostFactorKindEnum, required: true, description: 'What it stands for.' }),
     unit: t.string({ description: 'Unit the cost is per (hour, piece, …).' }),
     unitCost: t.field({ type: 'Decimal', required: true, description: 'Cost per unit; at least 0.' }),

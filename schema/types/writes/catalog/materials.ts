@@ -8,7 +8,7 @@ import { ArchivePayloadRef } from './inputs.ts';
 const NewMaterialInput = builder.inputType('NewVirtualMaterialInput', {
   description: 'A new virtual material: only productName is required; it starts with no stock.',
   fields: (t) => ({
-    productName: t.string({ required: true, description: 'Product name; not empty, at most 10,000 characters.' }),
+    productName: t.string({ required: true, description: 'Product name; not empty.' }),
     variantName: t.string({ description: 'Variant name.' }),
     sku: t.string({ description: 'Stock-keeping unit.' }),
     unit: t.string({ description: 'Unit of measure (kg, pcs, …).' }),

@@ -25,7 +25,7 @@ const NewManualMaterialInput = builder.inputType('NewWorkOrderManualMaterialInpu
 const CreateInput = builder.inputType('CreateWorkOrderInput', {
   description: 'A new work order. It starts in draft with a new id and the shop\'s next short id.',
   fields: (t) => ({
-    name: t.string({ required: true, description: '1–500 characters.' }),
+    name: t.string({ required: true, description: 'Not empty.' }),
     sourceType: t.field({
       type: WorkOrderSourceTypeEnum, required: true,
       description: 'What it was made from: bom (items are BOMs, at least one), sa (items are assembly bills, at least one), ' +

@@ -80,7 +80,7 @@ builder.mutationFields((t) => ({
     description: 'Attaches a document to a work order by link (the name and an http(s) URL; the file stays where it is).',
     args: {
       ...writeArgs(t),
-      name: t.arg.string({ required: true, description: 'The document\'s name (up to 500 characters).' }),
+      name: t.arg.string({ required: true, description: 'The document\'s name.' }),
       url: t.arg.string({ required: true, description: 'An http(s) URL (up to 2,000 characters).' }),
     },
     resolve: (_root, a, ctx) => addDocument(ctx, String(a.workOrderId), { expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), name: a.name, url: a.url }),
