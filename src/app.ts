@@ -17,7 +17,9 @@ import { sendProblem } from './http/problem.ts';
 import { RETRY_AFTER_SECONDS } from './http/unavailable.ts';
 import { TokenBucketLimiter, type RateLimiter } from './http/rate-limiter.ts';
 import { RedisRateLimiter } from './http/redis-rate-limiter.ts';
-import { AuthThrottle } from './http/auth-throttle.ts';
+import { createAuthThrottle } from './http/auth-throttle.ts';
+import { fastifyTrustProxy } from './http/client-address.ts';
+import { HTTP_SERVER_OPTIONS, registerHostRequirement } from './http/host-header.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { registerCors } from './http/cors.ts';
@@ -56,6 +58,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // A request without Host is refused by registerHostRequirement (problem+json), not by Node's bare 400.
+    http: HTTP_SERVER_OPTIONS,
+    // TRUST_PROXY: the client address (request.ip, the failed-authentication throttle's key) from X-Forwarded-For.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
   }) as unknown as App;
 
   let shuttingDown = false;
@@ -71,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
     return undefined;
   });
+  registerHostRequirement(app);
   // CORS_ORIGINS: preflights answered here, before any hook that could refuse them (src/http/cors.ts).
   await registerCors(app, config.corsOrigins);
   registerErrorHandling(app);
@@ -110,8 +117,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   } else {
     limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
   }
-  // More than BOMCORE_AUTH_FAILURES_PER_MINUTE failed keys from one address: 429 until the minute ends.
-  const authThrottle = new AuthThrottle(config.authFailuresPerMinute);
+  // More than BOMCORE_AUTH_FAILURES_PER_MINUTE failed keys from one address: 429 until the minute ends, for keys
+  // not known valid (shared through Redis with REDIS_URL; src/http/auth-throttle.ts).
+  const { throttle: authThrottle, close: closeAuthThrottle } = await createAuthThrottle({ config, orm, logger: app.log.child({ component: 'auth-throttle' }) });
+  app.addHook('onClose', closeAuthThrottle);
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
     authorizeRequest({ orm, limiter, authThrottle }, request, reply, scope);
   // A request spends rate-limit tokens by its cost (page size, ids): one per BOMCORE_RATE_LIMIT_COST_UNIT begun.

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseCorsOrigins, type CorsOrigins } from './http/cors.ts';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 
 /** Runtime configuration, read once from the environment and validated. */
 export interface Config {
@@ -47,6 +48,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** Failed authentications per client address and minute before 429 (BOMCORE_AUTH_FAILURES_PER_MINUTE, default 20). */
   authFailuresPerMinute: number;
+  /** Proxies whose X-Forwarded-For names the client address: a hop count or addresses/CIDRs (TRUST_PROXY; default unset: none). */
+  trustProxy: TrustProxy;
   /** Browser origins allowed to call /api/v1 and /graphql: `*` or a list (CORS_ORIGINS, comma-separated; default unset: CORS off). */
   corsOrigins: CorsOrigins;
 }
@@ -119,6 +122,20 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value;
 }
 
+function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  try {
+    return parseTrustProxy(env.TRUST_PROXY);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/** The embedded database's folder; `memory://` (any `memory:` value) is kept as is: no folder, the database lives in memory. */
+function dataDir(env: NodeJS.ProcessEnv): string {
+  const raw = env.BOMCORE_DATA_DIR || './.data';
+  return raw.startsWith('memory:') ? raw : resolve(raw);
+}
+
 function corsOrigins(env: NodeJS.ProcessEnv): CorsOrigins {
   try {
     return parseCorsOrigins(env.CORS_ORIGINS);
@@ -136,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[a-z][a-z0-9-]*$/.test(platformName)) throw new ConfigError('BOMCORE_PLATFORM_NAME must be lower-case letters, digits and dashes');
   return {
     databaseUrl: env.DATABASE_URL ? env.DATABASE_URL : null,
-    dataDir: resolve(env.BOMCORE_DATA_DIR || './.data'),
+    dataDir: dataDir(env),
     host: env.HOST || '127.0.0.1',
     port,
     platformName,
@@ -162,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL ? env.REDIS_URL : null,
     redisKeyPrefix: env.BOMCORE_REDIS_PREFIX || 'bomcore:rl:',
     authFailuresPerMinute: positiveNumber(env, 'BOMCORE_AUTH_FAILURES_PER_MINUTE', 20, true),
+    trustProxy: trustProxy(env),
     corsOrigins: corsOrigins(env),
   };
 }

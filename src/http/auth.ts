@@ -70,13 +70,19 @@ export function authFailureDetail(result: AuthFailure, header: string | undefine
  * 401 / 403 / 429 itself; on success leaves the key on `request.auth`.
  */
 export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<boolean> {
-  // An address that failed too often is refused before its key is looked up (auth-throttle.ts).
-  if (deps.authThrottle?.refuse(request, reply)) return false;
-  const em = deps.orm.em.fork();
-  const result = await authenticate(em, request.headers.authorization);
+  // Counted as a failure before the lookup; an address that failed too often is refused here, unless its key is known valid (auth-throttle.ts).
+  const attempt = deps.authThrottle ? await deps.authThrottle.admit(request, reply) : null;
+  if (deps.authThrottle && !attempt) return false;
+  let result: AuthenticatedKey | AuthFailure;
+  try {
+    result = await authenticate(deps.orm.em.fork(), request.headers.authorization);
+  } catch (error) {
+    await attempt?.end('undecided');
+    throw error;
+  }
+  await attempt?.end(typeof result === 'string' ? 'invalid' : 'valid');
   if (typeof result === 'string') {
     request.log.info({ reason: result }, 'authentication failed');
-    if (result !== 'missing') deps.authThrottle?.recordFailure(request.ip);
     const challenge = result === 'missing' ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"';
     reply.header('WWW-Authenticate', challenge);
     sendProblem(request, reply, { code: 'UNAUTHENTICATED', detail: authFailureDetail(result, request.headers.authorization) });

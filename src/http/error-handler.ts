@@ -108,6 +108,15 @@ function malformedBody(error: Error): { detail: string; errors: FieldError[] } {
   return { detail: detailOf(errors), errors };
 }
 
+/**
+ * The client closed its connection while its body was being read: Node destroys the request stream
+ * with `aborted` (code ECONNRESET, like a lost database connection), which is the client's doing,
+ * not an unavailable dependency.
+ */
+function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
+  return error.code === 'ECONNRESET' && error.message === 'aborted' && request.raw.readableAborted;
+}
+
 /** The one error handler: every failure leaves as problem+json, nothing internal leaks. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -134,6 +143,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (error.statusCode === 400 && error instanceof SyntaxError) {
       return sendProblem(request, reply, { code: 'INVALID_INPUT', ...malformedBody(error) });
+    }
+    if (isClientAbort(error, request)) {
+      // Nobody is left to answer; the reply below only completes Fastify's bookkeeping.
+      request.log.info({ code: error.code }, 'client closed the connection before its request body was received');
+      return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'the request body was not received in full: the client closed the connection' });
     }
     if (isUnavailable(error)) {
       request.log.error({ err: error }, 'dependency unavailable');

@@ -7,8 +7,20 @@ import { stdSerializers, type LoggerOptions } from 'pino';
  *   the window are left out and counted, and the first repeat after the window is one short line
  *   (no stack) with `repeats: { suppressed, windowSeconds }`;
  * - every string in a log line (messages, error messages and stacks, request bodies, GraphQL
- *   queries and variables) is cut at MAX_LOG_VALUE_CHARS with a note of its full length.
+ *   queries and variables) is cut at MAX_LOG_VALUE_CHARS with a note of its full length;
+ * - anything shaped like an API key is replaced by `bck_[REDACTED]`, wherever it is in the line.
  */
+
+/**
+ * An API key's shape (src/modules/auth/keys.ts: `bck_` and base64url characters), also
+ * percent-encoded: a key sent in a query string, as a GraphQL argument or `_entities` typename,
+ * or quoted by an error message, never reaches the log. Partial keys are caught too.
+ */
+const KEY_SHAPE = /bck(?:_|%5[Ff])(?:[A-Za-z0-9_-]|%[0-9A-Fa-f]{2})+/g;
+
+export function redactKeys(line: string): string {
+  return line.includes('bck') ? line.replace(KEY_SHAPE, 'bck_[REDACTED]') : line;
+}
 
 /** The longest string value a log line carries (stacks: twice that). */
 export const MAX_LOG_VALUE_CHARS = 2048;
@@ -139,6 +151,8 @@ export function logOptions(options: { repeatWindowSeconds: number }): Pick<Logge
         out = out.map((a) => (typeof a === 'string' ? truncateForLog(a) : a));
         method.apply(this, out as Parameters<typeof method>);
       },
+      // On the finished line: the request URL, messages, error strings and every field alike.
+      streamWrite: redactKeys,
     },
     serializers: { err: serializeError },
     formatters: { log: (object) => truncateValues(object) as Record<string, unknown> },

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,12 +7,17 @@ import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openOrm, type Orm } from '../../src/db/orm.ts';
 import { logOptions, RepeatLimiter } from '../../src/http/log-limits.ts';
+import { createApiKey } from '../../src/modules/auth/keys.ts';
+import { loadDataset } from '../../src/modules/dataset/load.ts';
 import { entities } from '../../src/modules/entities.ts';
+import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
+import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 /**
  * Rules (docs/reliability.md, "Logs"): a repeated failure is logged in full once, then at most one
- * short line per kind and window with the count left out; every logged value is cut at 2 KB.
+ * short line per kind and window with the count left out; every logged value is cut at 2 KB;
+ * nothing shaped like an API key is logged; a client abort is not a dependency failure.
  * Before: a 6 s outage wrote 12,452 error lines with stacks (33 MB); a 900 KB input was logged whole.
  */
 
@@ -113,5 +120,87 @@ describe(`a database outage (${OUTAGE_MS} ms of requests against a refusing data
     expect(after.withStack).toBeLessThanOrEqual(6);
     expect(after.failureLines).toBeLessThanOrEqual(6 * Math.ceil(OUTAGE_MS / 10_000 + 1));
     expect(after.requests).toBeGreaterThan(20);
+  });
+});
+
+describe('secrets and client aborts in the log', () => {
+  let orm: Orm;
+  beforeAll(async () => {
+    orm = await openTestOrm();
+  });
+  afterAll(async () => {
+    await orm?.close();
+  });
+
+  async function loggedApp(capture: Capture): Promise<App> {
+    const config = loadConfig({});
+    const logger = { level: 'info', stream: capture, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }) };
+    const app = await buildApp({ config: { ...config, dataDir: 'memory://', authFailuresPerMinute: 1_000_000 }, orm, logger: logger as never });
+    await app.ready();
+    return app;
+  }
+
+  it('an API key in a query string (plain or percent-encoded) or a GraphQL _entities typename never reaches the log', async () => {
+    const shop = uniqueShopId('logkeys');
+    await loadDataset(orm.em, toDataset(datasetJson(shop)));
+    const key = (await createApiKey(orm.em.fork(), { shopId: shop, scopes: ['read'] })).key;
+    const leaked = [0, 1, 2].map(() => `bck_${randomBytes(32).toString('base64url')}`);
+    const capture = new Capture();
+    const app = await loggedApp(capture);
+    await app.inject({ url: `/api/v1/locations?apiKey=${leaked[0]}` });
+    await app.inject({ url: `/api/v1/locations?api_key=${encodeURIComponent(leaked[1]!).replace('_', '%5F')}` });
+    const entities = await app.inject({
+      method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${key}` },
+      payload: { query: `{ _entities(representations: [{ __typename: "${leaked[2]}", id: "1" }]) { __typename } }` },
+    });
+    expect(entities.statusCode).toBe(200);
+    await app.close();
+    const log = capture.lines.join('\n');
+    // The requests were logged, with the keys cut out of their URLs.
+    expect(log).toContain('/api/v1/locations?apiKey=bck_[REDACTED]');
+    expect(log).toContain('/api/v1/locations?api_key=bck_[REDACTED]');
+    for (const secret of [...leaked, key]) {
+      expect(log).not.toContain(secret);
+      expect(log).not.toContain(secret.slice(4, 24));
+    }
+  });
+
+  it('a key quoted by a message, an error message and stack or any field is replaced by bck_[REDACTED]', () => {
+    const capture = new Capture();
+    const log = pino({ level: 'info', ...logOptions({ repeatWindowSeconds: 10 }) }, capture);
+    const secret = `bck_${randomBytes(32).toString('base64url')}`;
+    const error = new Error(`The _entities resolver tried to load an entity for type "${secret}"`);
+    log.error({ err: error, graphql: { variables: { representations: [{ __typename: secret }] } } }, `unknown typename ${secret}`);
+    const [line] = capture.lines;
+    expect(line).not.toContain(secret.slice(4, 24));
+    const entry = JSON.parse(line!) as { msg: string; err: { message: string; stack: string }; graphql: unknown };
+    expect(entry.msg).toBe('unknown typename bck_[REDACTED]');
+    expect(entry.err.message).toContain('type "bck_[REDACTED]"');
+    expect(entry.err.stack).toContain('type "bck_[REDACTED]"');
+    expect(entry.graphql).toEqual({ variables: { representations: [{ __typename: 'bck_[REDACTED]' }] } });
+  });
+
+  it('a client that closes the connection in the middle of its upload is logged at info as a client abort, not at error as an unavailable dependency', async () => {
+    const capture = new Capture();
+    const app = await loggedApp(capture);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('PATCH /api/v1/raw-materials/X/inventory HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
+          + 'Content-Length: 100000\r\n\r\n{"updates":[');
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', reject);
+    });
+    const deadline = Date.now() + 5000;
+    while (!capture.lines.some((l) => l.includes('request completed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await app.close();
+    const entries = capture.lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(entries.filter((e) => e.level >= 40)).toEqual([]);
+    expect(entries.find((e) => e.msg.includes('client closed the connection'))?.level).toBe(30);
   });
 });
