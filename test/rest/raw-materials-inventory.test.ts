@@ -167,6 +167,15 @@ describe('PATCH /raw-materials/{variantId}/inventory', () => {
     expect((await patch('VMAT-VAR-9999', { updates: [{ locationId: '101', delta: 1 }] })).statusCode).toBe(404);
   });
 
+  it('an unknown numeric id is 404 NOT_FOUND naming the material, not "platform-linked"', async () => {
+    const res = await patch('99999991', { updates: [{ locationId: '101', delta: 1 }] });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect(res.json().detail).toMatch(/99999991/);
+    expect(res.json().detail).not.toMatch(/platform-linked/);
+    expect((await history('99999991')).length).toBe(0);
+  });
+
   it('round trips are the same for a batch of 1 row and of 200 rows', async () => {
     const one = await patch('VMAT-VAR-0002', { updates: [{ locationId: '101', delta: 1 }] });
     const rows = Array.from({ length: 200 }, (_, i) => ({ locationId: ['101', '102', '103'][i % 3]!, delta: 0.01 }));

@@ -172,6 +172,8 @@ describe('PATCH /raw-materials/{variantId}', () => {
     const res = await patch('VMAT-VAR-0002', { vendor: 'New Vendor', unitCost: 0.1, specifications: null, bogus: 1 });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.material).toMatchObject({ variantId: 'VMAT-VAR-0002', vendor: 'New Vendor', unitCost: 0.1, specifications: null, productName: 'Wick sticker' });
+    // begin, lock and read, update, cost roll-up (lock, refresh), read back, commit.
+    expect(res.headers['x-query-count']).toBe('7');
     const again = await t.get('/api/v1/raw-materials/VMAT-VAR-0002', key);
     expect(again.body.data.material.vendor).toBe('New Vendor');
   });
@@ -182,6 +184,14 @@ describe('PATCH /raw-materials/{variantId}', () => {
     expect(res.json()).toMatchObject({ code: 'INVALID_INPUT' });
     expect(res.json().detail).toMatch(/read-only in API v1/);
     expect((await t.get('/api/v1/raw-materials/44001', key)).body.data.material.productName).toBe('Soy wax');
+  });
+
+  it('an unknown numeric id is 404 NOT_FOUND, not "platform-linked": only a platform-linked material that exists is read-only', async () => {
+    const unknown = await patch('99999991', { productName: 'Ghost' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('NOT_FOUND');
+    expect(unknown.json().detail).not.toMatch(/platform-linked/);
+    expect((await patch('44001', { productName: 'Hacked' })).json().code).toBe('INVALID_INPUT');
   });
 
   it('a wrong type is 400 naming the field; an unknown material is 404; a read key is 403', async () => {
@@ -205,5 +215,23 @@ describe('PATCH /raw-materials/{variantId}', () => {
     const multi = await patch('VMAT-VAR-0001', { inventoryQuantity: 3 });
     expect(multi.statusCode).toBe(400);
     expect(multi.json().errors[0].field).toBe('inventoryQuantity');
+  });
+
+  it('is one transaction: when setting the level fails after the fields were written, no field, cost or level change is left', async () => {
+    const gone = uniqueShopId('rm-atomic');
+    await t.load(toDataset(datasetJson(gone)));
+    const goneRead = await t.createKey(gone, ['read']);
+    const goneWrite = await t.createKey(gone, ['read', 'write']);
+    // The wick's only level is at 101, which the platform no longer lists: setting it is 404.
+    await t.orm.em.fork().execute('delete from platform_locations where shop_id = ? and location_id = ?', [gone, '101']);
+    const bomBefore = (await t.get('/api/v1/bills-of-materials/BOM-1001', goneRead)).body.data;
+    const res = await patch('VMAT-VAR-0001', { productName: 'Half written', vendor: 'Nobody', unitCost: 9, inventoryQuantity: 7 }, goneWrite);
+    expect(res.statusCode).toBe(404);
+    expect(res.json().missing).toEqual([{ kind: 'location', id: '101' }]);
+    const after = (await t.get('/api/v1/raw-materials/VMAT-VAR-0001', goneRead)).body.data.material;
+    expect(after).toMatchObject({ productName: 'Cotton wick', vendor: 'WickWorks', unitCost: 0.05, inventoryQuantity: 500.5 });
+    expect((await t.get('/api/v1/bills-of-materials/BOM-1001', goneRead)).body.data.totalCost).toBe(bomBefore.totalCost);
+    const history = await t.orm.em.fork().execute('select 1 from inventory_adjustments where shop_id = ?', [gone]);
+    expect(history).toHaveLength(0);
   });
 });

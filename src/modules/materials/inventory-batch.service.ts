@@ -1,7 +1,7 @@
 import { DomainError, type ErrorCode, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { adjustVirtualLevels } from '../stock/ledger.ts';
-import { isPlatformVariantId, readOnlyError } from './material-view.ts';
+import { findMaterialRow, readOnlyError } from './material-view.ts';
 import { parseDecimalInput } from '../../decimals.ts';
 
 export interface InventoryUpdateInput {
@@ -68,22 +68,29 @@ function failed(index: number, locationId: string, code: ErrorCode, message: str
 /**
  * Applies a batch of level changes to a virtual material in one transaction, through the stock
  * ledger (locked levels, exact arithmetic, clamping, adjustment history) with a constant number of
- * round trips. Concurrent batches on a level serialise on its row lock and lose nothing.
+ * round trips. Concurrent batches on a level serialise on its row lock and lose nothing. An unknown
+ * material is 404; a platform-linked one 400 (read-only), before anything changes.
  */
 export async function adjustMaterialInventory(ctx: ShopContext, variantId: string, updates: readonly InventoryUpdateInput[]): Promise<InventoryBatchResult> {
-  if (isPlatformVariantId(variantId)) throw readOnlyError(variantId);
-  const [[material], locations] = await Promise.all([
-    ctx.em.execute<{ origin: string; allow_negative_inventory: boolean }[]>(
-      `select m.origin, s.allow_negative_inventory from materials m join shops s on s.id = m.shop_id where m.shop_id = ? and m.variant_id = ?`,
-      [ctx.shopId, variantId],
-    ),
-    ctx.platform.listLocations(),
-  ]);
-  if (!material) throw DomainError.notFound('raw material', variantId);
-  if (material.origin === 'platform') throw readOnlyError(variantId);
-  validateInventoryUpdates(variantId, updates);
+  return inShopTransaction(ctx, async (tx) => {
+    // Share-locked: a material PATCH setting its single level (which counts the levels under an
+    // update lock) waits for this batch, so it never counts levels a batch is about to add.
+    const material = await findMaterialRow(tx, variantId, ', (select allow_negative_inventory from shops s where s.id = m.shop_id) as allow_negative_inventory', 'share');
+    if (material.origin === 'platform') throw readOnlyError(variantId);
+    validateInventoryUpdates(variantId, updates);
+    return applyInventoryUpdates(tx, variantId, updates, material.allow_negative_inventory === true);
+  });
+}
 
-  const known = new Set(locations.map((l) => l.locationId));
+/**
+ * Applies validated level changes of a virtual material inside the caller's transaction (which has
+ * checked the material): rows at a location the platform does not list fail (all of them failing
+ * alike is a 404), the others go through the ledger.
+ */
+export async function applyInventoryUpdates(
+  tx: ShopContext, variantId: string, updates: readonly InventoryUpdateInput[], allowNegative: boolean,
+): Promise<InventoryBatchResult> {
+  const known = new Set((await tx.platform.listLocations()).map((l) => l.locationId));
   const results: InventoryRowResult[] = updates.map((u, index) =>
     known.has(u.locationId) ? (null as unknown as InventoryRowResult) : failed(index, u.locationId, 'NOT_FOUND', `location ${u.locationId} not found`));
   const applicable = updates.map((u, index) => ({ ...u, index })).filter((u) => !results[u.index]);
@@ -92,7 +99,7 @@ export async function adjustMaterialInventory(ctx: ShopContext, variantId: strin
     return { variantId, results, okCount: 0, failedCount: results.length, skippedCount: 0 };
   }
 
-  const applied = await inShopTransaction(ctx, (tx) => adjustVirtualLevels(tx, variantId, applicable, material.allow_negative_inventory));
+  const applied = await adjustVirtualLevels(tx, variantId, applicable, allowNegative);
   for (const r of applied) {
     const u = applicable[r.index]!;
     results[u.index] = {

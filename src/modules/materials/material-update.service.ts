@@ -2,8 +2,8 @@ import { Decimal } from 'decimal.js';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { refreshCostRollup } from '../recipes/cost-rollup.repository.ts';
-import { adjustMaterialInventory } from './inventory-batch.service.ts';
-import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { applyInventoryUpdates } from './inventory-batch.service.ts';
+import { findMaterialRow, readOnlyError, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
 import { parseDecimalInput } from '../../decimals.ts';
 
 /** The editable fields of a virtual material; absent = unchanged, null = cleared (where allowed). */
@@ -37,15 +37,8 @@ function nonNegativeDecimal(field: string, value: string, errors: FieldError[]):
   return parseDecimalInput(value, field, errors, { nonNegative: true })?.toFixed() ?? null;
 }
 
-/**
- * Changes the fields sent on a virtual material and returns the full row. Platform-linked materials
- * are read-only in API v1 (400 before anything changes). `inventoryQuantity` of a virtual material
- * is the sum of its levels, so it can be set only when the material is stocked at exactly one
- * location: that level becomes the value, through the inventory batch (so it is recorded in the
- * adjustment history); otherwise 400 pointing at PATCH …/inventory.
- */
-export async function updateMaterial(ctx: ShopContext, variantId: string, patch: MaterialPatch): Promise<MaterialView> {
-  if (isPlatformVariantId(variantId)) throw readOnlyError(variantId);
+/** Each field sent as a column assignment, or the errors of those that are not acceptable. */
+function columnChanges(patch: MaterialPatch): { sets: string[]; args: unknown[]; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const sets: string[] = [];
   const args: unknown[] = [];
@@ -69,31 +62,46 @@ export async function updateMaterial(ctx: ShopContext, variantId: string, patch:
       nonNegativeDecimal(field, value as string, errors);
     }
   }
-  if (errors.length > 0) throw DomainError.invalidFields(errors);
+  return { sets, args, errors };
+}
 
-  const current = await findMaterialRow(ctx, variantId, `,
-    (select coalesce(json_agg(l.location_id), '[]'::json) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id) as level_locations`);
-  if (current.origin === 'platform') throw readOnlyError(variantId);
-  const quantity = patch.inventoryQuantity;
-  let levelLocation: string | undefined;
-  if (quantity !== undefined && quantity !== null) {
-    const levels = (typeof current.level_locations === 'string' ? JSON.parse(current.level_locations) : current.level_locations) as string[];
-    if (levels.length !== 1 && !new Decimal(quantity).eq(current.inventory_quantity)) {
-      throw DomainError.invalid('inventoryQuantity',
-        `is the sum of the material's per-location levels (${levels.length} locations); change the levels with PATCH /raw-materials/${variantId}/inventory`);
+/**
+ * Changes the fields sent on a virtual material and returns the full row, all in one transaction:
+ * a failure anywhere (a field, the level, the cost roll-up) leaves nothing written. An unknown id is
+ * 404; a platform-linked material is read-only in API v1 (400 before anything changes).
+ * `inventoryQuantity` of a virtual material is the sum of its levels, so it can be set only when the
+ * material is stocked at exactly one location: that level becomes the value, through the stock
+ * ledger (so it is recorded in the adjustment history); otherwise 400 pointing at PATCH …/inventory
+ * (unless the value equals the current sum, which changes nothing).
+ */
+export async function updateMaterial(ctx: ShopContext, variantId: string, patch: MaterialPatch): Promise<MaterialView> {
+  const { sets, args, errors } = columnChanges(patch);
+  return inShopTransaction(ctx, async (tx) => {
+    // Update-locked: the level count below holds until commit (an inventory batch share-locks it).
+    const current = await findMaterialRow(tx, variantId, `,
+      (select coalesce(json_agg(l.location_id), '[]'::json) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id) as level_locations,
+      (select allow_negative_inventory from shops s where s.id = m.shop_id) as allow_negative_inventory`, 'update');
+    if (current.origin === 'platform') throw readOnlyError(variantId);
+    if (errors.length > 0) throw DomainError.invalidFields(errors);
+    const quantity = patch.inventoryQuantity;
+    let levelLocation: string | undefined;
+    if (quantity !== undefined && quantity !== null) {
+      const levels = (typeof current.level_locations === 'string' ? JSON.parse(current.level_locations) : current.level_locations) as string[];
+      if (levels.length !== 1 && !new Decimal(quantity).eq(current.inventory_quantity)) {
+        throw DomainError.invalid('inventoryQuantity',
+          `is the sum of the material's per-location levels (${levels.length} locations); change the levels with PATCH /raw-materials/${variantId}/inventory`);
+      }
+      if (levels.length === 1) levelLocation = levels[0];
     }
-    if (levels.length === 1) levelLocation = levels[0];
-  }
-  if (sets.length === 0 && levelLocation === undefined) return toMaterialView(current);
-  if (sets.length > 0) {
-    await inShopTransaction(ctx, async (tx) => {
+    if (sets.length === 0 && levelLocation === undefined) return toMaterialView(current);
+    if (sets.length > 0) {
       await tx.em.execute(`update materials set ${sets.join(', ')}, updated_at = now() where shop_id = ? and variant_id = ?`, [...args, tx.shopId, variantId], 'run');
-      // The stored BOM cost roll-up changes with the unit cost, in the same transaction.
+      // The stored BOM cost roll-up changes with the unit cost.
       if (patch.unitCost !== undefined) await refreshCostRollup(tx, { materials: [variantId] });
-    });
-  }
-  if (levelLocation !== undefined) {
-    await adjustMaterialInventory(ctx, variantId, [{ locationId: levelLocation, absolute: quantity! }]);
-  }
-  return toMaterialView(await findMaterialRow(ctx, variantId) as MaterialRow);
+    }
+    if (levelLocation !== undefined) {
+      await applyInventoryUpdates(tx, variantId, [{ locationId: levelLocation, absolute: quantity! }], current.allow_negative_inventory === true);
+    }
+    return toMaterialView(await findMaterialRow(tx, variantId) as MaterialRow);
+  });
 }

@@ -1,4 +1,3 @@
-import { isPlatformVariantId } from '../stock/stock-vocabulary.ts';
 import { exact } from '../../numbers/index.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
@@ -55,20 +54,25 @@ export function toMaterialView(r: MaterialRow): MaterialView {
   };
 }
 
-/** Numeric variant ids are platform-managed (docs/datasets.md: material origin). */
-export { isPlatformVariantId };
-
-/** The material row, or 404 (an unknown id and another shop's id look the same). One query. */
-export async function findMaterialRow(ctx: ShopContext, variantId: string, extraColumns = ''): Promise<MaterialRow> {
+/**
+ * The material row, or 404 (an unknown id and another shop's id look the same). One query. Inside
+ * a transaction, `lock` row-locks it until the transaction ends: `share` for writers of its levels,
+ * `update` for a writer of its fields (never `for update`, so key-share locks are not blocked).
+ */
+export async function findMaterialRow(ctx: ShopContext, variantId: string, extraColumns = '', lock?: 'share' | 'update'): Promise<MaterialRow> {
+  const locking = lock === undefined ? '' : lock === 'share' ? ' for share of m' : ' for no key update of m';
   const [row] = await ctx.em.execute<MaterialRow[]>(
-    `select ${MATERIAL_COLUMNS}${extraColumns} from materials m where m.shop_id = ? and m.variant_id = ?`,
+    `select ${MATERIAL_COLUMNS}${extraColumns} from materials m where m.shop_id = ? and m.variant_id = ?${locking}`,
     [ctx.shopId, variantId],
   );
   if (!row) throw DomainError.notFound('raw material', variantId);
   return row;
 }
 
-/** Material PATCH routes take virtual materials only (docs/contract.md). */
+/**
+ * Material PATCH routes take virtual materials only (docs/contract.md). Raised for a material that
+ * exists and is platform-linked: an unknown id, numeric or not, is 404.
+ */
 export function readOnlyError(variantId: string): DomainError {
   return new DomainError(
     'INVALID_INPUT',

@@ -4,7 +4,7 @@ import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { InputErrors } from '../recipes/catalog-input.ts';
 import { refuseArchiveWhileUsed } from '../recipes/recipe-references.ts';
 import type { MaterialPatch } from './material-update.service.ts';
-import { findMaterialRow, isPlatformVariantId, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
+import { findMaterialRow, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
 
 // Create and archive virtual materials (edits go through updateMaterial, the PATCH's service).
 // Platform-linked materials mirror the platform and are read-only here: they are created and
@@ -50,12 +50,11 @@ export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterial
 }
 
 /**
- * Archives or restores a virtual material (platform-linked: INVALID_INPUT, read-only). One still
+ * Archives or restores a virtual material (unknown: NOT_FOUND; platform-linked: INVALID_INPUT, read-only). One still
  * reached by an active BOM cannot be archived (CONFLICT naming the BOMs); its stock and existing
  * recipe lines are untouched. Returns whether it is now archived.
  */
 export async function setMaterialArchived(ctx: ShopContext, variantId: string, archived: boolean): Promise<boolean> {
-  if (isPlatformVariantId(variantId)) throw readOnlyError(variantId);
   return inShopTransaction(ctx, async (tx) => {
     const [row] = await tx.em.execute<{ origin: string; archived: boolean }[]>(
       'select origin, archived_at is not null as archived from materials where shop_id = ? and variant_id = ? for update', [tx.shopId, variantId]);
