@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
 import { createApiKey, authenticate } from '../../src/modules/auth/keys.ts';
 import { exportDataset } from '../../src/modules/dataset/export.ts';
-import { LOADED_TABLES, loadDataset } from '../../src/modules/dataset/load.ts';
+import { loadDataset } from '../../src/modules/dataset/load.ts';
 import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
 import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
@@ -152,15 +152,26 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     expect((result as any).errors).toContainEqual({ path: '$.platform.locations[1].name', message: 'must be at most 10000 characters, got 10001' });
   });
 
-  it('analyzes every table it wrote once the load has committed: last_analyze is set, so the first requests are planned on real statistics', async () => {
+  it('analyzes every table it changed once the load has committed: last_analyze is set, so the first requests are planned on real statistics', async () => {
+    const shopId = uniqueShopId('ds-analyze');
+    const lastAnalyzed = async (tables: readonly string[]) => new Map((await orm.em.fork().execute<{ relname: string; last_analyze: Date | string | null }[]>(
+      'select relname, last_analyze from pg_stat_user_tables where relname in (?)', [[...tables]])).map((r) => [r.relname, r.last_analyze]));
+    const staleSince = async (tables: readonly string[], since: Date) => {
+      const analyzed = await lastAnalyzed(tables);
+      return tables.filter((table) => { const at = analyzed.get(table); return at === null || at === undefined || new Date(at).getTime() < since.getTime(); });
+    };
     const [{ started }] = await orm.em.fork().execute<[{ started: Date }]>('select now() as started');
-    await loadDataset(orm.em, richDataset(uniqueShopId('ds-analyze')));
-    const rows = await orm.em.fork().execute<{ relname: string; last_analyze: Date | string | null }[]>(
-      'select relname, last_analyze from pg_stat_user_tables where relname in (?)', [[...LOADED_TABLES]]);
-    expect(rows.map((r) => r.relname).sort()).toEqual([...LOADED_TABLES].sort());
-    expect(LOADED_TABLES).toEqual(expect.arrayContaining(['materials', 'material_levels', 'platform_levels', 'work_orders', 'bill_costs']));
-    const stale = rows.filter((r) => r.last_analyze === null || new Date(r.last_analyze).getTime() < new Date(started).getTime());
-    expect(stale.map((r) => r.relname)).toEqual([]);
+    const report = await loadDataset(orm.em, richDataset(shopId));
+    expect(report.analyzed).toEqual(expect.arrayContaining([...Object.keys(report.rows), 'shops', 'bill_costs', 'bom_list_entries']));
+    expect(report.analyzed).toEqual(expect.arrayContaining(['materials', 'material_levels', 'platform_levels', 'work_orders', 'recipe_lines']));
+    expect(await staleSince(report.analyzed, new Date(started))).toEqual([]);
+
+    // Reloaded without its work orders: the emptied tables changed too, and are analyzed again.
+    const [{ again }] = await orm.em.fork().execute<[{ again: Date }]>('select now() as again');
+    const reload = await loadDataset(orm.em, toDataset(datasetJson(shopId)));
+    expect(reload.rows.work_orders).toBeUndefined();
+    expect(reload.analyzed).toEqual(expect.arrayContaining(['work_orders', 'build_runs', 'reservations']));
+    expect(await staleSince(reload.analyzed, new Date(again))).toEqual([]);
   });
 
   it('exporting an unknown shop is NOT_FOUND', async () => {

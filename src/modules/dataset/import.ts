@@ -20,6 +20,9 @@ export async function importDataset(
   const metafields = await syncMaterialRequirements(ctx, null);
   if (metafields.enabled) onProgress(`wrote ${metafields.namespace}.${metafields.key} on ${metafields.written} orders`);
   // loadDataset analyzed the tables it wrote; these rows came after.
-  if (metafields.written > 0) await analyzeTables(deps.orm.em, ['platform_order_metafields']);
+  if (metafields.written > 0) {
+    await analyzeTables(deps.orm.em, ['platform_order_metafields']);
+    if (!report.analyzed.includes('platform_order_metafields')) report.analyzed.push('platform_order_metafields');
+  }
   return { ...report, metafields };
 }

@@ -1,11 +1,18 @@
 import { datasetTables } from '../entities.ts';
+import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from '../../db/orm.ts';
 import { rebuildShopCostRollup } from '../recipes/cost-rollup.repository.ts';
 import { datasetSections, insertRows, rowBatches, tableOf, workOrderShortIds } from './dataset-rows.ts';
 import { fileSections, type DatasetFile } from './dataset-file.ts';
 import type { Dataset } from './types.ts';
 
-export interface LoadReport { shopId: string; rows: Record<string, number> }
+export interface LoadReport {
+  shopId: string;
+  /** Rows inserted per table. */
+  rows: Record<string, number>;
+  /** The tables analyzed after the commit: those the load changed. */
+  analyzed: string[];
+}
 
 /**
  * Replaces everything one shop owns with the dataset, in one transaction: a failure leaves the
@@ -14,7 +21,7 @@ export interface LoadReport { shopId: string; rows: Record<string, number> }
  *
  * The dataset is a validated one in memory, or a validated file (validateDatasetFile), which is
  * read again section by section: rows go to the database in bounded batches as they are made.
- * After the commit the tables it wrote are analyzed (see analyzeTables).
+ * After the commit the tables it changed are analyzed (see analyzeTables).
  */
 export async function loadDataset(
   rootEm: Em,
@@ -31,7 +38,10 @@ export async function loadDataset(
       cachedQuantityDefaults: 'file' in dataset ? dataset.cachedQuantityDefaults : new Map(),
     },
   );
-  const report: LoadReport = { shopId, rows: {} };
+  const report: LoadReport = { shopId, rows: {}, analyzed: [] };
+  // Tables whose contents changed: the shop row, the cost roll-up rebuilt at the end, and every
+  // dataset table that lost or gained rows of the shop.
+  const changed = new Set<string>(['shops', ...COST_ROLLUP_TABLES]);
   await rootEm.fork().transactional(async (em) => {
     await em.execute(
       `insert into shops (id, name, allow_negative_inventory, material_requirements_metafield, created_at, updated_at)
@@ -42,24 +52,27 @@ export async function loadDataset(
       'run',
     );
     for (const table of datasetTables) {
-      await em.execute(`delete from "${table}" where shop_id = ?`, [shopId], 'run');
+      const deleted = await em.execute<QueryResult>(`delete from "${table}" where shop_id = ?`, [shopId], 'run');
+      if (deleted.affectedRows > 0) changed.add(table);
     }
     onProgress(`cleared shop ${shopId}`);
     for (const batch of batches) {
       await insertRows(em, batch);
       const table = tableOf(batch.target);
       report.rows[table] = (report.rows[table] ?? 0) + batch.rows.length;
+      changed.add(table);
     }
     await rebuildShopCostRollup(em, shopId);
   });
+  report.analyzed = [...changed];
   const started = Date.now();
-  await analyzeTables(rootEm, LOADED_TABLES);
-  onProgress(`analyzed ${LOADED_TABLES.length} tables in ${Date.now() - started} ms`);
+  await analyzeTables(rootEm, report.analyzed);
+  onProgress(`analyzed ${report.analyzed.length} tables in ${Date.now() - started} ms`);
   return report;
 }
 
-/** Every table a load writes: the shop row, the dataset's tables and the cost roll-up rebuilt from them. */
-export const LOADED_TABLES: readonly string[] = ['shops', ...datasetTables, 'bill_costs', 'bom_list_entries'];
+/** The tables of the BOM cost roll-up, which rebuildShopCostRollup rewrites for the shop. */
+const COST_ROLLUP_TABLES = ['bill_costs', 'bom_list_entries'];
 
 /**
  * Refreshes the planner statistics of `tables` (one ANALYZE, outside any transaction). Without it
