@@ -50,10 +50,12 @@ export async function chargeRequest(deps: Pick<AuthDeps, 'limiter'>, request: Fa
 /**
  * What a 401 tells the client to do. A key sent without its scheme (`Authorization: bck_…`) or
  * under another scheme (`Basic`, `Token`, a lower-case `bearer`) is told to write `Bearer`, not that
- * the key is invalid; anything else that fails is "not valid" (the reason stays in the log).
+ * the key is invalid. A revoked key is told so (only its holder can learn it: the secret was
+ * issued, then revoked); anything else that fails is "not valid" (the reason stays in the log).
  */
 export function authFailureDetail(result: AuthFailure, header: string | undefined): string {
   if (result === 'missing') return 'an Authorization: Bearer <API key> header is required';
+  if (result === 'revoked') return 'this API key was revoked';
   if (result === 'malformed' && header !== undefined) {
     const [scheme = '', ...credentials] = header.trim().split(/\s+/);
     if (scheme.startsWith(KEY_PREFIX)) return 'the Authorization header has no scheme: use Authorization: Bearer <API key>';

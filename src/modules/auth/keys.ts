@@ -73,7 +73,10 @@ export async function revokeApiKey(em: Em, id: string, now = new Date()): Promis
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]{8,200})$/;
 
-/** One indexed lookup by hash; the failure reason stays server-side (the client sees 401 only). */
+/**
+ * One indexed lookup by hash. A revoked key is still found (revocation keeps the row), so its holder
+ * can be told it was revoked; the other reasons reach the client as 401 only (src/http/auth.ts).
+ */
 export async function authenticate(em: Em, header: string | undefined, now = new Date()): Promise<AuthenticatedKey | AuthFailure> {
   if (!header) return 'missing';
   const match = BEARER.exec(header.trim());
