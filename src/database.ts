@@ -1,9 +1,9 @@
-import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.ts';
+import { acquireDataDirLock, embeddedDataDir, type DataDirLock } from './db/data-dir-lock.ts';
 import { migrate, openOrm, type Orm } from './db/orm.ts';
 import { entities } from './modules/entities.ts';
 
 export { migrate, type Orm };
-export { DataDirLockedError } from './db/data-dir-lock.ts';
+export { DataDirLockedError, embeddedDataDir } from './db/data-dir-lock.ts';
 
 export type DatabaseOptions = Parameters<typeof openOrm>[0];
 
@@ -26,10 +26,12 @@ const locks = new WeakMap<Orm, DataDirLock>();
  * `DataDirLockedError` naming the owner, before it opens anything. `orm.close()` releases the lock.
  */
 export async function openDatabase(config: DatabaseOptions): Promise<Orm> {
-  const embeddedDir = !config.databaseUrl && !config.dataDir.startsWith('memory:') ? config.dataDir : null;
+  const embeddedDir = embeddedDataDir(config);
   if (embeddedDir) {
     const { mkdirSync } = await import('node:fs');
-    mkdirSync(embeddedDir, { recursive: true });
+    // Owner-only, as PostgreSQL keeps its own: the directory holds the data, the demo key and the
+    // server's admin socket (src/cli/admin-socket.ts).
+    mkdirSync(embeddedDir, { recursive: true, mode: 0o700 });
   }
   const lock = embeddedDir ? acquireDataDirLock(embeddedDir) : null;
   let orm: Orm;
@@ -59,4 +61,12 @@ export async function openDatabase(config: DatabaseOptions): Promise<Orm> {
  */
 export function recordListenAddress(orm: Orm, address: string): void {
   locks.get(orm)?.setAddress(address);
+}
+
+/**
+ * Records the admin socket of a server on this embedded database in its lock file, where the CLI
+ * finds it (src/cli/admin-client.ts). No-op for PostgreSQL and in-memory databases.
+ */
+export function recordAdminSocket(orm: Orm, path: string): void {
+  locks.get(orm)?.setAdminSocket(path);
 }

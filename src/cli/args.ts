@@ -1,6 +1,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
+/** A command used wrongly (exit code 2, with a hint to its --help). */
 export class UsageError extends Error {}
+
+/** A command that could not do its work, in one sentence (exit code 1, no stack). */
+export class CommandError extends Error {}
 
 /**
  * Node's parseArgs errors in a sentence (`Unknown option '--foo'. To specify a positional argument
@@ -27,10 +31,30 @@ function usageMessage(error: Error & { code?: string }, options: NonNullable<Par
   }
 }
 
+/**
+ * `--materials -5` as `--materials=-5`: parseArgs takes a value starting with a dash for an option,
+ * and would say "--materials needs a value"; the option's own check says what is wrong with -5.
+ */
+function joinNegativeValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg === '--') return [...joined, ...args.slice(i)];
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 /** parseArgs with strict options; its errors become usage errors (exit code 2). `--help` is handled before (main.ts). */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
   try {
-    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    const parsed = parseArgs({ args: joinNegativeValues(args, options), options, allowPositionals: positionals > 0, strict: true });
     if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
     return parsed;
   } catch (error) {
@@ -44,9 +68,15 @@ export function requiredString(value: string | boolean | undefined, flag: string
   return value;
 }
 
-export function nonNegativeInt(value: string | boolean | undefined, flag: string, fallback: number): number {
+/** An integer option of at least `min` (0 or 1), said as "a non-negative integer" or "a positive integer". */
+function integerAtLeast(min: 0 | 1, value: string | boolean | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (typeof value !== 'string' || !Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0`);
+  const n = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`${flag} must be a ${min === 1 ? 'positive' : 'non-negative'} integer${typeof value === 'string' ? `, not "${value}"` : ''}`);
+  }
   return n;
 }
+
+export const nonNegativeInt = (value: string | boolean | undefined, flag: string, fallback: number) => integerAtLeast(0, value, flag, fallback);
+export const positiveInt = (value: string | boolean | undefined, flag: string, fallback: number) => integerAtLeast(1, value, flag, fallback);

@@ -1,21 +1,42 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import v8 from 'node:v8';
-import { closeDatasetFile, validateDatasetFile, type DatasetFileResult } from '../modules/dataset/dataset-file.ts';
-import { exportDataset } from '../modules/dataset/export.ts';
-import { importDataset } from '../modules/dataset/import.ts';
-import { serializeDataset } from '../modules/dataset/serialize.ts';
-import { migrate } from '../db/orm.ts';
-import { nonNegativeInt, parse, requiredString, UsageError } from './args.ts';
-import { withDatabase } from './database.ts';
+import type { DatasetFileResult } from '../modules/dataset/dataset-file.ts';
+import { answerBody, onRunningServer } from './admin-client.ts';
+import { nonNegativeInt, parse, positiveInt, requiredString, UsageError } from './args.ts';
 import { Progress } from './progress.ts';
+
+// Each command parses its arguments first and imports what it works with only then: a usage
+// error, or `export` sent to a running server, loads neither the ORM nor the dataset modules.
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
 /** A refused file lists at most this many problems (and counts the rest). */
 const SHOWN_PROBLEMS = 200;
 
+/** What is wrong with a file the user named, in their words (`no such file: shop.json`). */
+function fileProblem(file: string, error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT': return `no such file: ${file}`;
+    case 'EISDIR': return `${file} is a directory, not a dataset file`;
+    case 'EACCES': case 'EPERM': return `cannot read ${file}: permission denied`;
+    default: return `cannot read ${file}: ${error.code ?? error.message}`;
+  }
+}
+
+/** Refuses a file that cannot be read before anything is loaded. */
+function checkReadable(file: string): void {
+  try {
+    if (statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    accessSync(file, constants.R_OK);
+  } catch (error) {
+    throw new UsageError(fileProblem(file, error as NodeJS.ErrnoException));
+  }
+}
+
 export async function migrateCommand(args: string[]): Promise<void> {
   parse(args, {});
+  const [{ withDatabase }, { migrate }] = await Promise.all([import('./database.ts'), import('../db/orm.ts')]);
   await withDatabase(async (orm) => {
     const applied = await migrate(orm);
     progress(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
@@ -39,6 +60,10 @@ export async function loadCommand(args: string[]): Promise<void> {
   const { positionals } = parse(args, {}, 1);
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required: bomcore load FILE');
+  checkReadable(file);
+  const [{ closeDatasetFile, validateDatasetFile }, { importDataset }, { withDatabase }] = await Promise.all([
+    import('../modules/dataset/dataset-file.ts'), import('../modules/dataset/import.ts'), import('./database.ts'),
+  ]);
   keepHeapNearLiveSet();
   const started = Date.now();
   // A bar on a terminal, plain lines in CI or a pipe (src/cli/progress.ts).
@@ -52,8 +77,7 @@ export async function loadCommand(args: string[]): Promise<void> {
     });
   } catch (error) {
     bar.finish();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw new UsageError(`cannot read ${file}: ${code}`);
+    if ((error as NodeJS.ErrnoException).code) throw new UsageError(fileProblem(file, error as NodeJS.ErrnoException));
     throw error;
   }
   bar.finish();
@@ -89,19 +113,32 @@ export async function loadCommand(args: string[]): Promise<void> {
 export async function exportCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { shop: { type: 'string' }, out: { type: 'string' } });
   const shopId = requiredString(values.shop, '--shop');
+  const { loadConfig } = await import('../config.ts');
+  const write = async (text: string | Buffer) => {
+    if (values.out) await writeFile(values.out, text);
+    else await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+  };
+  // While `bomcore serve` holds the embedded database, the server exports (src/cli/admin-socket.ts).
+  await onRunningServer(loadConfig(), { method: 'GET', path: `/shops/${encodeURIComponent(shopId)}/dataset` },
+    (answer) => write(answerBody(answer)), () => exportLocally(shopId, values.out, write));
+  if (values.out) progress(`wrote ${values.out}`);
+}
+
+async function exportLocally(shopId: string, out: string | undefined, write: (text: string) => Promise<void>): Promise<void> {
+  const [{ exportDataset }, { serializeDataset }, { withDatabase }] = await Promise.all([
+    import('../modules/dataset/export.ts'), import('../modules/dataset/serialize.ts'), import('./database.ts'),
+  ]);
   const bar = new Progress();
   await withDatabase(async (orm) => {
     try {
       const dataset = await exportDataset(orm.em, shopId, (read, tables) => bar.update('export', `shop ${shopId}`, read, tables, 'tables'));
       bar.step('export', 'serialising');
       const text = serializeDataset(dataset);
-      bar.step('export', `writing ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MiB to ${values.out ?? 'stdout'}`);
-      if (values.out) await writeFile(values.out, text);
-      else await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+      bar.step('export', `writing ${(Buffer.byteLength(text) / 1024 / 1024).toFixed(1)} MiB to ${out ?? 'stdout'}`);
+      await write(text);
     } finally {
       bar.finish();
     }
-    if (values.out) progress(`wrote ${values.out}`);
   });
 }
 
@@ -111,21 +148,22 @@ export async function generateCommand(args: string[]): Promise<void> {
     'work-orders': { type: 'string' }, orders: { type: 'string' }, seed: { type: 'string' }, shop: { type: 'string' }, out: { type: 'string' },
   });
   const options = {
-    materials: nonNegativeInt(values.materials, '--materials', 200),
+    materials: positiveInt(values.materials, '--materials', 200),
     boms: nonNegativeInt(values.boms, '--boms', 50),
     depth: nonNegativeInt(values.depth, '--depth', 3),
-    locations: nonNegativeInt(values.locations, '--locations', 3),
+    locations: positiveInt(values.locations, '--locations', 3),
     workOrders: nonNegativeInt(values['work-orders'], '--work-orders', 40),
     orders: nonNegativeInt(values.orders, '--orders', 40),
     seed: nonNegativeInt(values.seed, '--seed', 1),
     ...(values.shop ? { shopId: values.shop } : {}),
   };
-  if (options.locations < 1) throw new UsageError('--locations must be at least 1');
-  const { generateDataset } = await import('../modules/dataset/generate.ts');
+  const [{ generateDataset }, { serializeDataset }] = await Promise.all([import('../modules/dataset/generate.ts'), import('../modules/dataset/serialize.ts')]);
   const bar = new Progress();
   let text: string;
   try {
-    const dataset = generateDataset({ ...options, onProgress: (phase, done, total) => bar.update('generate', phase, done, total) });
+    // A phase with nothing to make (--orders 0) is not reported as "0 / 0 items".
+    const onProgress = (phase: string, done: number, total: number) => (total > 0 ? bar.update('generate', phase, done, total) : undefined);
+    const dataset = generateDataset({ ...options, onProgress });
     bar.step('generate', 'serialising');
     text = serializeDataset(dataset);
   } finally {

@@ -1,8 +1,9 @@
 // The help of `bomcore` and of each of its commands (`bomcore <command> --help`, `bomcore help <command>`).
 
 const DATABASE = `Database: DATABASE_URL (PostgreSQL) or, when unset, embedded PGlite under BOMCORE_DATA_DIR (default ./.data).
-The embedded database has one owner at a time (BOMCORE_DATA_DIR/bomcore.lock): while \`serve\` runs on it,
-other commands refuse and name the server; stop it first, or use PostgreSQL for several processes.`;
+The embedded database has one owner at a time (BOMCORE_DATA_DIR/bomcore.lock). While \`serve\` runs on it,
+\`key\` and \`export\` are done by the server (through BOMCORE_DATA_DIR/bomcore.sock, owner-only); \`load\`
+and \`migrate\` refuse and name the server: stop it first, or use PostgreSQL for several processes.`;
 
 const PROGRESS = `Progress goes to stderr: a bar on a terminal, a plain line every few seconds otherwise (CI=true, a pipe or a file).`;
 
@@ -20,7 +21,8 @@ Usage: bomcore <command> [options]
   key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]
   key list --shop ID [--json]
   key revoke ID
-  print-schema [--check]             print the GraphQL SDL (--check: compare with schema/schema.graphql)
+  print-schema [--subgraph] [--check [FILE]]
+                                     print the GraphQL SDL (--check: are schema/*.graphql up to date?)
   print-openapi                      print the OpenAPI document
 
 Run \`bomcore <command> --help\` for a command's options.
@@ -32,7 +34,9 @@ export const COMMAND_HELP: Record<string, string> = {
   serve: `Usage: bomcore serve
 
 Runs the HTTP server: REST API under /api/v1, GraphQL at /graphql. Applies pending migrations first.
-On an empty embedded database it loads the demo shop and prints a read-write API key and curl examples.
+On an empty embedded database it loads the demo shop. On the embedded database it prints the demo
+shop's read-write API key and curl examples; the key stays the same across restarts until revoked.
+A busy PORT is reported before anything is loaded (exit code 1).
 
 Options:
   -h, --help    show this help
@@ -112,7 +116,8 @@ ${PROGRESS}`,
   bomcore key revoke ID
 
 Manages the API keys of a shop. A key is printed once, when created; bomcore keeps only its hash.
-Clients send it as \`Authorization: Bearer <key>\`.
+Clients send it as \`Authorization: Bearer <key>\`. Changes take effect at once, on a running server too:
+a revoked key is answered 401 "this API key was revoked".
 
 Options of create:
   --shop ID          the shop the key reads and writes (required)
@@ -130,12 +135,17 @@ Example:
 
 ${DATABASE}`,
 
-  'print-schema': `Usage: bomcore print-schema [--check]
+  'print-schema': `Usage: bomcore print-schema [--subgraph] [--check [FILE]]
 
-Prints the GraphQL schema (SDL) of the service.
+Prints the GraphQL schema (SDL) of the service: the client schema, without federation internals
+(schema/schema.graphql, for code generators and docs).
 
 Options:
-  --check       compare with schema/schema.graphql instead; exit 1 when it is out of date
+  --subgraph    the subgraph SDL a federation gateway composes instead (schema/subgraph.graphql,
+                what \`_service { sdl }\` serves: @link and @key directives)
+  --check       compare with FILE instead: says "up to date", or that it is out of date (exit
+                code 1); without FILE, checks schema/schema.graphql and schema/subgraph.graphql
+                (only the latter with --subgraph)
   -h, --help    show this help`,
 
   'print-openapi': `Usage: bomcore print-openapi

@@ -1,22 +1,37 @@
-import { ConfigError } from '../config.ts';
-import { DomainError } from '../domain-error.ts';
-import { UsageError } from './args.ts';
-import { exportCommand, generateCommand, loadCommand, migrateCommand } from './dataset-commands.ts';
-import { keyCommand } from './key-commands.ts';
-import { printOpenApiCommand, printSchemaCommand } from './contract-commands.ts';
-import { serveCommand } from './serve.ts';
+import { CommandError, UsageError } from './args.ts';
 import { COMMAND_HELP, MAIN_HELP, wantsHelp } from './help.ts';
 
-const commands: Record<string, (args: string[]) => Promise<void>> = {
-  serve: serveCommand,
-  migrate: migrateCommand,
-  load: loadCommand,
-  export: exportCommand,
-  generate: generateCommand,
-  key: keyCommand,
-  'print-schema': printSchemaCommand,
-  'print-openapi': printOpenApiCommand,
+type Command = (args: string[]) => Promise<void>;
+
+/**
+ * Each command's module, imported only when that command runs: `bomcore --help` and a command's
+ * `--help` load nothing but this file and help.ts, and `generate` never loads the ORM (a test,
+ * test/cli/imports.test.ts, checks what each loads).
+ */
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.ts')).serveCommand,
+  migrate: async () => (await import('./dataset-commands.ts')).migrateCommand,
+  load: async () => (await import('./dataset-commands.ts')).loadCommand,
+  export: async () => (await import('./dataset-commands.ts')).exportCommand,
+  generate: async () => (await import('./dataset-commands.ts')).generateCommand,
+  key: async () => (await import('./key-commands.ts')).keyCommand,
+  'print-schema': async () => (await import('./contract-commands.ts')).printSchemaCommand,
+  'print-openapi': async () => (await import('./contract-commands.ts')).printOpenApiCommand,
 };
+
+/** Errors that are a sentence for the user (exit 1, no stack): the command's own, bad settings, refused data. */
+async function isExpected(error: unknown): Promise<boolean> {
+  if (error instanceof CommandError) return true;
+  const [{ ConfigError }, { DomainError }] = await Promise.all([import('../config.ts'), import('../domain-error.ts')]);
+  return error instanceof ConfigError || error instanceof DomainError;
+}
+
+/** `bomcore export | head`: the reader closed the pipe and wants no more; not an error. */
+const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+process.stdout.on('error', (error) => {
+  if (isClosedPipe(error)) process.exit(0);
+  throw error;
+});
 
 const [name, ...rest] = process.argv.slice(2);
 if (!name || name === 'help' || name === '--help' || name === '-h') {
@@ -29,8 +44,8 @@ if (!name || name === 'help' || name === '--help' || name === '-h') {
   console.log(topic !== undefined ? COMMAND_HELP[topic] : MAIN_HELP);
   process.exit(name ? 0 : 2);
 }
-const command = commands[name];
-if (!command) {
+const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+if (!load) {
   console.error(`bomcore: unknown command "${name}"\n\n${MAIN_HELP}`);
   process.exit(2);
 }
@@ -39,14 +54,15 @@ if (wantsHelp(rest)) {
   process.exit(0);
 }
 try {
-  await command(rest);
+  await (await load())(rest);
 } catch (error) {
+  if (isClosedPipe(error)) process.exit(0);
   if (error instanceof UsageError) {
     console.error(`bomcore ${name}: ${error.message}\nRun "bomcore ${name} --help" for usage.`);
     process.exit(2);
   }
-  if (error instanceof DomainError || error instanceof ConfigError) {
-    console.error(`bomcore ${name}: ${error.message}`);
+  if (await isExpected(error)) {
+    console.error(`bomcore ${name}: ${(error as Error).message}`);
     process.exit(1);
   }
   console.error(`bomcore ${name}: ${(error as Error).stack ?? String(error)}`);

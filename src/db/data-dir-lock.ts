@@ -4,6 +4,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../config.ts';
 
+/** The embedded data directory of a configuration; null for PostgreSQL and `memory://`. */
+export function embeddedDataDir(config: { databaseUrl: string | null; dataDir: string }): string | null {
+  return !config.databaseUrl && !config.dataDir.startsWith('memory:') ? config.dataDir : null;
+}
+
 /** The file, inside the embedded data directory, that names the one process using it. */
 export const LOCK_FILE = 'bomcore.lock';
 
@@ -16,6 +21,8 @@ export interface LockOwner {
   startedAt: string;
   /** Where a `serve` holding the directory listens, once it does. */
   address?: string;
+  /** The unix socket on which a `serve` holding the directory takes `bomcore key` and `export` (src/cli/admin-socket.ts). */
+  adminSocket?: string;
   /** Tells this process's lock from a later one with a reused pid. */
   token: string;
 }
@@ -31,7 +38,7 @@ export class DataDirLockedError extends ConfigError {
       `the embedded database in ${dataDir} is in use by ${who}.`,
       'The embedded database (PGlite) has one owner: a second process would lose its writes.',
       serving
-        ? `Stop that server first (Ctrl-C in its terminal, or kill ${owner.pid}) and run this command again, or do it through the server's HTTP API${owner.address ? ` at ${owner.address}` : ''}.`
+        ? `\`bomcore key\` and \`bomcore export\` work while it runs (the server does them); for this command, stop that server first (Ctrl-C in its terminal, or kill ${owner.pid}) and run it again.`
         : `Wait for that command to finish (or stop it: kill ${owner.pid}) and run this command again.`,
       'For several processes at once, use PostgreSQL: set DATABASE_URL.',
       `If no such process runs any more, delete ${join(dataDir, LOCK_FILE)}.`,
@@ -45,8 +52,20 @@ export interface DataDirLock {
   readonly owner: LockOwner;
   /** Records the address a server listens on, for the message other processes get. */
   setAddress(address: string): void;
+  /** Records the admin socket of a server, where the CLI sends `key` and `export` while it runs. */
+  setAdminSocket(path: string): void;
   /** Removes the lock file if it is still this process's. Idempotent, synchronous (safe in an `exit` handler). */
   release(): void;
+}
+
+/** Who holds the data directory, as its lock file says (null: no lock file, or one being written). */
+export function readLockOwner(dataDir: string): LockOwner | null {
+  return readOwner(join(dataDir, LOCK_FILE));
+}
+
+/** Whether the process a lock file names still runs (on this host; a lock of another host counts as live). */
+export function ownerIsLive(owner: LockOwner): boolean {
+  return owner.host !== hostname() || alive(owner.pid);
 }
 
 function readOwner(path: string): LockOwner | null {
@@ -119,17 +138,19 @@ export function acquireDataDirLock(dataDir: string, command = process.argv.slice
     }
   }
   process.on('exit', onExit);
+  function update(fields: Pick<LockOwner, 'address' | 'adminSocket'>): void {
+    if (released || readOwner(path)?.token !== owner.token) return;
+    Object.assign(owner, fields);
+    // Write beside and rename: a reader never sees a half-written file.
+    const next = `${path}.${owner.token}`;
+    writeFileSync(next, JSON.stringify(owner));
+    renameSync(next, path);
+  }
   return {
     path,
     owner,
-    setAddress(address) {
-      if (released || readOwner(path)?.token !== owner.token) return;
-      owner.address = address;
-      // Write beside and rename: a reader never sees a half-written file.
-      const next = `${path}.${owner.token}`;
-      writeFileSync(next, JSON.stringify(owner));
-      renameSync(next, path);
-    },
+    setAddress: (address) => update({ address }),
+    setAdminSocket: (adminSocket) => update({ adminSocket }),
     release,
   };
 }

@@ -72,7 +72,7 @@ describe(`bomcore CLI on ${databaseLabel}`, () => {
     expect(res.stderr).toMatch(/^\$: malformed JSON/m);
     const missing = await runCli(['load', join(work, 'nope.json')], env);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('cannot read');
+    expect(missing.stderr).toContain(`no such file: ${join(work, 'nope.json')}`);
     expect(missing.stderr).not.toContain('    at ');
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,11 @@ describe('usage errors exit 2 with a sentence and a hint', () => {
     ['an option without its value', ['export', '--shop'], /^bomcore export: --shop needs a value$/m],
     ['an argument a command does not take', ['migrate', 'now'], /^bomcore migrate: unexpected argument "now"/m],
     ['a value given to a flag', ['print-schema', '--check=yes'], /^bomcore print-schema: --check takes no value$/m],
+    ['a negative count is a wrong value, not a missing one', ['generate', '--materials', '-5'], /^bomcore generate: --materials must be a positive integer, not "-5"$/m],
+    ['a count that is not a number', ['generate', '--boms', 'many'], /^bomcore generate: --boms must be a non-negative integer, not "many"$/m],
+    ['no locations', ['generate', '--locations', '0'], /^bomcore generate: --locations must be a positive integer, not "0"$/m],
+    ['a file that does not exist', ['load', 'missing.json'], /^bomcore load: no such file: missing\.json$/m],
+    ['a directory given as the file', ['load', '.'], /^bomcore load: \. is a directory, not a dataset file$/m],
   ])('%s', async (_rule, args, message) => {
     const res = await runCli(args, env);
     expect(res.code).toBe(2);
@@ -52,12 +57,47 @@ describe('usage errors exit 2 with a sentence and a hint', () => {
     expect(res.stderr).not.toContain('To specify a positional argument');
   });
 
+  it('the usage errors name no error code (ENOENT…) and show no stack', async () => {
+    const res = await runCli(['load', 'missing.json'], env);
+    expect(res.stderr).not.toMatch(/ENOENT|\n\s+at /);
+  });
+
   it('help for an unknown command exits 2', async () => {
     expect((await runCli(['help', 'frobnicate'], env)).code).toBe(2);
   });
 }, 120_000);
 
+describe('print-schema --check', () => {
+  it('says "up to date" when the file is the schema, and exits 1 saying "out of date" when it is not', async () => {
+    const printed = await runCli(['print-schema'], env);
+    expect(printed.code, printed.stderr).toBe(0);
+    const file = join(work, 'schema.graphql');
+    writeFileSync(file, printed.stdout);
+    const same = await runCli(['print-schema', '--check', file], env);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe(`${file} is up to date\n`);
+    writeFileSync(file, `${printed.stdout}\ntype Stale { id: ID }\n`);
+    const stale = await runCli(['print-schema', '--check', file], env);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toBe(`${file} is out of date\n`);
+  });
+}, 120_000);
+
 describe('progress off a terminal: plain lines, no bar (stderr is a pipe here; CI=true says the same)', () => {
+  it('generate counts what it makes: no "0 / 1 items" for a phase without a count, no "0 / 0" for an empty one', async () => {
+    const res = await runCli(['generate', '--materials', '50', '--boms', '10', '--orders', '0', '--work-orders', '0'], { ...env, CI: 'true' });
+    expect(res.code, res.stderr).toBe(0);
+    const lines = res.stderr.split('\n').filter((line) => line.includes(' items ('));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^generating \w+: [\d,]+ \/ [\d,]+ items \(\d+%\)$/);
+    expect(res.stderr).not.toMatch(/: 0 \/ [01] items/);
+    expect(res.stderr).not.toMatch(/^generating (orders|workOrders):/m);
+    const dataset = JSON.parse(res.stdout);
+    const stockRows = dataset.preassembled.length + dataset.residuals.length;
+    expect(res.stderr).toContain(`generating stock: ${stockRows} / ${stockRows} items (100%)`);
+  });
+
+
   it('generate, load and export report progress as lines with counts and percentages', async () => {
     const shop = uniqueShopId('progress');
     const file = join(work, 'progress.json');

@@ -1,17 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
 import { killServersAfterEach, startServer } from '../helpers/server-process.ts';
-import { runCli } from './run-cli.ts';
+import { heavyModules, runCli, runCliTracingImports } from './run-cli.ts';
 
 
 killServersAfterEach();
 
 describe('bomcore serve (npm start)', () => {
-  it('on an empty embedded database loads the demo shop, prints a working read-write key and curl examples, and stops cleanly on SIGTERM', async () => {
+  it('on an empty embedded database loads the demo shop, prints a working read-write key and curl examples, stops cleanly on SIGTERM, and prints the same key on the next start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bomcore-serve-'));
     const server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir });
     const key = /(bck_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!;
@@ -30,15 +31,32 @@ describe('bomcore serve (npm start)', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
 
-    // The data persisted; the next start prints a new key and retires the previous one.
+    // The data persisted; the next start prints the same key (kept while valid), which still works.
     const again = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir });
     expect(again.stdout()).not.toContain('Loaded the demo shop');
-    const newKey = /(bck_[A-Za-z0-9_-]+)/.exec(again.stdout())![1]!;
-    expect(newKey).not.toBe(key);
-    expect((await fetch(`${again.address}/api/v1/locations`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
-    expect((await fetch(`${again.address}/api/v1/locations`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect(/(bck_[A-Za-z0-9_-]+)/.exec(again.stdout())![1]).toBe(key);
+    expect(again.stdout()).toContain('the same on every start until revoked');
+    expect((await fetch(`${again.address}/api/v1/locations`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
+  }, 240_000);
+
+  it('on a busy port exits 1 with one line naming the port, before loading anything (no demo, no database)', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const dataDir = join(mkdtempSync(join(tmpdir(), 'bomcore-serve-busy-')), 'data');
+      const res = await runCliTracingImports(['serve'], { DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port) });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(`bomcore serve: port ${port} is already in use on 127.0.0.1 (another bomcore, or another program): stop it, or choose another port, e.g. PORT=${port + 1} npm start\n`);
+      expect(res.stdout).toBe('');
+      expect(existsSync(dataDir)).toBe(false);
+      expect(heavyModules(res.modules)).toEqual([]);
+    } finally {
+      busy.close();
+    }
   });
 
   // Registered only with DATABASE_URL (CI runs the suite on PostgreSQL); the embedded case is above.

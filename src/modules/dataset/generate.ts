@@ -68,10 +68,11 @@ export function generateDataset(opts: GenerateOptions): Dataset {
   variants.push(...merch);
 
   const locationRules = generateLocationRules(rng, boms, bills, layers, materialIds, locations, progress);
-  progress('stock', 0, 1);
   const preassembled = generatePreassembled(rng, boms, bills, locations);
   const residuals = generateResiduals(rng, [...materialIds, ...bills.map((bill) => bill.assemblyId)], locations);
-  progress('stock', 1, 1);
+  // A quick phase: reported once done, with the rows it made (a fixed "0 / 1" said nothing).
+  const stockRows = preassembled.length + residuals.length;
+  progress('stock', stockRows, stockRows);
   const orders = generateOrders(rng, opts.orders, finishedGoods, [...merch, ...materialVariants.slice(0, 50)], progress);
   const reservations = generateReservations(rng, orders, boms, bills, locations);
 
