@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { Kind, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { payloadFieldsOf, withUserErrorsAsErrors, type PayloadField } from './payloads.ts';
 
 /**
  * A stored GraphQL operation: read, parsed, validated against the schema and compiled with
@@ -8,6 +9,11 @@ import { Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'gr
  */
 export interface StoredOperation {
   name: string;
+  /**
+   * Runs the operation. A mutation's payload is unwrapped (rest-facade/payloads.ts): its result
+   * stands under the root key, and a user error comes back as the GraphQL error of its DomainError,
+   * which the facade answers as problem+json exactly as when mutations threw.
+   */
   compiled: CompiledQuery;
   /** The parsed operation (and its fragments): what the rate limit prices a request by. */
   document: DocumentNode;
@@ -29,7 +35,20 @@ export function loadOperation(schema: GraphQLSchema, files: URL | readonly URL[]
   if (!isCompiledQuery(compiled)) {
     throw new Error(`stored operation ${file.pathname} does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   }
-  return { name: file.pathname.split('/').pop()!, compiled, document, rootFields: rootFields(document) };
+  const name = file.pathname.split('/').pop()!;
+  const payloads = payloadFieldsOf(schema, document, name);
+  return { name, compiled: payloads.length ? unwrapping(compiled, payloads) : compiled, document, rootFields: rootFields(document) };
+}
+
+function unwrapping(compiled: CompiledQuery, payloads: readonly PayloadField[]): CompiledQuery {
+  const unwrap = (result: ExecutionResult) => withUserErrorsAsErrors(result, payloads);
+  return {
+    ...compiled,
+    query: (root, context, variables) => {
+      const result = compiled.query(root, context, variables);
+      return result instanceof Promise ? result.then(unwrap) : unwrap(result);
+    },
+  };
 }
 
 function rootFields(document: DocumentNode): string[] {

@@ -2,15 +2,13 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import DirectivePlugin from '@pothos/plugin-directives';
-import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { DomainError } from '../src/domain-error.ts';
 import { complexityLimitOf, fieldCost, tooComplex } from '../src/http/graphql-limits.ts';
 import type { GraphQLContext } from './context.ts';
 
-/** The one schema builder. It defines no types: each lives in `schema/types/<type>.ts`. */
-export const builder = new SchemaBuilder<{
+interface BuilderTypes {
   Context: GraphQLContext;
   AuthScopes: { read: boolean; write: boolean };
   Scalars: {
@@ -18,15 +16,22 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
   };
   DefaultFieldNullability: false;
-}>({
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, DataloaderPlugin, ComplexityPlugin, DirectivePlugin, FederationPlugin],
+}
+
+/** The schema's Pothos types, for helpers that take a field builder or a ref (schema/types/writes/payload.ts). */
+export type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
+
+/** The one schema builder. It defines no types: each lives in `schema/types/<type>.ts`. */
+export const builder = new SchemaBuilder<BuilderTypes>({
+  plugins: [ScopeAuthPlugin, DataloaderPlugin, ComplexityPlugin, DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
+  // A missing scope is a GraphQL error; a mutation's business failures are its payload's `userErrors`
+  // (schema/types/writes/payload.ts).
   scopeAuth: {
     authScopes: (ctx) => ({ read: ctx.scopes.includes('read'), write: ctx.scopes.includes('write') }),
     unauthorizedError: (_parent, _ctx, info) =>
       new DomainError('FORBIDDEN_SCOPE', `the API key lacks the scope that ${info.parentType.name}.${info.fieldName} requires`),
   },
-  errors: { defaultTypes: [] },
   // Complexity is checked as a /graphql operation starts, with its real arguments and variables (a
   // field may price itself by its page size); REST's stored operations carry no limit. Depth and
   // aliases are validation rules of /graphql (src/http/graphql-limits.ts), refused before execution.

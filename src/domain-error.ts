@@ -14,8 +14,25 @@ export interface Blocker { code: string; message: string }
 export interface MissingRef { kind: string; id: string }
 
 /**
- * An expected business failure with a stable code. Services throw it; GraphQL carries the code in
- * `extensions`, and the REST facade turns it into problem+json with the matching HTTP status.
+ * Codes of expected business failures: a mutation answers them as data (its payload's `userErrors`),
+ * never as a GraphQL error. Every other code (scope, limits, INTERNAL, UNAVAILABLE) stays an error.
+ */
+export const USER_ERROR_CODES = ['INVALID_INPUT', 'NOT_FOUND', 'CONFLICT'] as const;
+export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
+
+/** A domain error as plain data: what a user error carries, and all that REST's problem+json needs back. */
+export interface DomainErrorDetails {
+  code: UserErrorCode;
+  message: string;
+  errors: FieldError[];
+  blockers: Blocker[];
+  missing: MissingRef[];
+}
+
+/**
+ * An expected business failure with a stable code. Services throw it; a GraphQL mutation answers it
+ * as a user error of its payload (a query, as an error with the code in `extensions`), and the REST
+ * facade turns it into problem+json with the matching HTTP status.
  */
 export class DomainError extends Error {
   readonly code: ErrorCode;
@@ -43,5 +60,16 @@ export class DomainError extends Error {
 
   static notFound(kind: string, id: string): DomainError {
     return new DomainError('NOT_FOUND', `${kind} ${id} not found`, { missing: [{ kind, id }] });
+  }
+
+  /** The error again from its details (a user error read back): the same code, message and lists. */
+  static fromDetails(details: DomainErrorDetails): DomainError {
+    return new DomainError(details.code, details.message, { errors: details.errors, blockers: details.blockers, missing: details.missing });
+  }
+
+  /** Whether this is an expected business failure, answered as a user error; its details if so. */
+  get details(): DomainErrorDetails | null {
+    if (!(USER_ERROR_CODES as readonly string[]).includes(this.code)) return null;
+    return { code: this.code as UserErrorCode, message: this.message, errors: this.errors ?? [], blockers: this.blockers ?? [], missing: this.missing ?? [] };
   }
 }

@@ -65,8 +65,11 @@ export const createVariables: CreateWorkOrderMutationVariables = {
   input: { name: 'Candles for Friday', sourceType: 'bom', productionLocationId: '101', items: [{ bomId: 'BOM-1001', quantity: '2' }] },
 };
 
-export function created(result: CreateWorkOrderMutation): { id: string; status: WorkOrderStatus; expectedUpdatedAt: string } {
-  return { id: result.createWorkOrder.workOrderId, status: result.createWorkOrder.workOrder.status, expectedUpdatedAt: result.createWorkOrder.updatedAt };
+/** A mutation answers a payload: what it made, or null and the user errors saying why (each with the path of its field). */
+export function created(result: CreateWorkOrderMutation): { id: string; status: WorkOrderStatus; expectedUpdatedAt: string } | { problems: string[] } {
+  const made = result.createWorkOrder?.createdWorkOrder;
+  if (!made) return { problems: (result.createWorkOrder?.userErrors ?? []).map((e) => \`\${e.code} \${(e.field ?? []).join('.')}: \${e.message}\`) };
+  return { id: made.workOrderId, status: made.workOrder.status, expectedUpdatedAt: made.updatedAt };
 }
 
 export function qcSummary(result: WorkOrderDetailQuery): { approved: number; failed: number; open: string[] } {
@@ -224,13 +227,14 @@ describe('the dashboard operations on a live app', () => {
     const created = await run('CreateWorkOrder', {
       input: { name: 'Candles for Friday', sourceType: 'bom', productionLocationId: '101', items: [{ bomId: 'BOM-1001', quantity: '2' }] },
     });
-    expect(created.createWorkOrder.workOrder.status).toBe('draft');
-    const detail = await run('WorkOrderDetail', { workOrderId: created.createWorkOrder.workOrderId });
+    expect(created.createWorkOrder.userErrors).toEqual([]);
+    expect(created.createWorkOrder.createdWorkOrder.workOrder.status).toBe('draft');
+    const detail = await run('WorkOrderDetail', { workOrderId: created.createWorkOrder.createdWorkOrder.workOrderId });
     expect(detail.workOrder.items).toHaveLength(1);
     expect(detail.workOrder.qcReviews).toEqual([]);
     const move = detail.workOrder.availableTransitions[0];
     expect(move).toBeDefined();
     const moved = await run('MoveWorkOrder', { workOrderId: detail.workOrder.workOrderId, expectedUpdatedAt: detail.workOrder.updatedAt, to: move.to });
-    expect(moved.transitionWorkOrder).toMatchObject({ previousStatus: 'draft', status: move.to });
+    expect(moved.transitionWorkOrder).toMatchObject({ workOrderTransition: { previousStatus: 'draft', status: move.to }, userErrors: [] });
   });
 });

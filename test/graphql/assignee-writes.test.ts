@@ -3,6 +3,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { only, USER_ERRORS } from './payloads.ts';
 
 let t: TestApp;
 let key: string;
@@ -27,52 +28,53 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function gql(query: string, variables: Record<string, unknown> = {}, k = key): Promise<any> {
-  return (await t.request({ method: 'POST', url: '/graphql', key: k, payload: { query, variables } })).json();
+/** Runs a one-mutation document; returns its result or its failure. */
+async function gql(query: string, variables: Record<string, unknown> = {}, k = key) {
+  return only((await t.request({ method: 'POST', url: '/graphql', key: k, payload: { query, variables } })).json());
 }
 
-const CREATE = 'mutation($displayName: String!, $assigneeId: String) { createAssignee(displayName: $displayName, assigneeId: $assigneeId) { assigneeId displayName active usageCount } }';
-const RETIRE = 'mutation($id: String!) { retireAssignee(assigneeId: $id) { assigneeId displayName active usageCount } }';
+const CREATE = `mutation($displayName: String!, $assigneeId: String) { createAssignee(displayName: $displayName, assigneeId: $assigneeId) { assignee { assigneeId displayName active usageCount } ${USER_ERRORS} } }`;
+const RETIRE = `mutation($id: String!) { retireAssignee(assigneeId: $id) { assignee { assigneeId displayName active usageCount } ${USER_ERRORS} } }`;
 const restAssignees = async (k = key, includeInactive = false) => (await t.get(`/api/v1/assignees?includeInactive=${includeInactive}`, k)).body.data.assignees;
 
 describe('createAssignee', () => {
   it('adds an active assignee (your id, or asg_<uuid>) with no work orders; REST lists it in display-name order', async () => {
     const mine = await gql(CREATE, { displayName: '  Carla ', assigneeId: 'asg_carla' });
-    expect(mine.data.createAssignee).toEqual({ assigneeId: 'asg_carla', displayName: 'Carla', active: true, usageCount: 0 });
+    expect(mine.result).toEqual({ assigneeId: 'asg_carla', displayName: 'Carla', active: true, usageCount: 0 });
     const generated = await gql(CREATE, { displayName: 'Dev' });
-    expect(generated.data.createAssignee.assigneeId).toMatch(/^asg_[0-9a-f-]{36}$/);
+    expect(generated.result.assigneeId).toMatch(/^asg_[0-9a-f-]{36}$/);
     expect((await restAssignees()).map((a: any) => a.displayName)).toEqual(['Ana', 'Carla', 'Dev', 'Zoe']);
   });
 
   it('a new assignee can be given a work order at once', async () => {
     await gql(CREATE, { displayName: 'Eve', assigneeId: 'asg_eve' });
-    const created = await gql('mutation { createWorkOrder(input: { name: "For Eve", sourceType: empty, assigneeId: "asg_eve" }) { workOrder { assigneeId assigneeName } } }');
-    expect(created.data.createWorkOrder.workOrder).toEqual({ assigneeId: 'asg_eve', assigneeName: 'Eve' });
+    const created = await gql(`mutation { createWorkOrder(input: { name: "For Eve", sourceType: empty, assigneeId: "asg_eve" }) { createdWorkOrder { workOrder { assigneeId assigneeName } } ${USER_ERRORS} } }`);
+    expect(created.result.workOrder).toEqual({ assigneeId: 'asg_eve', assigneeName: 'Eve' });
     expect((await restAssignees()).find((a: any) => a.assigneeId === 'asg_eve').usageCount).toBe(1);
   });
 
   it('an id the shop already has is CONFLICT, retired or not: ids are never reused', async () => {
     for (const assigneeId of ['asg_ana', 'asg_bob']) {
       const body = await gql(CREATE, { displayName: 'Someone else', assigneeId });
-      expect(body.errors[0].extensions.code).toBe('CONFLICT');
-      expect(body.errors[0].message).toBe(`assignee ${assigneeId} already exists; choose another assigneeId`);
+      expect(body.failure?.code).toBe('CONFLICT');
+      expect(body.failure?.message).toBe(`assignee ${assigneeId} already exists; choose another assigneeId`);
     }
     expect((await restAssignees(key, true)).find((a: any) => a.assigneeId === 'asg_bob').displayName).toBe('Bob');
   });
 
   it('an empty display name or an id with other characters is INVALID_INPUT naming the field', async () => {
     const body = await gql(CREATE, { displayName: ' ', assigneeId: 'has space' });
-    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(body.errors[0].message).toBe('displayName: must not be empty; assigneeId: must be 1–128 characters of [A-Za-z0-9._:-]');
+    expect(body.failure?.code).toBe('INVALID_INPUT');
+    expect(body.failure?.message).toBe('displayName: must not be empty; assigneeId: must be 1–128 characters of [A-Za-z0-9._:-]');
     const long = await gql(CREATE, { displayName: 'x'.repeat(201) });
-    expect(long.errors[0].message).toBe('displayName: must be at most 200 characters, got 201');
+    expect(long.failure?.message).toBe('displayName: must be at most 200 characters, got 201');
   });
 });
 
 describe('retireAssignee', () => {
   it('retires: the assignee leaves the default list, keeps its work orders and their count, and they warn RETIRED_ASSIGNEE while open', async () => {
     const body = await gql(RETIRE, { id: 'asg_zoe' });
-    expect(body.data.retireAssignee).toEqual({ assigneeId: 'asg_zoe', displayName: 'Zoe', active: false, usageCount: 2 });
+    expect(body.result).toEqual({ assigneeId: 'asg_zoe', displayName: 'Zoe', active: false, usageCount: 2 });
     expect((await restAssignees()).map((a: any) => a.assigneeId)).not.toContain('asg_zoe');
     expect((await restAssignees(key, true)).find((a: any) => a.assigneeId === 'asg_zoe')).toEqual({ assigneeId: 'asg_zoe', displayName: 'Zoe', active: false, usageCount: 2 });
 
@@ -89,35 +91,35 @@ describe('retireAssignee', () => {
 
   it('a retired assignee cannot be given new work: createWorkOrder and updateWorkOrder refuse it (INVALID_INPUT)', async () => {
     await gql(RETIRE, { id: 'asg_ana' });
-    const created = await gql('mutation { createWorkOrder(input: { name: "x", sourceType: empty, assigneeId: "asg_ana" }) { workOrderId } }');
-    expect(created.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(created.errors[0].message).toContain('assigneeId');
-    const edit = await gql('mutation($token: DateTime!) { updateWorkOrder(workOrderId: "wo_zoe_2", input: { expectedUpdatedAt: $token, assigneeId: "asg_ana" }) { updatedAt } }', { token: T0 });
-    expect(edit.errors[0].extensions.code).toBe('INVALID_INPUT');
+    const created = await gql(`mutation { createWorkOrder(input: { name: "x", sourceType: empty, assigneeId: "asg_ana" }) { createdWorkOrder { workOrderId } ${USER_ERRORS} } }`);
+    expect(created.failure?.code).toBe('INVALID_INPUT');
+    expect(created.failure?.message).toContain('assigneeId');
+    const edit = await gql(`mutation($token: DateTime!) { updateWorkOrder(workOrderId: "wo_zoe_2", input: { expectedUpdatedAt: $token, assigneeId: "asg_ana" }) { workOrderWrite { updatedAt } ${USER_ERRORS} } }`, { token: T0 });
+    expect(edit.failure?.code).toBe('INVALID_INPUT');
   });
 
   it('retiring a retired assignee changes nothing; an unknown one is NOT_FOUND', async () => {
     const again = await gql(RETIRE, { id: 'asg_bob' });
-    expect(again.data.retireAssignee).toEqual({ assigneeId: 'asg_bob', displayName: 'Bob', active: false, usageCount: 0 });
+    expect(again.result).toEqual({ assigneeId: 'asg_bob', displayName: 'Bob', active: false, usageCount: 0 });
     const unknown = await gql(RETIRE, { id: 'asg_nope' });
-    expect(unknown.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(unknown.failure?.code).toBe('NOT_FOUND');
   });
 });
 
 describe('assignee writes: scope and tenant', () => {
   it('a read-only key gets FORBIDDEN_SCOPE for both and nothing changes', async () => {
     const before = await restAssignees(key, true);
-    expect((await gql(CREATE, { displayName: 'Nope' }, readKey)).errors[0].extensions.code).toBe('FORBIDDEN_SCOPE');
-    expect((await gql(RETIRE, { id: 'asg_carla' }, readKey)).errors[0].extensions.code).toBe('FORBIDDEN_SCOPE');
+    expect((await gql(CREATE, { displayName: 'Nope' }, readKey)).failure?.code).toBe('FORBIDDEN_SCOPE');
+    expect((await gql(RETIRE, { id: 'asg_carla' }, readKey)).failure?.code).toBe('FORBIDDEN_SCOPE');
     expect(await restAssignees(key, true)).toEqual(before);
   });
 
   it('another shop\'s key cannot retire this shop\'s assignee (NOT_FOUND); ids are per shop', async () => {
     const body = await gql(RETIRE, { id: 'asg_carla' }, otherKey);
-    expect(body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(body.failure?.code).toBe('NOT_FOUND');
     expect((await restAssignees()).find((a: any) => a.assigneeId === 'asg_carla').active).toBe(true);
     const same = await gql(CREATE, { displayName: 'Their Carla', assigneeId: 'asg_carla' }, otherKey);
-    expect(same.data.createAssignee).toEqual({ assigneeId: 'asg_carla', displayName: 'Their Carla', active: true, usageCount: 0 });
+    expect(same.result).toEqual({ assigneeId: 'asg_carla', displayName: 'Their Carla', active: true, usageCount: 0 });
     expect((await restAssignees()).find((a: any) => a.assigneeId === 'asg_carla').displayName).toBe('Carla');
   });
 });

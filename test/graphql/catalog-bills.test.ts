@@ -5,6 +5,7 @@ import { createBom, updateAssemblyBill, updateBom } from '../../src/modules/reci
 import { assemblyJson, countQueries, shopContext, virtualJson } from '../helpers/bom-context.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { expectListCostsCurrent, failure, gql, ok } from './catalog-helpers.ts';
+import { USER_ERRORS } from './payloads.ts';
 
 // Assembly bills and BOMs written through GraphQL: costs, cycles, archive, validation, scopes,
 // tenants and statement counts. The base shop (dataset-factory): 44001 soy wax (cost 6.2),
@@ -32,14 +33,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const CREATE_ASSEMBLY = `mutation($input: NewAssemblyBillInput!) {
-  createAssemblyBill(input: $input, savedBy: "Ana") { assemblyBill { assemblyId name unitCost subAssemblyLines { nodeId quantity } } billVersion } }`;
+  createAssemblyBill(input: $input, savedBy: "Ana") { assemblyBillSave { assemblyBill { assemblyId name unitCost subAssemblyLines { nodeId quantity } } billVersion } ${USER_ERRORS} } }`;
 const UPDATE_ASSEMBLY = `mutation($id: String!, $input: AssemblyBillPatchInput!) {
-  updateAssemblyBill(assemblyId: $id, input: $input) { assemblyBill { assemblyId unitCost } billVersion } }`;
+  updateAssemblyBill(assemblyId: $id, input: $input) { assemblyBillSave { assemblyBill { assemblyId unitCost } billVersion } ${USER_ERRORS} } }`;
 const CREATE_BOM = `mutation($input: NewBomInput!) {
-  createBom(input: $input) { bom { bomId name status variantId totalCost totalSubAssemblyCost rawMaterialLines { nodeId } } billVersion } }`;
-const UPDATE_BOM = `mutation($id: String!, $input: BomPatchInput!) { updateBom(bomId: $id, input: $input) { bom { bomId status totalCost } billVersion } }`;
-const ARCHIVE_ASSEMBLY = `mutation($id: String!, $archived: Boolean) { setAssemblyBillArchived(assemblyId: $id, archived: $archived) { id archived billVersion } }`;
-const ARCHIVE_BOM = `mutation($id: String!, $archived: Boolean) { setBomArchived(bomId: $id, archived: $archived) { id archived billVersion } }`;
+  createBom(input: $input) { bomSave { bom { bomId name status variantId totalCost totalSubAssemblyCost rawMaterialLines { nodeId } } billVersion } ${USER_ERRORS} } }`;
+const UPDATE_BOM = `mutation($id: String!, $input: BomPatchInput!) { updateBom(bomId: $id, input: $input) { bomSave { bom { bomId status totalCost } billVersion } ${USER_ERRORS} } }`;
+const ARCHIVE_ASSEMBLY = `mutation($id: String!, $archived: Boolean) { setAssemblyBillArchived(assemblyId: $id, archived: $archived) { catalogArchive { id archived billVersion } ${USER_ERRORS} } }`;
+const ARCHIVE_BOM = `mutation($id: String!, $archived: Boolean) { setBomArchived(bomId: $id, archived: $archived) { catalogArchive { id archived billVersion } ${USER_ERRORS} } }`;
 
 describe('createAssemblyBill / createBom', () => {
   it('a new assembly bill and a BOM using it are priced from their lines, read back by REST, and the BOM list equals a fresh computation', async () => {

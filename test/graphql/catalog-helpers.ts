@@ -3,6 +3,7 @@ import { toDecimalString } from '../../src/decimals.ts';
 import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import type { TestApp } from '../helpers/test-app.ts';
+import { isPayload, outcome, resultOf, type Failure } from './payloads.ts';
 
 // Shared by the catalogue write tests (test/graphql/catalog-*.test.ts).
 
@@ -15,16 +16,29 @@ export async function gql(t: TestApp, key: string, query: string, variables: Rec
   return res.json();
 }
 
-/** The one error of a failed mutation: its code and message. */
-export function failure(result: GqlResult): { code: string; message: string } {
+/**
+ * The one failure of a document: the user error of its one failed mutation (its result null), or
+ * its one GraphQL error (a scope, a limit, a query's NOT_FOUND).
+ */
+export function failure(result: GqlResult): Failure {
+  const failed = Object.entries(result.data ?? {}).filter(([, v]) => isPayload(v) && v.userErrors.length > 0);
+  if (failed.length > 0) {
+    expect(failed, 'one mutation failed').toHaveLength(1);
+    return outcome(result, failed[0]![0]).failure!;
+  }
   expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
-  return { code: result.errors![0]!.extensions.code, message: result.errors![0]!.message };
+  const [error] = result.errors!;
+  return { kind: 'error', code: error!.extensions.code, message: error!.message };
 }
 
-/** The mutation succeeded; returns its data. */
+/** Every mutation of the document succeeded; returns its data with each payload replaced by its result. */
 export function ok(result: GqlResult): any {
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
-  return result.data;
+  return Object.fromEntries(Object.entries(result.data ?? {}).map(([key, value]) => {
+    if (!isPayload(value)) return [key, value];
+    expect(value.userErrors, key).toEqual([]);
+    return [key, resultOf(value)];
+  }));
 }
 
 /**

@@ -4,6 +4,7 @@ import { bomShopDataset } from '../helpers/bom-dataset.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { expectListCostsCurrent, failure, gql, ok } from './catalog-helpers.ts';
+import { USER_ERRORS } from './payloads.ts';
 
 // Location rules written through GraphQL, on the BOM test shop (test/helpers/bom-dataset.ts):
 // BOM-1001 = 0.4 soy wax (44001) + ASM-1 + ASM-2 + 0.25 CF-1, with rules at 102 (wax → jar) and
@@ -27,10 +28,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const SET_BOM_RULE = `mutation($id: String!, $loc: String!, $overrides: [LocationRuleOverrideInput!]!) {
-  setBomLocationRule(bomId: $id, locationId: $loc, overrides: $overrides, savedBy: "Ana") { ownerType ownerId locationId billVersion } }`;
+  setBomLocationRule(bomId: $id, locationId: $loc, overrides: $overrides, savedBy: "Ana") { locationRuleSave { ownerType ownerId locationId billVersion } ${USER_ERRORS} } }`;
 const SET_ASM_RULE = `mutation($id: String!, $loc: String!, $overrides: [LocationRuleOverrideInput!]!) {
-  setAssemblyBillLocationRule(assemblyId: $id, locationId: $loc, overrides: $overrides) { billVersion } }`;
-const REMOVE_BOM_RULE = `mutation($id: String!, $loc: String!) { removeBomLocationRule(bomId: $id, locationId: $loc) { billVersion } }`;
+  setAssemblyBillLocationRule(assemblyId: $id, locationId: $loc, overrides: $overrides) { locationRuleSave { billVersion } ${USER_ERRORS} } }`;
+const REMOVE_BOM_RULE = `mutation($id: String!, $loc: String!) { removeBomLocationRule(bomId: $id, locationId: $loc) { locationRuleSave { billVersion } ${USER_ERRORS} } }`;
 const RULES = `query($id: String!) { bomLocationRules(bomId: $id) { locations { locationId usesBaseRecipe rules { ownerId lineChanges { change nodeId replacesNodeId quantity } } } } }`;
 
 const rulesAt = async (locationId: string) =>
@@ -74,7 +75,7 @@ describe('location rules', () => {
   });
 
   it('an assembly an active BOM reaches only through a location rule cannot be archived (CONFLICT naming the BOM)', async () => {
-    const error = failure(await gql(t, key, 'mutation { setAssemblyBillArchived(assemblyId: "ASM-4") { archived } }'));
+    const error = failure(await gql(t, key, `mutation { setAssemblyBillArchived(assemblyId: "ASM-4") { catalogArchive { archived } ${USER_ERRORS} } }`));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain('BOM-1001');
   });
@@ -88,7 +89,7 @@ describe('location rules', () => {
   it('an unknown location or another shop\'s bill is NOT_FOUND; a read-only key is FORBIDDEN_SCOPE', async () => {
     expect(failure(await gql(t, key, SET_BOM_RULE, { id: 'BOM-1001', loc: '999', overrides: [] })).code).toBe('NOT_FOUND');
     // BOM-1050 exists in this shop only.
-    ok(await gql(t, key, 'mutation { createBom(input: { bomId: "BOM-1050", name: "Only here" }) { billVersion } }'));
+    ok(await gql(t, key, `mutation { createBom(input: { bomId: "BOM-1050", name: "Only here" }) { bomSave { billVersion } ${USER_ERRORS} } }`));
     expect(failure(await gql(t, otherKey, SET_BOM_RULE, { id: 'BOM-1050', loc: '101', overrides: [] })).code).toBe('NOT_FOUND');
     expect(failure(await gql(t, readKey, SET_BOM_RULE, { id: 'BOM-1001', loc: '101', overrides: [] })).code).toBe('FORBIDDEN_SCOPE');
     expect((await rulesAt('101')).usesBaseRecipe).toBe(true);

@@ -3,6 +3,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { expectListCostsCurrent, failure, gql, ok } from './catalog-helpers.ts';
+import { USER_ERRORS } from './payloads.ts';
 
 // Virtual materials and cost factors written through GraphQL. The base shop (dataset-factory):
 // BOM-1001 = 0.4 soy wax (44001, 6.2) at 5 % waste + 1 ASM-1 (1 wick VMAT-VAR-0001, 0.05) + 0.25 CF-1 (20).
@@ -25,13 +26,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const CREATE_MATERIAL = `mutation($input: NewVirtualMaterialInput!) {
-  createVirtualMaterial(input: $input) { variantId origin productId inventoryItemId productName unitCost inventoryQuantity isNonEssentialMaterial } }`;
-const ARCHIVE_MATERIAL = `mutation($id: ID!, $archived: Boolean) { setRawMaterialArchived(variantId: $id, archived: $archived) { id archived } }`;
-const CREATE_FACTOR = `mutation($input: NewCostFactorInput!) { createCostFactor(input: $input) { costFactorId name kind unit unitCost } }`;
-const UPDATE_FACTOR = `mutation($id: String!, $input: CostFactorPatchInput!) { updateCostFactor(costFactorId: $id, input: $input) { costFactorId name kind unit unitCost } }`;
-const ARCHIVE_FACTOR = `mutation($id: String!, $archived: Boolean) { setCostFactorArchived(costFactorId: $id, archived: $archived) { id archived } }`;
+  createVirtualMaterial(input: $input) { rawMaterial { variantId origin productId inventoryItemId productName unitCost inventoryQuantity isNonEssentialMaterial } ${USER_ERRORS} } }`;
+const ARCHIVE_MATERIAL = `mutation($id: ID!, $archived: Boolean) { setRawMaterialArchived(variantId: $id, archived: $archived) { catalogArchive { id archived } ${USER_ERRORS} } }`;
+const CREATE_FACTOR = `mutation($input: NewCostFactorInput!) { createCostFactor(input: $input) { costFactor { costFactorId name kind unit unitCost } ${USER_ERRORS} } }`;
+const UPDATE_FACTOR = `mutation($id: String!, $input: CostFactorPatchInput!) { updateCostFactor(costFactorId: $id, input: $input) { costFactor { costFactorId name kind unit unitCost } ${USER_ERRORS} } }`;
+const ARCHIVE_FACTOR = `mutation($id: String!, $archived: Boolean) { setCostFactorArchived(costFactorId: $id, archived: $archived) { catalogArchive { id archived } ${USER_ERRORS} } }`;
 const ADD_LINE = `mutation($raw: [RawMaterialLineInput!], $cost: [CostFactorLineInput!]) {
-  updateAssemblyBill(assemblyId: "ASM-1", input: { rawMaterialLines: $raw, costFactorLines: $cost }) { assemblyBill { unitCost } } }`;
+  updateAssemblyBill(assemblyId: "ASM-1", input: { rawMaterialLines: $raw, costFactorLines: $cost }) { assemblyBillSave { assemblyBill { unitCost } } ${USER_ERRORS} } }`;
 
 const materialCount = async () => (await t.get('/api/v1/raw-materials?originFilter=virtual', key)).body.data.totalCount;
 
@@ -93,7 +94,7 @@ describe('virtual materials', () => {
   });
 
   it('a unit-cost edit of a virtual material (updateRawMaterial) keeps the BOM list equal to a fresh computation', async () => {
-    ok(await gql(t, key, `mutation($id: ID!) { updateRawMaterial(variantId: $id, input: { unitCost: "1" }) { unitCost } }`, { id: created }));
+    ok(await gql(t, key, `mutation($id: ID!) { updateRawMaterial(variantId: $id, input: { unitCost: "1" }) { rawMaterial { unitCost } ${USER_ERRORS} } }`, { id: created }));
     const listed = await expectListCostsCurrent(t, shop, key);
     // ASM-1 = 0.05 + 2 × 1
     expect(listed['BOM-1001'].totalCost).toBe(9.654);
@@ -143,7 +144,7 @@ describe('cost factors', () => {
     expect(used.code).toBe('CONFLICT');
     expect(used.message).toContain('BOM-1001');
     // ASM-50 uses CF-box but no active BOM reaches ASM-50.
-    ok(await gql(t, key, 'mutation { createAssemblyBill(input: { assemblyId: "ASM-50", name: "Boxed", costFactorLines: [{ costFactorId: "CF-box", quantity: "2" }] }) { billVersion } }'));
+    ok(await gql(t, key, `mutation { createAssemblyBill(input: { assemblyId: "ASM-50", name: "Boxed", costFactorLines: [{ costFactorId: "CF-box", quantity: "2" }] }) { assemblyBillSave { billVersion } ${USER_ERRORS} } }`));
     expect(ok(await gql(t, key, ARCHIVE_FACTOR, { id: 'CF-box' })).setCostFactorArchived).toEqual({ id: 'CF-box', archived: true });
     // The existing line keeps pricing it, and shows it archived.
     expect(ok(await gql(t, key, '{ assemblyBill(assemblyId: "ASM-50") { unitCost costFactorLines { node { costFactorId archived } } } }')).assemblyBill)

@@ -6,6 +6,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { gql, ok } from './catalog-helpers.ts';
+import { USER_ERRORS } from './payloads.ts';
 
 // Bill versions of catalogue saves: the save commits a pending version with the bill's frozen
 // content; the fill step (the filler's pass, run here explicitly) computes the hash and the change
@@ -27,11 +28,11 @@ const versions = async (ownerType: string, ownerId: string) => ok(await gql(t, k
   billVersions(ownerType: $type, ownerId: $id, limit: 20) { versions { version state savedBy trigger contentHash changes { recipeFields materials locationRules overrides } } pending total } }`,
 { type: ownerType, id: ownerId })).billVersions;
 const updateBom = (input: Record<string, unknown>, savedBy = 'Ana') => gql(t, key,
-  `mutation($input: BomPatchInput!, $by: String) { updateBom(bomId: "BOM-1001", input: $input, savedBy: $by) { billVersion } }`, { input, by: savedBy });
+  `mutation($input: BomPatchInput!, $by: String) { updateBom(bomId: "BOM-1001", input: $input, savedBy: $by) { bomSave { billVersion } ${USER_ERRORS} } }`, { input, by: savedBy });
 
 describe('bill versions of catalogue saves', () => {
   it('a save commits a pending version (counted, not listed) that the fill step makes ready with a hash and a summary against the previous one', async () => {
-    const created = ok(await gql(t, key, `mutation { createAssemblyBill(input: { assemblyId: "ASM-7", name: "Cap", rawMaterialLines: [{ nodeId: "44001", quantity: "1" }] }) { billVersion } }`));
+    const created = ok(await gql(t, key, `mutation { createAssemblyBill(input: { assemblyId: "ASM-7", name: "Cap", rawMaterialLines: [{ nodeId: "44001", quantity: "1" }] }) { assemblyBillSave { billVersion } ${USER_ERRORS} } }`));
     expect(created.createAssemblyBill.billVersion).toBe(1);
     expect(await versions('sub_assembly', 'ASM-7')).toEqual({ versions: [], pending: 1, total: 0 });
 

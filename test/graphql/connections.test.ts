@@ -255,8 +255,9 @@ describe('cursor connections (rawMaterialConnection, bomConnection, workOrderCon
     const writeKey = await t.createKey(writeShop, ['read', 'write']);
     const first = await page(boms, { first: 4 }, writeKey);
     for (const name of ['Aardvark', 'Candle', 'Bowl 3']) {
-      const { body } = await gql(`mutation ($n: String!) { createBom(input: { name: $n }) { bom { bomId } } }`, { n: name }, writeKey);
+      const { body } = await gql(`mutation ($n: String!) { createBom(input: { name: $n }) { bomSave { bom { bomId } } userErrors { code message } } }`, { n: name }, writeKey);
       expect(body.errors).toBeUndefined();
+      expect(body.data.createBom.userErrors).toEqual([]);
     }
     const rest: string[] = [];
     let after = first.pageInfo.endCursor;

@@ -7,6 +7,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { USER_ERRORS } from './payloads.ts';
 
 interface LogLine { level: number; msg: string; err?: { message: string } }
 const ERROR = 50;
@@ -134,19 +135,24 @@ describe('domain errors carry the code and the details REST gives', () => {
     expect(res.json().errors[0].extensions).toEqual({ code: 'INVALID_INPUT', errors: [{ field: 'pageSize', message: 'must be between 1 and 1000' }] });
   });
 
-  it('a refused work-order transition is CONFLICT with its blockers in extensions.blockers', async () => {
+  it('a refused work-order transition is not an error: a CONFLICT user error in the payload carries its blockers', async () => {
     const res = await send({
-      query: 'mutation ($at: DateTime!) { transitionWorkOrder(workOrderId: "wo_empty_draft", expectedUpdatedAt: $at, to: ready) { status } }',
+      query: `mutation ($at: DateTime!) { transitionWorkOrder(workOrderId: "wo_empty_draft", expectedUpdatedAt: $at, to: ready) { workOrderTransition { status } ${USER_ERRORS} } }`,
       variables: { at: T0 },
     }, writeKey);
-    expect(res.json().errors[0].extensions).toEqual({ code: 'CONFLICT', blockers: [{ code: 'NO_ITEMS', message: expect.any(String) }] });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: { transitionWorkOrder: { workOrderTransition: null, userErrors: [{
+      code: 'CONFLICT', message: expect.stringContaining('NO_ITEMS'), field: null, errors: [], blockers: [{ code: 'NO_ITEMS', message: expect.any(String) }], missing: [],
+    }] } } });
+    expect(errorLines()).toEqual([]);
   });
 
-  it('a read key on a mutation is FORBIDDEN_SCOPE', async () => {
+  it('a read key on a mutation is a FORBIDDEN_SCOPE error, not a user error: the field is null', async () => {
     const res = await send({
-      query: 'mutation ($at: DateTime!) { transitionWorkOrder(workOrderId: "wo_empty_draft", expectedUpdatedAt: $at, to: ready) { status } }',
+      query: `mutation ($at: DateTime!) { transitionWorkOrder(workOrderId: "wo_empty_draft", expectedUpdatedAt: $at, to: ready) { workOrderTransition { status } ${USER_ERRORS} } }`,
       variables: { at: T0 },
     });
+    expect(res.json().data).toEqual({ transitionWorkOrder: null });
     expect(res.json().errors[0].extensions).toEqual({ code: 'FORBIDDEN_SCOPE' });
   });
 });
@@ -221,7 +227,7 @@ describe('malformed bodies with a valid key are 400, never 500, and log no error
   it('GET runs queries; a mutation over GET is 405; a GET without query or with variables that are not JSON is 400', async () => {
     const get = (qs: string) => app.inject({ method: 'GET', url: `/graphql?${qs}`, headers: { authorization: `Bearer ${readKey}` } });
     expect((await get('query={__typename}')).json()).toEqual({ data: { __typename: 'Query' } });
-    const mutation = await get(`query=${encodeURIComponent('mutation { transitionWorkOrder(workOrderId: "x", expectedUpdatedAt: "2026-01-01T00:00:00Z", to: ready) { status } }')}`);
+    const mutation = await get(`query=${encodeURIComponent(`mutation { transitionWorkOrder(workOrderId: "x", expectedUpdatedAt: "2026-01-01T00:00:00Z", to: ready) { workOrderTransition { status } ${USER_ERRORS} } }`)}`);
     expect(mutation.statusCode).toBe(405);
     expect(mutation.json().errors[0].extensions.code).toBe('METHOD_NOT_ALLOWED');
     const none = await get('');
@@ -236,7 +242,7 @@ describe('malformed bodies with a valid key are 400, never 500, and log no error
 
 describe('variables that do not coerce', () => {
   it('a variable a custom scalar refuses is 400 GRAPHQL_VALIDATION_FAILED with the scalar\'s reason on every send, the JIT-compiled ones too', async () => {
-    const query = 'mutation($d: Decimal!) { addReworkItem(workOrderId: "wo_empty_draft", expectedUpdatedAt: "2026-11-02T10:00:00.000Z", description: "d", quantity: $d) { recordId } }';
+    const query = `mutation($d: Decimal!) { addReworkItem(workOrderId: "wo_empty_draft", expectedUpdatedAt: "2026-11-02T10:00:00.000Z", description: "d", quantity: $d) { workOrderRecordWrite { recordId } ${USER_ERRORS} } }`;
     // mercurius compiles an operation after its first run (jit: 1): sends 2 and 3 take the compiled path.
     for (let send_ = 0; send_ < 3; send_++) {
       const res = await send({ query, variables: { d: 1e15 } }, writeKey);

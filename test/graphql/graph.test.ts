@@ -33,10 +33,10 @@ beforeAll(async () => {
 
   // History: three inventory updates of the wick, one of the resin, then a build run taking wicks and resin.
   for (const updates of [[{ locationId: '101', delta: '1.5' }], [{ locationId: '101', absolute: '10' }, { locationId: '102', delta: '4' }], [{ locationId: '101', delta: '-20' }]]) {
-    await ok(`mutation ($u: [RawMaterialInventoryUpdateInput!]!) { adjustRawMaterialInventory(variantId: "VMAT-VAR-0001", updates: $u) { okCount } }`, { u: updates });
+    await ok(`mutation ($u: [RawMaterialInventoryUpdateInput!]!) { adjustRawMaterialInventory(variantId: "VMAT-VAR-0001", updates: $u) { rawMaterialInventoryBatch { okCount } userErrors { code message } } }`, { u: updates });
   }
-  await ok(`mutation { adjustRawMaterialInventory(variantId: "VMAT-VAR-0002", updates: [{ locationId: "101", delta: "1" }]) { okCount } }`);
-  await ok(`mutation ($t: DateTime!) { startBuildRun(workOrderId: "wo_resin", expectedUpdatedAt: $t, buildRunId: "run-1", items: [{ itemId: "woi_1", quantity: "5" }]) { status } }`, { t: T0 });
+  await ok(`mutation { adjustRawMaterialInventory(variantId: "VMAT-VAR-0002", updates: [{ locationId: "101", delta: "1" }]) { rawMaterialInventoryBatch { okCount } userErrors { code message } } }`);
+  await ok(`mutation ($t: DateTime!) { startBuildRun(workOrderId: "wo_resin", expectedUpdatedAt: $t, buildRunId: "run-1", items: [{ itemId: "woi_1", quantity: "5" }]) { buildRun { status } userErrors { code message } } }`, { t: T0 });
 });
 afterAll(() => t.close());
 
@@ -45,6 +45,8 @@ const gql = (query: string, variables: Json = {}, as = key) => t.graphql(as, que
 async function ok(query: string, variables: Json = {}, as = key): Promise<Json> {
   const { body } = await gql(query, variables, as);
   expect(body.errors).toBeUndefined();
+  // A mutation's failure is in its payload's userErrors.
+  for (const value of Object.values(body.data ?? {})) expect((value as Json | null)?.userErrors ?? []).toEqual([]);
   return body.data;
 }
 

@@ -3,6 +3,7 @@ import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { only, USER_ERRORS } from './payloads.ts';
 
 // Archived catalogue rows keep their history but take no new work: a new work order cannot name an
 // archived BOM, assembly bill or material, while a work order that already does keeps reading.
@@ -27,34 +28,33 @@ afterAll(() => t.close());
 async function gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
   return (await t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } })).json();
 }
-const create = (input: Record<string, unknown>) =>
-  gql('mutation($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { workOrderId } }', { input });
+const create = async (input: Record<string, unknown>) => only(await gql(`mutation($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { createdWorkOrder { workOrderId } ${USER_ERRORS} } }`, { input }));
 
 describe('createWorkOrder and archived catalogue rows', () => {
   it('an archived BOM, assembly bill or material is INVALID_INPUT naming the field; restored, it takes work again', async () => {
     // BOM-3000 is the only BOM reaching ASM-ONLY: archived first, it lets the assembly bill be archived too.
-    expect((await gql('mutation { setBomArchived(bomId: "BOM-3000") { archived } }')).data.setBomArchived.archived).toBe(true);
-    expect((await gql('mutation { setAssemblyBillArchived(assemblyId: "ASM-ONLY") { archived } }')).data.setAssemblyBillArchived.archived).toBe(true);
-    expect((await gql('mutation { setRawMaterialArchived(variantId: "VMAT-VAR-0099") { archived } }')).data.setRawMaterialArchived.archived).toBe(true);
+    expect(only(await gql(`mutation { setBomArchived(bomId: "BOM-3000") { catalogArchive { archived } ${USER_ERRORS} } }`)).result.archived).toBe(true);
+    expect(only(await gql(`mutation { setAssemblyBillArchived(assemblyId: "ASM-ONLY") { catalogArchive { archived } ${USER_ERRORS} } }`)).result.archived).toBe(true);
+    expect(only(await gql(`mutation { setRawMaterialArchived(variantId: "VMAT-VAR-0099") { catalogArchive { archived } ${USER_ERRORS} } }`)).result.archived).toBe(true);
 
     const body = await create({
       name: 'Archived refs', sourceType: 'empty', items: [{ bomId: 'BOM-3000', quantity: 1 }, { assemblyId: 'ASM-ONLY', quantity: 1 }],
       manualMaterials: [{ variantId: 'VMAT-VAR-0099', quantity: 5 }],
     });
-    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(body.errors[0].message).toBe([
+    expect(body.failure?.code).toBe('INVALID_INPUT');
+    expect(body.failure?.message).toBe([
       'items[0].bomId: bom BOM-3000 is archived; restore it or choose another',
       'items[1].assemblyId: assembly bill ASM-ONLY is archived; restore it or choose another',
       'manualMaterials[0].variantId: material VMAT-VAR-0099 is archived; restore it or choose another',
     ].join('; '));
 
-    await gql('mutation { setBomArchived(bomId: "BOM-3000", archived: false) { archived } }');
+    await gql(`mutation { setBomArchived(bomId: "BOM-3000", archived: false) { catalogArchive { archived } ${USER_ERRORS} } }`);
     const restored = await create({ name: 'Insert kits', sourceType: 'bom', items: [{ bomId: 'BOM-3000', quantity: 1 }] });
-    expect(restored.errors).toBeUndefined();
+    expect(restored.failure).toBeNull();
   });
 
   it('a work order that already names an archived BOM keeps reading it', async () => {
-    await gql('mutation { setBomArchived(bomId: "BOM-3000") { archived } }');
+    await gql(`mutation { setBomArchived(bomId: "BOM-3000") { catalogArchive { archived } ${USER_ERRORS} } }`);
     const read = await gql('{ workOrder(workOrderId: "wo_insert_kit") { items { ownerId name quantity } } }');
     expect(read.errors).toBeUndefined();
     expect(read.data.workOrder.items).toEqual([{ ownerId: 'BOM-3000', name: 'Insert kit', quantity: '2' }]);

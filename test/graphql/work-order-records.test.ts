@@ -4,6 +4,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { outcome, USER_ERRORS } from './payloads.ts';
 
 let t: TestApp;
 let key: string;
@@ -73,13 +74,13 @@ async function gql(query: string, variables: Record<string, unknown> = {}, k = k
 }
 
 const mutationOf = (name: WriteName) =>
-  `mutation($id: ID!, $token: DateTime!, ${WRITES[name].params}) { ${name}(workOrderId: $id, expectedUpdatedAt: $token, ${WRITES[name].args}) { workOrderId updatedAt recordId } }`;
+  `mutation($id: ID!, $token: DateTime!, ${WRITES[name].params}) { ${name}(workOrderId: $id, expectedUpdatedAt: $token, ${WRITES[name].args}) { workOrderRecordWrite { workOrderId updatedAt recordId } ${USER_ERRORS} } }`;
 
-/** Sends one record write with the work order's current token unless `token` is given. */
-async function write(name: WriteName, id: string, vars: Record<string, unknown> = {}, options: { k?: string; token?: string; stats?: QueryStats } = {}): Promise<any> {
+/** Sends one record write with the work order's current token unless `token` is given; returns its result or failure. */
+async function write(name: WriteName, id: string, vars: Record<string, unknown> = {}, options: { k?: string; token?: string; stats?: QueryStats } = {}) {
   const token = options.token ?? (await read(id)).updatedAt;
   const defaults = name === 'resolveReworkItem' ? { reworkItemId: `rw-${id}` } : WRITES[name].vars;
-  return gql(mutationOf(name), { id, token, ...defaults, ...vars }, options.k ?? key, options.stats);
+  return outcome(await gql(mutationOf(name), { id, token, ...defaults, ...vars }, options.k ?? key, options.stats), name);
 }
 
 const READ = `query($id: ID!) { workOrder(workOrderId: $id) {
@@ -99,9 +100,8 @@ describe('work-order record writes', () => {
   it.each(NAMES)('%s writes its record and moves the token; the workOrder query, REST GET and the REST list all show it', async (name) => {
     const id = `wo_${name}_ok`;
     const before = await read(id);
-    const body = await write(name, id);
-    expect(body.errors).toBeUndefined();
-    const result = body.data[name];
+    const { result, failure } = await write(name, id);
+    expect(failure).toBeNull();
     expect(result.workOrderId).toBe(id);
     expect(Date.parse(result.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
     const after = await read(id);
@@ -123,7 +123,7 @@ describe('work-order record writes', () => {
     const id = `wo_${name}_guard`;
     const before = await read(id);
     const body = await write(name, id, {}, { k: readKey });
-    expect(body.errors[0].extensions.code).toBe('FORBIDDEN_SCOPE');
+    expect(body.failure).toMatchObject({ kind: 'error', code: 'FORBIDDEN_SCOPE' });
     expect(await read(id)).toEqual(before);
   });
 
@@ -131,7 +131,7 @@ describe('work-order record writes', () => {
     const id = `wo_${name}_guard`;
     const before = await read(id);
     const body = await write(name, id, {}, { k: otherKey, token: before.updatedAt });
-    expect(body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(body.failure?.code).toBe('NOT_FOUND');
     expect(await read(id)).toEqual(before);
   });
 
@@ -139,8 +139,8 @@ describe('work-order record writes', () => {
     const id = `wo_${name}_guard`;
     const before = await read(id);
     const body = await write(name, id, {}, { token: new Date(Date.parse(before.updatedAt) - 1).toISOString() });
-    expect(body.errors[0].extensions.code).toBe('CONFLICT');
-    expect(body.errors[0].message).toContain('was changed since expectedUpdatedAt');
+    expect(body.failure?.code).toBe('CONFLICT');
+    expect(body.failure?.message).toContain('was changed since expectedUpdatedAt');
     expect(await read(id)).toEqual(before);
   });
 });
@@ -151,7 +151,7 @@ describe('record writes: SQL statements', () => {
     for (const id of ['wo_runs_1', 'wo_runs_40']) {
       for (const [name, vars] of [['addQcReview', {}], ['addReworkItem', { buildRunId: null }], ['addWorkOrderMessage', {}]] as const) {
         const stats: QueryStats = { count: 0, queries: [] };
-        expect((await write(name, id, vars, { stats })).errors).toBeUndefined();
+        expect((await write(name, id, vars, { stats })).failure).toBeNull();
         (counts[name] ??= []).push(stats.count);
       }
     }
@@ -167,15 +167,15 @@ describe('record writes: SQL statements', () => {
 describe('QC reviews', () => {
   it('a live run is reviewed once: a second review is CONFLICT (approved + failed would exceed what it built)', async () => {
     const first = await write('addQcReview', 'wo_qc_rules', { decision: 'rejected', reviewerName: 'Zoe', note: 'Wicks off-centre' });
-    expect(first.errors).toBeUndefined();
+    expect(first.failure).toBeNull();
     const review = (await read('wo_qc_rules')).qcReviews[0];
     expect(review).toEqual({
-      reviewId: first.data.addQcReview.recordId, buildRunId: 'run-a', decision: 'rejected', note: 'Wicks off-centre', reviewerName: 'Zoe',
-      items: [{ itemId: 'woi_1', approvedQuantity: '0', failedQuantity: '10' }], createdAt: first.data.addQcReview.updatedAt,
+      reviewId: first.result.recordId, buildRunId: 'run-a', decision: 'rejected', note: 'Wicks off-centre', reviewerName: 'Zoe',
+      items: [{ itemId: 'woi_1', approvedQuantity: '0', failedQuantity: '10' }], createdAt: first.result.updatedAt,
     });
     const second = await write('addQcReview', 'wo_qc_rules', { decision: 'approved' });
-    expect(second.errors[0].extensions.code).toBe('CONFLICT');
-    expect(second.errors[0].message).toMatch(/every unit build run run-a built \(woi_1 × 10\) was already reviewed: approved \+ failed would exceed what it built/);
+    expect(second.failure?.code).toBe('CONFLICT');
+    expect(second.failure?.message).toMatch(/every unit build run run-a built \(woi_1 × 10\) was already reviewed: approved \+ failed would exceed what it built/);
   });
 
   it('per item: part of a run is judged now, the rest later; approved + failed per item never exceeds what the run built', async () => {
@@ -183,9 +183,9 @@ describe('QC reviews', () => {
       { itemId: 'woi_1', approvedQuantity: '6', failedQuantity: '1.5' },
       { itemId: 'woi_2', approvedQuantity: '4', failedQuantity: '0' },
     ] });
-    expect(first.errors).toBeUndefined();
+    expect(first.failure).toBeNull();
     const second = await write('addQcReview', 'wo_qc_items', { decision: null, items: [{ itemId: 'woi_1', approvedQuantity: '2.5', failedQuantity: '0' }] });
-    expect(second.errors).toBeUndefined();
+    expect(second.failure).toBeNull();
     const reviews = (await read('wo_qc_items')).qcReviews;
     expect(reviews.map((r: any) => [r.decision, r.items])).toEqual([
       ['rejected', [{ itemId: 'woi_1', approvedQuantity: '6', failedQuantity: '1.5' }, { itemId: 'woi_2', approvedQuantity: '4', failedQuantity: '0' }]],
@@ -193,10 +193,10 @@ describe('QC reviews', () => {
     ]);
     // One millionth more of woi_1 than the run built (10 = 6 + 1.5 + 2.5) is refused, naming the item.
     const over = await write('addQcReview', 'wo_qc_items', { decision: null, items: [{ itemId: 'woi_1', approvedQuantity: '0.000001', failedQuantity: '0' }] });
-    expect(over.errors[0].extensions.code).toBe('CONFLICT');
-    expect(over.errors[0].message).toContain('item woi_1: 0.000001 judged now, 10 reviewed before, 10 built');
+    expect(over.failure?.code).toBe('CONFLICT');
+    expect(over.failure?.message).toContain('item woi_1: 0.000001 judged now, 10 reviewed before, 10 built');
     const whole = await write('addQcReview', 'wo_qc_items', { decision: 'approved' });
-    expect(whole.errors[0].extensions.code).toBe('CONFLICT');
+    expect(whole.failure?.code).toBe('CONFLICT');
     expect((await read('wo_qc_items')).qcReviews).toHaveLength(2);
     // REST reads back the same quantities (as JSON numbers: compared by their text).
     const rest = await t.request({ method: 'GET', url: '/api/v1/work-orders/wo_qc_items', key });
@@ -206,9 +206,9 @@ describe('QC reviews', () => {
 
   it('a decision without items judges every unit of the run not reviewed yet', async () => {
     const part = await write('addQcReview', 'wo_qc_rest', { decision: null, items: [{ itemId: 'woi_1', approvedQuantity: '4', failedQuantity: '0' }] });
-    expect(part.errors).toBeUndefined();
+    expect(part.failure).toBeNull();
     const rest = await write('addQcReview', 'wo_qc_rest', { decision: 'rejected' });
-    expect(rest.errors).toBeUndefined();
+    expect(rest.failure).toBeNull();
     const reviews = (await read('wo_qc_rest')).qcReviews;
     expect(reviews[1]).toMatchObject({ decision: 'rejected', items: [
       { itemId: 'woi_1', approvedQuantity: '0', failedQuantity: '6' }, { itemId: 'woi_2', approvedQuantity: '0', failedQuantity: '4' },
@@ -226,23 +226,23 @@ describe('QC reviews', () => {
   ])('bad QC input is INVALID_INPUT naming the field: %s', async (_rule, vars, field) => {
     const before = await read('wo_qc_input');
     const body = await write('addQcReview', 'wo_qc_input', { decision: null, ...vars });
-    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(body.errors[0].extensions.errors.map((e: any) => e.field)).toContain(field);
+    expect(body.failure?.code).toBe('INVALID_INPUT');
+    expect(body.failure?.errors?.map((e: any) => e.field)).toContain(field);
     expect(await read('wo_qc_input')).toEqual(before);
   });
 
   it('a reversed run built nothing to review (CONFLICT); an unknown run is NOT_FOUND', async () => {
     const reversed = await write('addQcReview', 'wo_qc_rules', { buildRunId: 'run-gone' });
-    expect(reversed.errors[0].extensions.code).toBe('CONFLICT');
-    expect(reversed.errors[0].message).toContain('run-gone was reversed');
+    expect(reversed.failure?.code).toBe('CONFLICT');
+    expect(reversed.failure?.message).toContain('run-gone was reversed');
     const unknown = await write('addQcReview', 'wo_qc_rules', { buildRunId: 'run-nope' });
-    expect(unknown.errors[0].extensions.code).toBe('NOT_FOUND');
-    expect(unknown.errors[0].message).toContain('run-nope');
+    expect(unknown.failure?.code).toBe('NOT_FOUND');
+    expect(unknown.failure?.message).toContain('run-nope');
   });
 
   it('QC reviews and rework items belong to open work orders: on a completed one they are CONFLICT', async () => {
-    expect((await write('addQcReview', 'wo_closed')).errors[0].extensions.code).toBe('CONFLICT');
-    expect((await write('addReworkItem', 'wo_closed')).errors[0].extensions.code).toBe('CONFLICT');
+    expect((await write('addQcReview', 'wo_closed')).failure?.code).toBe('CONFLICT');
+    expect((await write('addReworkItem', 'wo_closed')).failure?.code).toBe('CONFLICT');
     const after = await read('wo_closed');
     expect([after.qcReviews, after.reworkItems]).toEqual([[], []]);
   });
@@ -252,73 +252,74 @@ describe('rework items', () => {
   it('quantity is exact, greater than 0 and at most what the live runs (or the named run) built', async () => {
     for (const [quantity, message] of [['0', 'must be greater than 0'], ['10.000001', 'is more than the 10 unit(s) the live build runs built']] as const) {
       const body = await write('addReworkItem', 'wo_rework_rules', { quantity });
-      expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-      expect(body.errors[0].message).toContain(`quantity: ${message === 'must be greater than 0' ? message : `10.000001 ${message}`}`);
+      expect(body.failure?.code).toBe('INVALID_INPUT');
+      expect(body.failure?.message).toContain(`quantity: ${message === 'must be greater than 0' ? message : `10.000001 ${message}`}`);
     }
     const named = await write('addReworkItem', 'wo_rework_rules', { quantity: '10', buildRunId: 'run-a', description: 'Re-pour all ten' });
-    expect(named.errors).toBeUndefined();
+    expect(named.failure).toBeNull();
     const [item] = (await read('wo_rework_rules')).reworkItems;
-    expect(item).toMatchObject({ reworkItemId: named.data.addReworkItem.recordId, quantity: '10', status: 'open', buildRunId: 'run-a', resolvedAt: null });
+    expect(item).toMatchObject({ reworkItemId: named.result.recordId, quantity: '10', status: 'open', buildRunId: 'run-a', resolvedAt: null });
   });
 
   it('a rework item names a run of this work order that was not reversed; its description is required', async () => {
     const unknown = await write('addReworkItem', 'wo_rework_rules', { buildRunId: 'run-nope' });
-    expect(unknown.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(unknown.failure?.code).toBe('NOT_FOUND');
     const reversed = await write('addReworkItem', 'wo_rework_rules', { buildRunId: 'run-gone' });
-    expect(reversed.errors[0].message).toBe('buildRunId: build run run-gone was reversed');
+    expect(reversed.failure?.message).toBe('buildRunId: build run run-gone was reversed');
     const empty = await write('addReworkItem', 'wo_rework_rules', { description: '  ' });
-    expect(empty.errors[0].message).toBe('description: must not be empty');
+    expect(empty.failure?.message).toBe('description: must not be empty');
   });
 
   it('resolving an unknown rework item is NOT_FOUND; resolving one twice is CONFLICT', async () => {
     const unknown = await write('resolveReworkItem', 'wo_rework_rules', { reworkItemId: 'rw-nope' });
-    expect(unknown.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(unknown.failure?.code).toBe('NOT_FOUND');
     const once = await write('resolveReworkItem', 'wo_resolve_rules');
-    expect(once.errors).toBeUndefined();
+    expect(once.failure).toBeNull();
     const twice = await write('resolveReworkItem', 'wo_resolve_rules');
-    expect(twice.errors[0].extensions.code).toBe('CONFLICT');
-    expect(twice.errors[0].message).toBe('rework item rw-wo_resolve_rules is already resolved');
+    expect(twice.failure?.code).toBe('CONFLICT');
+    expect(twice.failure?.message).toBe('rework item rw-wo_resolve_rules is already resolved');
   });
 
   it('an open rework item blocks completion (OPEN_REWORK) until it is resolved', async () => {
     const review = await write('addQcReview', 'wo_flow', { decision: 'approved' });
-    expect(review.errors).toBeUndefined();
+    expect(review.failure).toBeNull();
     const rework = await write('addReworkItem', 'wo_flow', { description: 'One jar chipped', quantity: '1', buildRunId: 'run-a' });
-    const transition = (token: string) => gql('mutation($id: ID!, $token: DateTime!) { transitionWorkOrder(workOrderId: $id, expectedUpdatedAt: $token, direction: forward) { status updatedAt } }',
+    const transition = (token: string) => gql(`mutation($id: ID!, $token: DateTime!) { transitionWorkOrder(workOrderId: $id, expectedUpdatedAt: $token, direction: forward) { workOrderTransition { status updatedAt } ${USER_ERRORS} } }`,
       { id: 'wo_flow', token });
-    const blocked = await transition(rework.data.addReworkItem.updatedAt);
-    expect(blocked.errors[0].extensions.code).toBe('CONFLICT');
-    expect(blocked.errors[0].message).toContain('OPEN_REWORK');
-    const resolved = await write('resolveReworkItem', 'wo_flow', { reworkItemId: rework.data.addReworkItem.recordId });
-    const done = await transition(resolved.data.resolveReworkItem.updatedAt);
-    expect(done.errors).toBeUndefined();
-    expect(done.data.transitionWorkOrder.status).toBe('completed');
+    const blocked = outcome(await transition(rework.result.updatedAt), 'transitionWorkOrder');
+    expect(blocked.failure?.code).toBe('CONFLICT');
+    expect(blocked.failure?.blockers).toEqual([{ code: 'OPEN_REWORK', message: expect.any(String) }]);
+    expect(blocked.failure?.message).toContain('OPEN_REWORK');
+    const resolved = await write('resolveReworkItem', 'wo_flow', { reworkItemId: rework.result.recordId });
+    const done = outcome(await transition(resolved.result.updatedAt), 'transitionWorkOrder');
+    expect(done.failure).toBeNull();
+    expect(done.result.status).toBe('completed');
   });
 });
 
 describe('documents and messages', () => {
   it('a document needs a name and an http(s) URL; a message needs a body', async () => {
     const ftp = await write('addWorkOrderDocument', 'wo_text_rules', { url: 'ftp://files.example.com/spec.pdf' });
-    expect(ftp.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(ftp.errors[0].message).toBe('url: must be an http(s) URL');
+    expect(ftp.failure?.code).toBe('INVALID_INPUT');
+    expect(ftp.failure?.message).toBe('url: must be an http(s) URL');
     const noName = await write('addWorkOrderDocument', 'wo_text_rules', { name: '' });
-    expect(noName.errors[0].message).toBe('name: must not be empty');
+    expect(noName.failure?.message).toBe('name: must not be empty');
     const noBody = await write('addWorkOrderMessage', 'wo_text_rules', { body: ' ' });
-    expect(noBody.errors[0].message).toBe('body: must not be empty');
+    expect(noBody.failure?.message).toBe('body: must not be empty');
     expect(await read('wo_text_rules')).toMatchObject({ documents: [], conversation: [] });
   });
 
   it('documents and messages are kept in the order they were added, with their author', async () => {
-    for (const body of ['first', 'second']) expect((await write('addWorkOrderMessage', 'wo_text_rules', { body, authorName: 'Ana' })).errors).toBeUndefined();
+    for (const body of ['first', 'second']) expect((await write('addWorkOrderMessage', 'wo_text_rules', { body, authorName: 'Ana' })).failure).toBeNull();
     expect((await read('wo_text_rules')).conversation.map((m: any) => [m.body, m.authorName])).toEqual([['first', 'Ana'], ['second', 'Ana']]);
   });
 
   it('the whole work order after the write comes back in the same response when selected', async () => {
     const { updatedAt } = await read('wo_text_rules');
-    const body = await gql(`mutation($token: DateTime!) { addWorkOrderDocument(workOrderId: "wo_text_rules", expectedUpdatedAt: $token, name: "Label", url: "http://x.example/l.png") {
-      recordId workOrder { updatedAt documents { documentId name } } } }`, { token: updatedAt });
-    expect(body.errors).toBeUndefined();
-    const result = body.data.addWorkOrderDocument;
+    const body = await gql(`mutation($token: DateTime!) { addWorkOrderDocument(workOrderId: "wo_text_rules", expectedUpdatedAt: $token, name: "Label", url: "http://x.example/l.png") { workOrderRecordWrite {
+      recordId workOrder { updatedAt documents { documentId name } } } ${USER_ERRORS} } }`, { token: updatedAt });
+    const { result, failure } = outcome(body, 'addWorkOrderDocument');
+    expect(failure).toBeNull();
     expect(result.workOrder.documents).toEqual([{ documentId: result.recordId, name: 'Label' }]);
   });
 });

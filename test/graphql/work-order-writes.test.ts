@@ -6,6 +6,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { outcome, USER_ERRORS } from './payloads.ts';
 
 let t: TestApp;
 let key: string;
@@ -36,8 +37,9 @@ async function gql(query: string, variables: Record<string, unknown> = {}, k = k
   return res.body;
 }
 
-const CREATE = `mutation Create($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { workOrderId shortId updatedAt } }`;
-const create = (input: Record<string, unknown>, k = key, stats?: QueryStats) => gql(CREATE, { input }, k, stats);
+const CREATE = `mutation Create($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { createdWorkOrder { workOrderId shortId updatedAt } ${USER_ERRORS} } }`;
+/** Creates a work order; returns its result or its failure. */
+const create = async (input: Record<string, unknown>, k = key, stats?: QueryStats) => outcome(await gql(CREATE, { input }, k, stats), 'createWorkOrder');
 
 // The selection REST's GET /work-orders/{id} runs, read from the facade's own operation files.
 const facade = (file: string) => readFileSync(new URL(`../../rest-facade/routes/work-orders/${file}`, import.meta.url), 'utf8');
@@ -66,8 +68,8 @@ const FULL_INPUT = {
 describe('createWorkOrder', () => {
   it('creates a draft with the next short id, its items and manual lines, exactly; the workOrder query and REST GET read it back the same', async () => {
     const body = await create(FULL_INPUT);
-    expect(body.errors).toBeUndefined();
-    const created = body.data.createWorkOrder;
+    expect(body.failure).toBeNull();
+    const created = body.result;
     expect(created.workOrderId).toMatch(/^wo_[0-9a-f-]{36}$/);
     expect(created.shortId).toBe('WO-0003');
 
@@ -99,10 +101,10 @@ describe('createWorkOrder', () => {
   });
 
   it('the created work order takes REST writes: its token works for a header PATCH', async () => {
-    const { data } = await create({ name: 'Patch me', sourceType: 'empty' });
+    const { result: created } = await create({ name: 'Patch me', sourceType: 'empty' });
     const res = await t.request({
-      method: 'PATCH', url: `/api/v1/work-orders/${data.createWorkOrder.workOrderId}`, key, headers: { 'content-type': 'application/json' },
-      payload: { expectedUpdatedAt: data.createWorkOrder.updatedAt, name: 'Patched' },
+      method: 'PATCH', url: `/api/v1/work-orders/${created.workOrderId}`, key, headers: { 'content-type': 'application/json' },
+      payload: { expectedUpdatedAt: created.updatedAt, name: 'Patched' },
     });
     expect(res.statusCode).toBe(200);
   });
@@ -114,8 +116,8 @@ describe('createWorkOrder', () => {
       create({ name: 'Weekly', sourceType: 'flow', sourceFlowId: 'flow_weekly' }),
       create({ name: 'Blank', sourceType: 'empty' }),
     ]);
-    for (const body of ok) expect(body.errors).toBeUndefined();
-    const sa = await gql('query($id: ID!) { workOrder(workOrderId: $id) { sourceType items { ownerType ownerId quantity } } }', { id: ok[0].data.createWorkOrder.workOrderId });
+    for (const body of ok) expect(body.failure).toBeNull();
+    const sa = await gql('query($id: ID!) { workOrder(workOrderId: $id) { sourceType items { ownerType ownerId quantity } } }', { id: ok[0].result.workOrderId });
     expect(sa.data.workOrder).toEqual({ sourceType: 'sa', items: [{ ownerType: 'sub_assembly', ownerId: 'ASM-1', quantity: '50' }] });
 
     const refused = [
@@ -128,20 +130,20 @@ describe('createWorkOrder', () => {
     ] as const;
     for (const [input, field] of refused) {
       const body = await create(input);
-      expect(body.errors[0].extensions.code, JSON.stringify(input)).toBe('INVALID_INPUT');
-      expect(body.errors[0].message).toMatch(new RegExp(`^${field.replace(/[[\]]/g, '\\$&')}: `));
+      expect(body.failure?.code, JSON.stringify(input)).toBe('INVALID_INPUT');
+      expect(body.failure?.message).toMatch(new RegExp(`^${field.replace(/[[\]]/g, '\\$&')}: `));
     }
   });
 
   it('an orders work order sent without items builds the BOMs its orders contain, with the ordered quantities', async () => {
     // Order 5001 has 2 × variant 44100, the finished good of BOM-1001.
     const body = await create({ name: 'Order #1001', sourceType: 'orders', sourceOrderIds: ['5001'] });
-    expect(body.errors).toBeUndefined();
+    expect(body.failure).toBeNull();
     const read = await gql('query($id: ID!) { workOrder(workOrderId: $id) { sourceOrderIds items { itemId ownerType ownerId quantity } } }',
-      { id: body.data.createWorkOrder.workOrderId });
+      { id: body.result.workOrderId });
     expect(read.data.workOrder).toEqual({ sourceOrderIds: ['5001'], items: [{ itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: '2' }] });
     const unknown = await create({ name: 'Order ?', sourceType: 'orders', sourceOrderIds: ['7777'] });
-    expect(unknown.errors[0].message).toBe('sourceOrderIds[0]: unknown order 7777');
+    expect(unknown.failure?.message).toBe('sourceOrderIds[0]: unknown order 7777');
   });
 
   it('unknown BOM, assembly bill, material, location, order, flow, task or assignee: INVALID_INPUT naming every field, nothing written', async () => {
@@ -151,16 +153,16 @@ describe('createWorkOrder', () => {
       manualMaterials: [{ variantId: 'VMAT-VAR-9999', quantity: 1, locationId: '998' }], productionLocationId: '999',
       sourceOrderIds: ['5001', '7777'], sourceFlowId: 'flow_nope', sourceTodoId: 'todo_nope', assigneeId: 'asg_nope',
     });
-    expect(body.data).toBeNull();
-    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-    const fields = body.errors[0].message.split('; ').map((part: string) => part.split(':')[0]);
+    expect(body.result).toBeNull();
+    expect(body.failure?.code).toBe('INVALID_INPUT');
+    const fields = body.failure?.message.split('; ').map((part: string) => part.split(':')[0]);
     expect(fields).toEqual([
       'items[0].bomId', 'items[1].assemblyId', 'manualMaterials[0].variantId', 'productionLocationId', 'manualMaterials[0].locationId',
       'sourceOrderIds[1]', 'sourceFlowId', 'sourceTodoId', 'assigneeId',
     ]);
     // As on REST: every field at fault in `errors`, every object not found in `missing`.
-    expect(body.errors[0].extensions.errors.map((e: { field: string }) => e.field)).toEqual(fields);
-    expect(body.errors[0].extensions.missing).toEqual([
+    expect(body.failure?.errors?.map((e: { field: string }) => e.field)).toEqual(fields);
+    expect(body.failure?.missing).toEqual([
       { kind: 'bom', id: 'BOM-NOPE' }, { kind: 'assembly bill', id: 'ASM-NOPE' }, { kind: 'material', id: 'VMAT-VAR-9999' },
       { kind: 'location', id: '999' }, { kind: 'location', id: '998' }, { kind: 'order', id: '7777' }, { kind: 'flow', id: 'flow_nope' },
       { kind: 'task', id: 'todo_nope' }, { kind: 'assignee', id: 'asg_nope' },
@@ -170,60 +172,60 @@ describe('createWorkOrder', () => {
 
   it('a retired assignee cannot be given a new work order (INVALID_INPUT naming assigneeId)', async () => {
     const body = await create({ name: 'For Bob', sourceType: 'empty', assigneeId: 'asg_bob' });
-    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(body.errors[0].message).toMatch(/^assigneeId: assignee asg_bob is retired/);
+    expect(body.failure?.code).toBe('INVALID_INPUT');
+    expect(body.failure?.message).toMatch(/^assigneeId: assignee asg_bob is retired/);
   });
 
   it('quantities are positive and exact: zero, negative and 7 fractional digits are refused naming the field; big exact values keep every digit', async () => {
     for (const quantity of ['0', '-2']) {
       const body = await create({ name: 'q', sourceType: 'bom', items: [{ bomId: 'BOM-1001', quantity }] });
-      expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-      expect(body.errors[0].message).toBe('items[0].quantity: must be greater than 0');
+      expect(body.failure?.code).toBe('INVALID_INPUT');
+      expect(body.failure?.message).toBe('items[0].quantity: must be greater than 0');
     }
     // More than 6 fractional digits never reaches the service: the Decimal scalar refuses the variable.
     const tooFine = await create({ name: 'q', sourceType: 'bom', items: [{ bomId: 'BOM-1001', quantity: '0.0000001' }] });
-    expect(tooFine.data ?? null).toBeNull();
-    expect(tooFine.errors[0].message).toContain('at most 6 fractional digits');
+    expect(tooFine.result).toBeNull();
+    expect(tooFine.failure?.message).toContain('at most 6 fractional digits');
     const manual = await create({ name: 'q', sourceType: 'empty', manualMaterials: [{ variantId: '44001', quantity: '0' }] });
-    expect(manual.errors[0].message).toBe('manualMaterials[0].quantity: must be greater than 0');
+    expect(manual.failure?.message).toBe('manualMaterials[0].quantity: must be greater than 0');
     const big = await create({ name: 'Big', sourceType: 'bom', items: [{ bomId: 'BOM-2000', quantity: '12345678901.000001' }] });
-    const read = await gql('query($id: ID!) { workOrder(workOrderId: $id) { items { quantity } } }', { id: big.data.createWorkOrder.workOrderId });
+    const read = await gql('query($id: ID!) { workOrder(workOrderId: $id) { items { quantity } } }', { id: big.result.workOrderId });
     expect(read.data.workOrder.items).toEqual([{ quantity: '12345678901.000001' }]);
   });
 
   it('header fields follow the header edit\'s rules (empty name, bad date, negative cost, too many tags)', async () => {
     const body = await create({ name: ' ', sourceType: 'empty', dueDate: '2026-02-30', plannedLaborCost: '-1' });
-    expect(body.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(body.errors[0].message.split('; ').map((p: string) => p.split(':')[0])).toEqual(['name', 'dueDate', 'plannedLaborCost']);
+    expect(body.failure?.code).toBe('INVALID_INPUT');
+    expect(body.failure?.message.split('; ').map((p: string) => p.split(':')[0])).toEqual(['name', 'dueDate', 'plannedLaborCost']);
     // List sizes are input limits, checked before the operation runs; the field is named the same way.
     const tags = await create({ name: 'Tagged', sourceType: 'empty', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) });
-    expect(tags.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errors: [{ field: 'tags', message: 'must have at most 50 items, got 51' }] });
+    expect(tags.failure).toMatchObject({ code: 'INVALID_INPUT', errors: [{ field: 'tags', message: 'must have at most 50 items, got 51' }] });
   });
 
   it('needs the write scope: a read-only key gets FORBIDDEN_SCOPE and nothing is created', async () => {
     const before = (await t.get('/api/v1/work-orders?pageSize=100', key)).body.data.total;
     const body = await create({ name: 'Nope', sourceType: 'empty' }, readKey);
-    expect(body.errors[0].extensions.code).toBe('FORBIDDEN_SCOPE');
+    expect(body.failure?.code).toBe('FORBIDDEN_SCOPE');
     expect((await t.get('/api/v1/work-orders?pageSize=100', key)).body.data.total).toBe(before);
   });
 
   it('is tenant-scoped: another shop\'s key cannot name this shop\'s BOMs nor read the work order it made', async () => {
     const mine = await create({ name: 'Mine', sourceType: 'bom', items: [{ bomId: 'BOM-2000', quantity: 1 }] });
-    const id = mine.data.createWorkOrder.workOrderId;
+    const id = mine.result.workOrderId;
     const theirs = await create({ name: 'Theirs', sourceType: 'bom', items: [{ bomId: 'BOM-2000', quantity: 1 }] }, otherKey);
-    expect(theirs.errors[0].extensions.code).toBe('INVALID_INPUT');
-    expect(theirs.errors[0].message).toBe('items[0].bomId: unknown bom BOM-2000');
+    expect(theirs.failure?.code).toBe('INVALID_INPUT');
+    expect(theirs.failure?.message).toBe('items[0].bomId: unknown bom BOM-2000');
     const read = await gql('query($id: ID!) { workOrder(workOrderId: $id) { name } }', { id }, otherKey);
     expect(read.errors[0].extensions.code).toBe('NOT_FOUND');
     expect((await t.get(`/api/v1/work-orders/${id}`, otherKey)).status).toBe(404);
     // The other shop numbers its own work orders from WO-0001.
     const first = await create({ name: 'Theirs', sourceType: 'empty' }, otherKey);
-    expect(first.data.createWorkOrder.shortId).toBe('WO-0001');
+    expect(first.result.shortId).toBe('WO-0001');
   });
 
   it('short ids stay unique and consecutive when creates run at once', async () => {
     const bodies = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: `Parallel ${i}`, sourceType: 'empty' })));
-    const numbers = bodies.map((b) => Number(b.data.createWorkOrder.shortId.slice(3))).sort((a, b) => a - b);
+    const numbers = bodies.map((b) => Number(b.result.shortId.slice(3))).sort((a, b) => a - b);
     expect(new Set(numbers).size).toBe(6);
     expect(numbers[5]! - numbers[0]!).toBe(5);
   });
@@ -232,17 +234,17 @@ describe('createWorkOrder', () => {
     const list = async () => (await t.get('/api/v1/work-orders?tags=facet-check&pageSize=100', key)).body;
     const before = await list();
     expect(before.data.total).toBe(0);
-    const { data } = await create({ name: 'Faceted', sourceType: 'empty', tags: ['facet-check'], assigneeId: 'asg_zoe', productionLocationId: '103' });
+    const { result: created } = await create({ name: 'Faceted', sourceType: 'empty', tags: ['facet-check'], assigneeId: 'asg_zoe', productionLocationId: '103' });
     const after = await list();
-    expect(after.data.rows.map((r: any) => [r.workOrderId, r.shortId, r.status])).toEqual([[data.createWorkOrder.workOrderId, data.createWorkOrder.shortId, 'draft']]);
+    expect(after.data.rows.map((r: any) => [r.workOrderId, r.shortId, r.status])).toEqual([[created.workOrderId, created.shortId, 'draft']]);
     expect(after.data.facets).toEqual({
       status: [{ value: 'draft', label: 'draft', count: 1 }],
       location: [{ value: '103', label: 'Annex', count: 1 }],
       assignee: [{ value: 'asg_zoe', label: 'Zoe', count: 1 }],
       tag: [{ value: 'facet-check', label: 'facet-check', count: 1 }],
     });
-    const search = await t.get(`/api/v1/work-orders?q=${data.createWorkOrder.shortId}`, key);
-    expect(search.body.data.rows.map((r: any) => r.workOrderId)).toEqual([data.createWorkOrder.workOrderId]);
+    const search = await t.get(`/api/v1/work-orders?q=${created.shortId}`, key);
+    expect(search.body.data.rows.map((r: any) => r.workOrderId)).toEqual([created.workOrderId]);
   });
 
   it('SQL statements of a create do not grow with the number of items and manual lines', async () => {
@@ -253,8 +255,8 @@ describe('createWorkOrder', () => {
     });
     const small: QueryStats = { count: 0, queries: [] };
     const large: QueryStats = { count: 0, queries: [] };
-    expect((await create(input(1), key, small)).errors).toBeUndefined();
-    expect((await create(input(40), key, large)).errors).toBeUndefined();
+    expect((await create(input(1), key, small)).failure).toBeNull();
+    expect((await create(input(40), key, large)).failure).toBeNull();
     // A create is at least its transaction, the reference reads and the inserts: a real count, not an empty one.
     expect(small.count).toBeGreaterThanOrEqual(10);
     expect(large.count).toBe(small.count);
@@ -265,29 +267,29 @@ describe('createWorkOrder', () => {
 describe('a work order made through GraphQL alone', () => {
   it('goes from create to completed — start, build run, QC, rework, completion — and REST reads every step back', async () => {
     const created = (await create({ name: 'Coasters', sourceType: 'bom', items: [{ bomId: 'BOM-2000', quantity: '5' }], productionLocationId: '101' }))
-      .data.createWorkOrder;
+      .result;
     const id = created.workOrderId;
     let token: string = created.updatedAt;
     const step = async (mutation: string, vars: Record<string, unknown> = {}) => {
-      const body = await gql(mutation, { id, token, ...vars });
-      expect(body.errors).toBeUndefined();
-      const result = Object.values(body.data)[0] as Record<string, string>;
+        const body = await gql(mutation, { id, token, ...vars });
+      const { result, failure } = outcome(body, Object.keys(body.data)[0]!);
+      expect(failure).toBeNull();
       token = result.workOrderUpdatedAt ?? result.updatedAt!;
       return result;
     };
-    const move = (to: string) => step(`mutation($id: ID!, $token: DateTime!) { transitionWorkOrder(workOrderId: $id, expectedUpdatedAt: $token, to: ${to}) { status updatedAt } }`);
+    const move = (to: string) => step(`mutation($id: ID!, $token: DateTime!) { transitionWorkOrder(workOrderId: $id, expectedUpdatedAt: $token, to: ${to}) { workOrderTransition { status updatedAt } ${USER_ERRORS} } }`);
 
     await move('in_progress');
     await step(`mutation($id: ID!, $token: DateTime!) { startBuildRun(workOrderId: $id, expectedUpdatedAt: $token, buildRunId: "run-1",
-      items: [{ itemId: "woi_1", quantity: "5" }]) { status workOrderUpdatedAt } }`);
-    await step('mutation($id: ID!, $token: DateTime!) { completeBuildRun(workOrderId: $id, buildRunId: "run-1", expectedUpdatedAt: $token) { status workOrderUpdatedAt } }');
+      items: [{ itemId: "woi_1", quantity: "5" }]) { buildRun { status workOrderUpdatedAt } ${USER_ERRORS} } }`);
+    await step(`mutation($id: ID!, $token: DateTime!) { completeBuildRun(workOrderId: $id, buildRunId: "run-1", expectedUpdatedAt: $token) { buildRun { status workOrderUpdatedAt } ${USER_ERRORS} } }`);
     await move('quality_control');
     // QC per item: four of the five units pass, one fails and is reworked.
     await step(`mutation($id: ID!, $token: DateTime!) { addQcReview(workOrderId: $id, expectedUpdatedAt: $token, buildRunId: "run-1",
-      items: [{ itemId: "woi_1", approvedQuantity: "4", failedQuantity: "1" }], reviewerName: "Zoe") { updatedAt } }`);
+      items: [{ itemId: "woi_1", approvedQuantity: "4", failedQuantity: "1" }], reviewerName: "Zoe") { workOrderRecordWrite { updatedAt } ${USER_ERRORS} } }`);
     const rework = await step(`mutation($id: ID!, $token: DateTime!) { addReworkItem(workOrderId: $id, expectedUpdatedAt: $token, description: "Polish one edge",
-      quantity: "1", buildRunId: "run-1") { updatedAt recordId } }`);
-    await step('mutation($id: ID!, $token: DateTime!, $rw: ID!) { resolveReworkItem(workOrderId: $id, expectedUpdatedAt: $token, reworkItemId: $rw) { updatedAt } }',
+      quantity: "1", buildRunId: "run-1") { workOrderRecordWrite { updatedAt recordId } ${USER_ERRORS} } }`);
+    await step(`mutation($id: ID!, $token: DateTime!, $rw: ID!) { resolveReworkItem(workOrderId: $id, expectedUpdatedAt: $token, reworkItemId: $rw) { workOrderRecordWrite { updatedAt } ${USER_ERRORS} } }`,
       { rw: rework.recordId });
     await move('qc_approved');
     await move('completed');

@@ -207,12 +207,12 @@ describe('GraphQL mutation syncOrderMaterialRequirements (on demand)', () => {
     await importDataset({ orm: t.orm, config: t.config }, toDataset(orderDataset(on, { metafield: true })));
     await t.orm.em.fork().execute(`update platform_order_lines set quantity = 7 where shop_id = ? and order_id = '5003'`, [on]);
     const readOnly = await t.createKey(on, ['read']);
-    const mutation = { query: 'mutation { syncOrderMaterialRequirements(orderIds: ["gid://shopify/Order/5003"]) { enabled written } }' };
+    const mutation = { query: 'mutation { syncOrderMaterialRequirements(orderIds: ["gid://shopify/Order/5003"]) { materialRequirementsSync { enabled written } userErrors { code } } }' };
     const denied = await t.request({ method: 'POST', url: '/graphql', key: readOnly, payload: mutation });
     expect(denied.json().errors[0].extensions.code).toBe('FORBIDDEN_SCOPE');
     const writeKey = await t.createKey(on, ['read', 'write']);
     const res = await t.request({ method: 'POST', url: '/graphql', key: writeKey, payload: mutation });
-    expect(res.json().data.syncOrderMaterialRequirements).toEqual({ enabled: true, written: 1 });
+    expect(res.json().data.syncOrderMaterialRequirements).toEqual({ materialRequirementsSync: { enabled: true, written: 1 }, userErrors: [] });
     const ctx = shopContextFor({ orm: t.orm, config: t.config }, on, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
     const [field] = await ctx.platform.readOrderMetafields(['5003'], 'bomcore', 'material_requirements_json');
     expect((field!.value as any).boms[0].orderQuantity).toBe(7);

@@ -51,9 +51,13 @@ const start = async (id: string, body: Record<string, unknown>, k = key) =>
 const run = (buildRunId: string, quantity: number, itemId = 'woi_1') => ({ buildRunId, items: [{ itemId, quantity }] });
 const gql = async (query: string, variables: Record<string, unknown>, k = key) =>
   (await t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, payload: { query, variables } })).json();
-const runChange = (name: 'completeBuildRun' | 'reverseBuildRun') => async (id: string, buildRunId: string) =>
-  gql(`mutation($id: ID!, $run: ID!, $t: DateTime!) { ${name}(workOrderId: $id, buildRunId: $run, expectedUpdatedAt: $t) { status workOrderUpdatedAt } }`,
-    { id, run: buildRunId, t: await tokenOf(id) });
+// GraphQL answers a payload: the run, or null and the user error (returned as `errors` here, as REST would fail).
+const runChange = (name: 'completeBuildRun' | 'reverseBuildRun') => async (id: string, buildRunId: string) => {
+  const body = await gql(`mutation($id: ID!, $run: ID!, $t: DateTime!) { ${name}(workOrderId: $id, buildRunId: $run, expectedUpdatedAt: $t) {
+    buildRun { status workOrderUpdatedAt } userErrors { code message } } }`, { id, run: buildRunId, t: await tokenOf(id) });
+  const payload = body.data?.[name];
+  return { errors: body.errors ?? (payload?.userErrors.length ? payload.userErrors : undefined), data: { [name]: payload?.buildRun } };
+};
 const complete = runChange('completeBuildRun');
 const reverse = runChange('reverseBuildRun');
 const history = (shopId: string, buildRunId: string) => t.orm.em.fork().execute<any[]>(

@@ -69,8 +69,8 @@ describe('platform-linked deductions through the outbox', () => {
       payload: { expectedUpdatedAt: (await read()).updatedAt, buildRunId: 'push-2', items: [{ itemId: 'woi_1', quantity: 5 }] } });
     expect(res.statusCode).toBe(200);
     const reversed = await t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      payload: { query: 'mutation($t: DateTime!) { reverseBuildRun(workOrderId: "wo_push", buildRunId: "push-2", expectedUpdatedAt: $t) { status } }', variables: { t: (await read()).updatedAt } } });
-    expect(reversed.json().data.reverseBuildRun.status).toBe('reversed');
+      payload: { query: 'mutation($t: DateTime!) { reverseBuildRun(workOrderId: "wo_push", buildRunId: "push-2", expectedUpdatedAt: $t) { buildRun { status } userErrors { code } } }', variables: { t: (await read()).updatedAt } } });
+    expect(reversed.json().data.reverseBuildRun.buildRun.status).toBe('reversed');
     const up = drainer();
     await up.drainOnce();
     await up.stop();

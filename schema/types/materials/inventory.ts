@@ -1,6 +1,7 @@
 import { adjustMaterialInventory, type InventoryBatchResult, type InventoryRowResult } from '../../../src/modules/materials/inventory-batch.service.ts';
 import { materialInventory, type InventoryLevelView, type InventoryView } from '../../../src/modules/materials/inventory.service.ts';
 import { builder } from '../../builder.ts';
+import { payloadField } from '../writes/payload.ts';
 import { MaterialOriginEnum } from './raw-material.ts';
 
 const LevelRef = builder.objectRef<InventoryLevelView>('RawMaterialInventoryLevel').implement({
@@ -72,10 +73,9 @@ const BatchRef = builder.objectRef<InventoryBatchResult>('RawMaterialInventoryBa
 });
 
 builder.mutationField('adjustRawMaterialInventory', (t) =>
-  t.field({
+  payloadField(t, 'adjustRawMaterialInventory', {
     type: BatchRef,
     description: 'Applies level changes to a virtual material in one transaction; per-row results, every change recorded in the adjustment history.',
-    authScopes: { write: true },
     args: { variantId: t.arg.id({ required: true }), updates: t.arg({ type: [UpdateInput], required: true }) },
     resolve: (_root, args, ctx) => adjustMaterialInventory(ctx, String(args.variantId), args.updates.map((u) => ({
       locationId: String(u.locationId), delta: u.delta ?? null, absolute: u.absolute ?? null, variantId: u.variantId === undefined || u.variantId === null ? null : String(u.variantId),

@@ -1,9 +1,11 @@
-import { materialConnections, type MaterialConnection, type MaterialConnections } from '../../../src/modules/materials/material-connections.service.ts';
+import type { MaterialConnection, MaterialConnections } from '../../../src/modules/materials/material-connections.service.ts';
 import { listMaterials, type MaterialListRow, type MaterialPage } from '../../../src/modules/materials/material-list.service.ts';
 import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
 import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
+import { loadersOf } from '../../loaders.ts';
+import { payloadField } from '../writes/payload.ts';
 
 export const MaterialOriginEnum = builder.enumType('RawMaterialOrigin', {
   description: '`platform`: a platform variant (numeric id, catalogue fields mirrored, read-only in API v1); `virtual`: owned by this service (VMAT-… ids).',
@@ -42,8 +44,10 @@ function materialFields<T extends MaterialView>(t: any): Record<string, any> {
   };
 }
 
-const ConnectionRef = builder.objectRef<MaterialConnection>('RawMaterialConnection').implement({
-  description: 'One use of a material by a bill: a line of its base recipe (locationId null, every location) or a location-rule override (that location).',
+/** One use of a material by a bill (`connections.boms` / `connections.subAssemblies`); the bill itself is `bom` / `assemblyBill` (schema/types/links). */
+export const MaterialUsageRef = builder.objectRef<MaterialConnection>('MaterialUsage').implement({
+  description: 'One use of a material by a bill: a line of its base recipe (locationId null, every location) or a location-rule override (that location). '
+    + 'The bill is `bom` or `assemblyBill`.',
   fields: (t) => ({
     ownerType: t.exposeString('ownerType', { description: '`bom` or `sub_assembly`.' }),
     ownerId: t.exposeString('ownerId', { description: 'The BOM id (BOM-…) or assembly id (ASM-…).' }),
@@ -58,10 +62,13 @@ const ConnectionRef = builder.objectRef<MaterialConnection>('RawMaterialConnecti
   }),
 });
 
-const ConnectionsRef = builder.objectRef<MaterialConnections>('RawMaterialConnections').implement({
+const UsagesRef = builder.objectRef<MaterialConnections>('MaterialUsages').implement({
+  description: 'The uses of a material, by the kind of bill.',
   fields: (t) => ({
-    boms: t.field({ type: [ConnectionRef], resolve: (c) => c.boms }),
-    subAssemblies: t.field({ type: [ConnectionRef], resolve: (c) => c.subAssemblies }),
+    boms: t.field({ type: [MaterialUsageRef], description: 'Uses by BOMs, ordered by BOM id, then location (base recipe first).', resolve: (c) => c.boms }),
+    subAssemblies: t.field({
+      type: [MaterialUsageRef], description: 'Uses by assembly bills, ordered by assembly id, then location (base recipe first).', resolve: (c) => c.subAssemblies,
+    }),
   }),
 });
 
@@ -70,9 +77,10 @@ export const RawMaterialRef = builder.objectRef<MaterialView>('RawMaterial').imp
   fields: (t) => ({
     ...materialFields<MaterialView>(t),
     connections: t.field({
-      type: ConnectionsRef,
-      description: 'The BOMs and assembly bills that use this material (base recipes and location rules).',
-      resolve: (m, _args, ctx) => materialConnections(ctx, m.variantId),
+      type: UsagesRef,
+      description: 'The BOMs and assembly bills that use this material (base recipes and location rules). '
+        + 'Batched: the uses of a page of materials are one read.',
+      resolve: (m, _args, ctx) => loadersOf(ctx).materialUsages.load(m.variantId),
     }),
   }),
 });
@@ -160,10 +168,9 @@ const PatchInput = builder.inputType('RawMaterialPatchInput', {
 builder.mutationType({});
 
 builder.mutationField('updateRawMaterial', (t) =>
-  t.field({
+  payloadField(t, 'updateRawMaterial', {
     type: RawMaterialRef,
     description: 'Changes fields of a virtual material; platform-linked materials are read-only in API v1 (INVALID_INPUT).',
-    authScopes: { write: true },
     args: { variantId: t.arg.id({ required: true }), input: t.arg({ type: PatchInput, required: true }) },
     resolve: (_root, args, ctx) => updateMaterial(ctx, String(args.variantId), args.input),
   }),

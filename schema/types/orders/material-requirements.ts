@@ -1,6 +1,7 @@
 import { syncMaterialRequirements, type MetafieldSyncResult } from '../../../src/modules/orders/metafield-sync.ts';
 import { parseOrderId } from '../../../src/modules/orders/order-ids.ts';
 import { builder } from '../../builder.ts';
+import { payloadField } from '../writes/payload.ts';
 
 const SyncResultRef = builder.objectRef<MetafieldSyncResult>('MaterialRequirementsSync').implement({
   description: 'What a material-requirements metafield write did.',
@@ -13,10 +14,9 @@ const SyncResultRef = builder.objectRef<MetafieldSyncResult>('MaterialRequiremen
 });
 
 builder.mutationField('syncOrderMaterialRequirements', (t) =>
-  t.field({
+  payloadField(t, 'syncOrderMaterialRequirements', {
     type: SyncResultRef,
     description: 'Writes <namespace>.material_requirements_json on the given orders (all orders when omitted) through the platform gateway, if the shop has opted in.',
-    authScopes: { write: true },
     args: { orderIds: t.arg.stringList({ required: false, description: 'Bare or global order ids.' }) },
     resolve: (_root, args, ctx) => {
       if (!args.orderIds) return syncMaterialRequirements(ctx, null);

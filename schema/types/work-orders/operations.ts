@@ -7,6 +7,7 @@ import { requireWorkOrder, wholeWorkOrder } from '../../../src/modules/work-orde
 import { loadParts } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { BuildRunView } from '../../../src/modules/work-orders/build-run-view.ts';
 import { builder } from '../../builder.ts';
+import { payloadField } from '../writes/payload.ts';
 import {
   BuildRunModeEnum, BuildRunTypeEnum, TransitionDirectionEnum, WorkOrderPriorityEnum, WorkOrderSortDirectionEnum, WorkOrderSortEnum,
   WorkOrderSourceTypeEnum, WorkOrderStatusEnum,
@@ -127,13 +128,16 @@ const RunItemInput = builder.inputType('BuildRunItemInput', {
 const RunChangeArgs = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
   workOrderId: t.arg.id({ required: true }),
   buildRunId: t.arg.id({ required: true }),
-  expectedUpdatedAt: t.arg({ type: 'DateTime', required: true }),
+  expectedUpdatedAt: t.arg({
+    type: 'DateTime', required: true,
+    description: 'The work order\'s `updatedAt` last read (a run\'s `workOrderUpdatedAt`), not the run\'s own `updatedAt`; a stale one is CONFLICT.',
+  }),
 });
 
 builder.mutationFields((t) => ({
-  updateWorkOrder: t.field({
+  updateWorkOrder: payloadField(t, 'updateWorkOrder', {
     type: WriteResultRef,
-    authScopes: { write: true },
+    description: 'Edits header fields (PATCH /work-orders/{id}): absent fields stay, null clears; a stale expectedUpdatedAt is CONFLICT.',
     args: { workOrderId: t.arg.id({ required: true }), input: t.arg({ type: HeaderInput, required: true }) },
     resolve: (_root, a, ctx) => {
       // Keep absent fields absent: only keys the client sent reach the service.
@@ -141,9 +145,9 @@ builder.mutationFields((t) => ({
       return updateWorkOrderHeader(ctx, String(a.workOrderId), { expectedUpdatedAt: expectedUpdatedAt.toISOString(), ...fields });
     },
   }),
-  transitionWorkOrder: t.field({
+  transitionWorkOrder: payloadField(t, 'transitionWorkOrder', {
     type: TransitionResultRef,
-    authScopes: { write: true },
+    description: 'Moves a work order to another status (PATCH /work-orders/{id}/transition); a refused move is CONFLICT with its blockers.',
     args: {
       workOrderId: t.arg.id({ required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime', required: true }),
@@ -156,9 +160,8 @@ builder.mutationFields((t) => ({
       note: a.note ?? null, actorUserId: a.actorUserId ?? null, actorDisplayName: a.actorDisplayName ?? null,
     }),
   }),
-  startBuildRun: t.field({
+  startBuildRun: payloadField(t, 'startBuildRun', {
     type: BuildRunRef,
-    authScopes: { write: true },
     description: 'Starts a build run: consumes stock at once. Idempotent by buildRunId.',
     args: {
       workOrderId: t.arg.id({ required: true }),
@@ -176,16 +179,14 @@ builder.mutationFields((t) => ({
       actorDisplayName: a.actorDisplayName ?? null,
     }),
   }),
-  completeBuildRun: t.field({
+  completeBuildRun: payloadField(t, 'completeBuildRun', {
     type: BuildRunRef,
-    authScopes: { write: true },
     description: 'Completes a started run: its quantities join the items\' completedQuantity and the pre-assembled stock of what was built.',
     args: RunChangeArgs(t),
     resolve: (_root, a, ctx) => completeBuildRun(ctx, String(a.workOrderId), { buildRunId: String(a.buildRunId), expectedUpdatedAt: a.expectedUpdatedAt.toISOString() }),
   }),
-  reverseBuildRun: t.field({
+  reverseBuildRun: payloadField(t, 'reverseBuildRun', {
     type: BuildRunRef,
-    authScopes: { write: true },
     description: 'Reverses a run: every pick returns where it came from (residuals included) and a completed run\'s output is taken back.',
     args: RunChangeArgs(t),
     resolve: (_root, a, ctx) => reverseBuildRun(ctx, String(a.workOrderId), { buildRunId: String(a.buildRunId), expectedUpdatedAt: a.expectedUpdatedAt.toISOString() }),

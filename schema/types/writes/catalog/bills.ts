@@ -4,7 +4,8 @@ import {
 } from '../../../../src/modules/recipes/bill-write.service.ts';
 import { builder } from '../../../builder.ts';
 import { AssemblyBillRef, BomRef } from '../../boms/bom.ts';
-import { ArchivePayloadRef, BomStatusEnum, recipeListFields, savedBy } from './inputs.ts';
+import { payloadField } from '../payload.ts';
+import { ArchiveRef, BomStatusEnum, recipeListFields, savedBy } from './inputs.ts';
 
 const SAVED_BY = 'Who saves, as the version index shows it (default: the API key).';
 
@@ -51,7 +52,7 @@ const BomPatchInput = builder.inputType('BomPatchInput', {
   }),
 });
 
-const AssemblyBillSaveRef = builder.objectRef<{ assemblyId: string; billVersion: number | null }>('AssemblyBillSavePayload').implement({
+const AssemblyBillSaveRef = builder.objectRef<{ assemblyId: string; billVersion: number | null }>('AssemblyBillSave').implement({
   description: 'An assembly bill as saved, and the version the save recorded.',
   fields: (t) => ({
     assemblyBill: t.field({ type: AssemblyBillRef, description: 'The bill with its recipe and unit cost.', resolve: (p, _args, ctx) => getAssemblyBill(ctx, p.assemblyId) }),
@@ -59,7 +60,7 @@ const AssemblyBillSaveRef = builder.objectRef<{ assemblyId: string; billVersion:
   }),
 });
 
-const BomSaveRef = builder.objectRef<{ bomId: string; billVersion: number | null }>('BomSavePayload').implement({
+const BomSaveRef = builder.objectRef<{ bomId: string; billVersion: number | null }>('BomSave').implement({
   description: 'A BOM as saved, and the version the save recorded.',
   fields: (t) => ({
     bom: t.field({ type: BomRef, description: 'The BOM with its recipe, costs and assembly bills.', resolve: (p, _args, ctx) => getBom(ctx, p.bomId) }),
@@ -69,10 +70,9 @@ const BomSaveRef = builder.objectRef<{ bomId: string; billVersion: number | null
 
 
 builder.mutationField('createAssemblyBill', (t) =>
-  t.field({
+  payloadField(t, 'createAssemblyBill', {
     type: AssemblyBillSaveRef,
     description: 'Creates an assembly bill. INVALID_INPUT names the field at fault (unknown or archived ids, cycles, bad quantities); CONFLICT when the id is taken.',
-    authScopes: { write: true },
     args: { input: t.arg({ type: NewAssemblyBillInput, required: true, description: 'The bill and its recipe.' }), savedBy: t.arg.string({ required: false, description: SAVED_BY }) },
     resolve: async (_root, args, ctx) => {
       const saved = await createAssemblyBill(ctx, args.input.assemblyId ?? null, args.input, savedBy(args.savedBy, ctx));
@@ -82,10 +82,9 @@ builder.mutationField('createAssemblyBill', (t) =>
 );
 
 builder.mutationField('updateAssemblyBill', (t) =>
-  t.field({
+  payloadField(t, 'updateAssemblyBill', {
     type: AssemblyBillSaveRef,
     description: 'Changes an assembly bill; a sub-assembly line that would lead back to it is refused, naming the path. NOT_FOUND for an unknown id.',
-    authScopes: { write: true },
     args: {
       assemblyId: t.arg.string({ required: true, description: 'The bill (ASM-…).' }),
       input: t.arg({ type: AssemblyBillPatchInput, required: true, description: 'The changes.' }),
@@ -99,10 +98,9 @@ builder.mutationField('updateAssemblyBill', (t) =>
 );
 
 builder.mutationField('setAssemblyBillArchived', (t) =>
-  t.field({
-    type: ArchivePayloadRef,
+  payloadField(t, 'setAssemblyBillArchived', {
+    type: ArchiveRef,
     description: 'Archives (or restores) an assembly bill: it cannot be added to recipes; existing lines keep it. CONFLICT while an active BOM still reaches it.',
-    authScopes: { write: true },
     args: {
       assemblyId: t.arg.string({ required: true, description: 'The bill (ASM-…).' }),
       archived: t.arg.boolean({ required: false, defaultValue: true, description: 'true archives (default), false restores.' }),
@@ -117,10 +115,9 @@ builder.mutationField('setAssemblyBillArchived', (t) =>
 );
 
 builder.mutationField('createBom', (t) =>
-  t.field({
+  payloadField(t, 'createBom', {
     type: BomSaveRef,
     description: 'Creates a BOM. INVALID_INPUT names the field at fault (unknown or archived ids, a finished good taken, bad quantities); CONFLICT when the id is taken.',
-    authScopes: { write: true },
     args: { input: t.arg({ type: NewBomInput, required: true, description: 'The BOM and its recipe.' }), savedBy: t.arg.string({ required: false, description: SAVED_BY }) },
     resolve: async (_root, args, ctx) => {
       const saved = await createBom(ctx, args.input.bomId ?? null, args.input, savedBy(args.savedBy, ctx));
@@ -130,10 +127,9 @@ builder.mutationField('createBom', (t) =>
 );
 
 builder.mutationField('updateBom', (t) =>
-  t.field({
+  payloadField(t, 'updateBom', {
     type: BomSaveRef,
     description: 'Changes a BOM: name, status, finished good, recipe lines. NOT_FOUND for an unknown id.',
-    authScopes: { write: true },
     args: {
       bomId: t.arg.string({ required: true, description: 'The BOM (BOM-…).' }),
       input: t.arg({ type: BomPatchInput, required: true, description: 'The changes.' }),
@@ -147,10 +143,9 @@ builder.mutationField('updateBom', (t) =>
 );
 
 builder.mutationField('setBomArchived', (t) =>
-  t.field({
-    type: ArchivePayloadRef,
+  payloadField(t, 'setBomArchived', {
+    type: ArchiveRef,
     description: 'Archives (or restores) a BOM: it leaves the BOM list and its stats; reads by id and existing work orders keep working.',
-    authScopes: { write: true },
     args: {
       bomId: t.arg.string({ required: true, description: 'The BOM (BOM-…).' }),
       archived: t.arg.boolean({ required: false, defaultValue: true, description: 'true archives (default), false restores.' }),

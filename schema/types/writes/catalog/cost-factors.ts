@@ -4,7 +4,8 @@ import { DomainError } from '../../../../src/domain-error.ts';
 import type { ShopContext } from '../../../../src/shop-context.ts';
 import { builder } from '../../../builder.ts';
 import { CostFactorRef } from '../../boms/recipe-lines.ts';
-import { ArchivePayloadRef, CostFactorKindEnum } from './inputs.ts';
+import { payloadField } from '../payload.ts';
+import { ArchiveRef, CostFactorKindEnum } from './inputs.ts';
 
 // Cost factors: create, edit and archive. A new unit cost reprices every bill that uses the factor.
 
@@ -37,20 +38,18 @@ async function readCostFactor(ctx: ShopContext, costFactorId: string) {
 }
 
 builder.mutationField('createCostFactor', (t) =>
-  t.field({
+  payloadField(t, 'createCostFactor', {
     type: CostFactorRef,
     description: 'Creates a cost factor. CONFLICT when the id is taken.',
-    authScopes: { write: true },
     args: { input: t.arg({ type: NewCostFactorInput, required: true, description: 'The factor\'s fields.' }) },
     resolve: async (_root, args, ctx) => readCostFactor(ctx, await createCostFactor(ctx, args.input.costFactorId ?? null, args.input)),
   }),
 );
 
 builder.mutationField('updateCostFactor', (t) =>
-  t.field({
+  payloadField(t, 'updateCostFactor', {
     type: CostFactorRef,
     description: 'Changes fields of a cost factor; NOT_FOUND for an unknown id.',
-    authScopes: { write: true },
     args: {
       costFactorId: t.arg.string({ required: true, description: 'The factor (CF-…).' }),
       input: t.arg({ type: CostFactorPatchInput, required: true, description: 'The fields to change.' }),
@@ -63,10 +62,9 @@ builder.mutationField('updateCostFactor', (t) =>
 );
 
 builder.mutationField('setCostFactorArchived', (t) =>
-  t.field({
-    type: ArchivePayloadRef,
+  payloadField(t, 'setCostFactorArchived', {
+    type: ArchiveRef,
     description: 'Archives (or restores) a cost factor: it cannot be added to recipes; existing lines keep pricing it. CONFLICT while an active BOM still uses it.',
-    authScopes: { write: true },
     args: {
       costFactorId: t.arg.string({ required: true, description: 'The factor (CF-…).' }),
       archived: t.arg.boolean({ required: false, defaultValue: true, description: 'true archives (default), false restores.' }),

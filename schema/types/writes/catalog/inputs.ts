@@ -53,7 +53,7 @@ export function savedBy(name: string | null | undefined, ctx: { apiKeyId: string
   return { savedBy: name ?? (ctx.apiKeyId === null ? null : `api-key:${ctx.apiKeyId}`) };
 }
 
-export const ArchivePayloadRef = builder.objectRef<{ id: string; archived: boolean; billVersion: number | null }>('CatalogArchivePayload').implement({
+export const ArchiveRef = builder.objectRef<{ id: string; archived: boolean; billVersion: number | null }>('CatalogArchive').implement({
   description: 'The outcome of archiving or restoring a catalogue row.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The id of the row.' }),

@@ -2,6 +2,7 @@ import { removeLocationRule, setLocationRule } from '../../../../src/modules/rec
 import type { BillKey } from '../../../../src/modules/recipes/engine/index.ts';
 import { LOCATION_RULE_ACTIONS } from '../../../../src/modules/recipes/recipe-vocabulary.ts';
 import { builder } from '../../../builder.ts';
+import { payloadField } from '../payload.ts';
 import { savedBy } from './inputs.ts';
 
 // A bill's rule at one location: set (its overrides, in order) or remove. One pair of mutations per
@@ -23,7 +24,7 @@ const OverrideInput = builder.inputType('LocationRuleOverrideInput', {
   }),
 });
 
-const SavedRuleRef = builder.objectRef<BillKey & { locationId: string; version: number | null }>('LocationRuleSavePayload').implement({
+const SavedRuleRef = builder.objectRef<BillKey & { locationId: string; version: number | null }>('LocationRuleSave').implement({
   description: 'The bill whose rule was saved and the version the save recorded.',
   fields: (t) => ({
     ownerType: t.exposeString('ownerType', { description: '`bom` or `sub_assembly`.' }),
@@ -37,11 +38,10 @@ const owners = [['Bom', 'bom', 'bomId', 'The BOM (BOM-…).'], ['AssemblyBill', 
 
 for (const [suffix, ownerType, idArg, idDescription] of owners) {
   builder.mutationField(`set${suffix}LocationRule`, (t) =>
-    t.field({
+    payloadField(t, `set${suffix}LocationRule`, {
       type: SavedRuleRef,
       description: 'Sets the rule of the bill at a location to exactly these overrides (replacing any rule there). INVALID_INPUT names each override at fault '
         + '(a line the bill does not have, a replacement of another kind, waste on an assembly, a loop of assembly bills at that location); NOT_FOUND for an unknown bill or location.',
-      authScopes: { write: true },
       args: {
         [idArg]: t.arg.string({ required: true, description: idDescription }),
         locationId: t.arg.string({ required: true, description: 'The location (a platform location id).' }),
@@ -56,10 +56,9 @@ for (const [suffix, ownerType, idArg, idDescription] of owners) {
     }));
 
   builder.mutationField(`remove${suffix}LocationRule`, (t) =>
-    t.field({
+    payloadField(t, `remove${suffix}LocationRule`, {
       type: SavedRuleRef,
       description: 'Removes the rule of the bill at a location: the base recipe applies there again. NOT_FOUND for an unknown bill.',
-      authScopes: { write: true },
       args: {
         [idArg]: t.arg.string({ required: true, description: idDescription }),
         locationId: t.arg.string({ required: true, description: 'The location of the rule.' }),

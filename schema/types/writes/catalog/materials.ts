@@ -1,7 +1,8 @@
 import { createVirtualMaterial, setMaterialArchived } from '../../../../src/modules/materials/material-write.service.ts';
 import { builder } from '../../../builder.ts';
 import { RawMaterialRef } from '../../materials/raw-material.ts';
-import { ArchivePayloadRef } from './inputs.ts';
+import { payloadField } from '../payload.ts';
+import { ArchiveRef } from './inputs.ts';
 
 // Virtual materials: create and archive. Edits are `updateRawMaterial` (the PATCH's mutation).
 
@@ -26,21 +27,19 @@ const NewMaterialInput = builder.inputType('NewVirtualMaterialInput', {
 });
 
 builder.mutationField('createVirtualMaterial', (t) =>
-  t.field({
+  payloadField(t, 'createVirtualMaterial', {
     type: RawMaterialRef,
     description: 'Creates a virtual material (VMAT-VAR-<uuid>) with no stock; set its levels with adjustRawMaterialInventory.',
-    authScopes: { write: true },
     args: { input: t.arg({ type: NewMaterialInput, required: true, description: 'The material\'s fields.' }) },
     resolve: (_root, args, ctx) => createVirtualMaterial(ctx, args.input),
   }),
 );
 
 builder.mutationField('setRawMaterialArchived', (t) =>
-  t.field({
-    type: ArchivePayloadRef,
+  payloadField(t, 'setRawMaterialArchived', {
+    type: ArchiveRef,
     description: 'Archives (or restores) a virtual material: it cannot be added to recipes; existing lines keep it. '
       + 'CONFLICT while an active BOM still uses it; platform-linked materials are read-only (INVALID_INPUT).',
-    authScopes: { write: true },
     args: {
       variantId: t.arg.id({ required: true, description: 'The virtual material (VMAT-VAR-…).' }),
       archived: t.arg.boolean({ required: false, defaultValue: true, description: 'true archives (default), false restores.' }),

@@ -1,11 +1,11 @@
 import { createAssignee, retireAssignee } from '../../../../src/modules/people/assignees.service.ts';
 import { builder } from '../../../builder.ts';
+import { payloadField } from '../payload.ts';
 import { AssigneeRef } from '../../assignee.ts';
 
 builder.mutationFields((t) => ({
-  createAssignee: t.field({
+  createAssignee: payloadField(t, 'createAssignee', {
     type: AssigneeRef,
-    authScopes: { write: true },
     description: 'Adds an active assignee. An assigneeId the shop already has (active or retired) is CONFLICT: ids are never reused.',
     args: {
       displayName: t.arg.string({ required: true, description: 'The name shown on work orders (1–200 characters).' }),
@@ -13,9 +13,8 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, a, ctx) => createAssignee(ctx, { displayName: a.displayName, assigneeId: a.assigneeId }),
   }),
-  retireAssignee: t.field({
+  retireAssignee: payloadField(t, 'retireAssignee', {
     type: AssigneeRef,
-    authScopes: { write: true },
     description: 'Retires an assignee: no new work order may name them; the work orders that do keep them, with a RETIRED_ASSIGNEE warning while open. ' +
       'Retiring a retired assignee changes nothing.',
     args: { assigneeId: t.arg.string({ required: true, description: 'The assignee to retire.' }) },

@@ -1,6 +1,7 @@
 import { createWorkOrder } from '../../../../src/modules/work-orders/create.service.ts';
 import { builder } from '../../../builder.ts';
 import { WorkOrderPriorityEnum, WorkOrderSourceTypeEnum } from '../../work-orders/enums.ts';
+import { payloadField } from '../payload.ts';
 import { CreatedWorkOrderRef } from './results.ts';
 
 const NewItemInput = builder.inputType('NewWorkOrderItemInput', {
@@ -52,9 +53,8 @@ const CreateInput = builder.inputType('CreateWorkOrderInput', {
 });
 
 builder.mutationField('createWorkOrder', (t) =>
-  t.field({
+  payloadField(t, 'createWorkOrder', {
     type: CreatedWorkOrderRef,
-    authScopes: { write: true },
     description: 'Creates a work order in draft with its items and manual materials. Every reference is checked first: ' +
       'an unknown or archived BOM, assembly bill or material, an unknown location, order, flow or task, or an unknown or retired assignee is INVALID_INPUT naming the field.',
     args: { input: t.arg({ type: CreateInput, required: true, description: 'The work order to create.' }) },

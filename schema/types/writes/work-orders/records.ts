@@ -1,6 +1,7 @@
 import { addDocument, addMessage, addQcReview, addReworkItem, resolveReworkItem } from '../../../../src/modules/work-orders/records.service.ts';
 import { QC_DECISIONS } from '../../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder } from '../../../builder.ts';
+import { payloadField } from '../payload.ts';
 import { RecordWriteResultRef } from './results.ts';
 
 const QcDecisionEnum = builder.enumType('QcDecision', {
@@ -25,9 +26,8 @@ const writeArgs = (t: FieldBuilder) => ({
 });
 
 builder.mutationFields((t) => ({
-  addQcReview: t.field({
+  addQcReview: payloadField(t, 'addQcReview', {
     type: RecordWriteResultRef,
-    authScopes: { write: true },
     description: 'Records a QC review of one live (not reversed) build run of an open work order: for each item of the run, units ' +
       'approved and units failed. Give `items` to judge per item (part now, the rest in a later review), or only `decision` to ' +
       'approve or fail every unit of the run not reviewed yet. For every item, approved + failed over all reviews of the run never ' +
@@ -49,9 +49,8 @@ builder.mutationFields((t) => ({
       items: a.items?.map((i) => ({ itemId: String(i.itemId), approvedQuantity: i.approvedQuantity, failedQuantity: i.failedQuantity })),
     }),
   }),
-  addReworkItem: t.field({
+  addReworkItem: payloadField(t, 'addReworkItem', {
     type: RecordWriteResultRef,
-    authScopes: { write: true },
     description: 'Opens a rework item on an open work order. Open rework items block completion (OPEN_REWORK) until resolved; ' +
       'a rework run names the items it addresses.',
     args: {
@@ -65,18 +64,16 @@ builder.mutationFields((t) => ({
       buildRunId: a.buildRunId === null || a.buildRunId === undefined ? null : String(a.buildRunId),
     }),
   }),
-  resolveReworkItem: t.field({
+  resolveReworkItem: payloadField(t, 'resolveReworkItem', {
     type: RecordWriteResultRef,
-    authScopes: { write: true },
     description: 'Resolves an open rework item; resolving one twice is CONFLICT.',
     args: { ...writeArgs(t), reworkItemId: t.arg.id({ required: true, description: 'The rework item to resolve.' }) },
     resolve: (_root, a, ctx) => resolveReworkItem(ctx, String(a.workOrderId), {
       expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), reworkItemId: String(a.reworkItemId),
     }),
   }),
-  addWorkOrderDocument: t.field({
+  addWorkOrderDocument: payloadField(t, 'addWorkOrderDocument', {
     type: RecordWriteResultRef,
-    authScopes: { write: true },
     description: 'Attaches a document to a work order by link (the name and an http(s) URL; the file stays where it is).',
     args: {
       ...writeArgs(t),
@@ -85,9 +82,8 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, a, ctx) => addDocument(ctx, String(a.workOrderId), { expectedUpdatedAt: a.expectedUpdatedAt.toISOString(), name: a.name, url: a.url }),
   }),
-  addWorkOrderMessage: t.field({
+  addWorkOrderMessage: payloadField(t, 'addWorkOrderMessage', {
     type: RecordWriteResultRef,
-    authScopes: { write: true },
     description: 'Adds a message to a work order\'s conversation.',
     args: {
       ...writeArgs(t),

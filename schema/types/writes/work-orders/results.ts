@@ -7,7 +7,7 @@ import { WorkOrderRef } from '../../work-orders/work-order.ts';
 // written, and the whole work order read after the write — resolved only when selected, so a
 // client that needs just the token pays for no read.
 
-export const CreatedWorkOrderRef = builder.objectRef<{ workOrderId: string; shortId: string; updatedAt: Date }>('CreateWorkOrderResult').implement({
+export const CreatedWorkOrderRef = builder.objectRef<{ workOrderId: string; shortId: string; updatedAt: Date }>('CreatedWorkOrder').implement({
   description: 'A work order just created, in draft.',
   fields: (t) => ({
     workOrderId: t.exposeID('workOrderId', { description: 'The new work order\'s id (`wo_<uuid>`).' }),
