@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../src/domain-error.ts';
 import { API_VERSION, buildProblem, STATUS_BY_CODE, type ProblemInput } from '../src/http/problem.ts';
+import { conditionalGet, responseHeaders } from './openapi-headers.ts';
 
 /**
  * The last step of building the OpenAPI document (@fastify/swagger's `transformObject`), written for
@@ -15,14 +16,17 @@ import { API_VERSION, buildProblem, STATUS_BY_CODE, type ProblemInput } from '..
  * - a union of string literals is written as one `enum` (one TypeScript union, one validation message);
  * - every success response has an example derived from its schema, every problem response one
  *   example per error code of its status (built with buildProblem from the code vocabulary);
- * - responses declare the headers the server sends: X-Request-Id, RateLimit-*, Retry-After.
+ * - responses declare the headers the server sends: X-Request-Id, RateLimit-* (not on the public
+ *   document route, which takes no key), Retry-After, Allow on 405;
+ * - every GET of shop data (a secured GET) is a conditional GET (src/http/conditional-get.ts): its
+ *   If-None-Match parameter, ETag and Cache-Control on the 200, and the 304.
  */
 type Json = Record<string, any>;
 
 const SCHEMA_PREFIX = '#/components/schemas/';
 
 /** Realistic `detail` (and extension members) of each error code's example. */
-const PROBLEM_EXAMPLES: Record<Exclude<ErrorCode, 'METHOD_NOT_ALLOWED'>, { summary: string; problem: Omit<ProblemInput, 'code'> }> = {
+const PROBLEM_EXAMPLES: Record<ErrorCode, { summary: string; problem: Omit<ProblemInput, 'code'> }> = {
   INVALID_INPUT: {
     summary: 'A parameter or body field is invalid',
     problem: { detail: 'pageSize: must be <= 1000', errors: [{ field: 'pageSize', message: 'must be <= 1000' }] },
@@ -39,6 +43,7 @@ const PROBLEM_EXAMPLES: Record<Exclude<ErrorCode, 'METHOD_NOT_ALLOWED'>, { summa
     summary: 'Nothing with that id in this shop',
     problem: { detail: 'work order wo_3f1c2a9e-8d4b-4c1e-9a57-2b6f0e7d1c44 not found', missing: [{ kind: 'work order', id: 'wo_3f1c2a9e-8d4b-4c1e-9a57-2b6f0e7d1c44' }] },
   },
+  METHOD_NOT_ALLOWED: { summary: 'A method this path does not have', problem: { detail: 'DELETE is not allowed here; use GET, PATCH' } },
   CONFLICT: {
     summary: 'Stale expectedUpdatedAt or a move that is not allowed',
     problem: {
@@ -82,8 +87,10 @@ export function finishOpenApiDocument(input: Json): Json {
   for (const [name, schema] of Object.entries(schemas)) schemas[name] = nameNested(schema as Json, schemas);
 
   for (const operations of Object.values<Json>(doc.paths ?? {})) {
-    for (const operation of Object.values<Json>(operations)) {
+    for (const [method, operation] of Object.entries<Json>(operations)) {
       const base = pascal(operation.operationId);
+      const keyed = operation.security?.length !== 0;
+      if (method === 'get' && keyed) conditionalGet(operation);
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false;
         parameter.schema = mergeLiteralUnions(parameter.schema);
@@ -101,7 +108,7 @@ export function finishOpenApiDocument(input: Json): Json {
         }
         const problem = response.content?.['application/problem+json'];
         if (problem) problem.examples = problemExamples(Number(status), components);
-        response.headers = { ...responseHeaders(Number(status), components), ...response.headers };
+        response.headers = { ...responseHeaders(Number(status), keyed, components), ...response.headers };
       }
     }
   }
@@ -250,51 +257,12 @@ function problemExamples(status: number, components: Json): Json {
   const examples: Json = (components.examples ??= {});
   const refs: Json = {};
   for (const [code, codeStatus] of Object.entries(STATUS_BY_CODE) as [ErrorCode, number][]) {
-    if (codeStatus !== status || code === 'METHOD_NOT_ALLOWED') continue;
+    if (codeStatus !== status) continue;
     const { summary, problem } = PROBLEM_EXAMPLES[code];
     examples[code] ??= { summary, value: buildProblem(EXAMPLE_REQUEST_ID, { code, ...problem }) };
     refs[code] = { $ref: `#/components/examples/${code}` };
   }
   return refs;
-}
-
-/** A count of seconds or rate-limit tokens in a header. */
-const SECONDS_OR_TOKENS = { type: 'integer', format: 'int32', minimum: 0, maximum: 2147483647 };
-
-const HEADERS: Json = {
-  'Access-Control-Allow-Origin': {
-    description: 'Only when CORS is configured (CORS_ORIGINS) and the request\'s Origin is one of the allowed origins: that origin.',
-    schema: { type: 'string', maxLength: 2048 },
-  },
-  'X-Request-Id': {
-    description: 'The request id (also `meta.requestId` or the problem\'s `requestId`); a client value of 1–128 characters [A-Za-z0-9._:-] is echoed.',
-    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-  },
-  'RateLimit-Limit': {
-    description: 'Token-bucket size of the API key. Sent once the key is authenticated and the request charged (not on 401, 403 or input refused before).',
-    schema: SECONDS_OR_TOKENS,
-  },
-  'RateLimit-Remaining': {
-    description: 'Tokens left after this request (a request costs one token per cost unit begun).',
-    schema: SECONDS_OR_TOKENS,
-  },
-  'RateLimit-Reset': {
-    description: 'Seconds until the bucket is full again.',
-    schema: SECONDS_OR_TOKENS,
-  },
-  'Retry-After': {
-    description: 'Seconds to wait before retrying.',
-    schema: SECONDS_OR_TOKENS,
-  },
-};
-
-/** Headers of a response with `status`, as references to components.headers. */
-function responseHeaders(status: number, components: Json): Json {
-  components.headers ??= { ...HEADERS };
-  const names = ['X-Request-Id', 'Access-Control-Allow-Origin'];
-  if (status < 300 || (status >= 400 && status < 500)) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
-  if (status === 429 || status === 503) names.push('Retry-After');
-  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
 /**

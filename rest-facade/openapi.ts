@@ -28,6 +28,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   401: 'Missing, malformed, unknown, expired or revoked API key (UNAUTHENTICATED).',
   403: 'The API key lacks the route\'s scope (FORBIDDEN_SCOPE).',
   404: 'Not found (NOT_FOUND); objects of another shop are reported as not found.',
+  405: 'Another method on this path (METHOD_NOT_ALLOWED): `Allow` lists the methods it has. Answered before the key or a body is looked at.',
   409: 'Conflict (CONFLICT): stale expectedUpdatedAt or a move that is not allowed; `blockers` names why.',
   413: 'Body over 1 MiB (PAYLOAD_TOO_LARGE).',
   415: 'PATCH without Content-Type: application/json (UNSUPPORTED_MEDIA_TYPE).',
@@ -49,7 +50,11 @@ export const PatchHeaders = Type.Object({
 
 /** Problem responses of a route: the common ones plus the route's own. */
 export function problemResponses(route: Pick<FacadeRoute, 'method' | 'extraProblems'>) {
-  const statuses = [400, 401, 403, 429, 500, 503, ...(route.method === 'PATCH' ? [409, 413, 415, 422] : []), ...(route.extraProblems ?? [])];
+  return problemsOf([400, 401, 403, 405, 429, 500, 503, ...(route.method === 'PATCH' ? [409, 413, 415, 422] : []), ...(route.extraProblems ?? [])]);
+}
+
+/** problem+json responses of these statuses. */
+function problemsOf(statuses: number[]) {
   return Object.fromEntries(
     [...new Set(statuses)].sort().map((s) => [s, {
       description: PROBLEM_TEXT[s] ?? 'Error',
@@ -61,14 +66,17 @@ export function problemResponses(route: Pick<FacadeRoute, 'method' | 'extraProbl
 export const OPENAPI_DESCRIPTION = `bomcore REST API v1 (${API_VERSION}): raw materials and per-location stock, bills of materials and
 their buildable quantities, order BOM breakdowns, work orders, assignees and locations.
 
-Every route needs \`Authorization: Bearer <API key>\` (keys are issued per shop with \`bomcore key create\`;
-scope \`read\` for GET, \`write\` for PATCH). Every 200 is \`{ data, meta: { requestId, apiVersion } }\`;
+Every route but this document (\`GET /api/v1/openapi.json\`, public) needs \`Authorization: Bearer <API key>\`
+(keys are issued per shop with \`bomcore key create\`; scope \`read\` for GET, \`write\` for PATCH). Every 200 is \`{ data, meta: { requestId, apiVersion } }\`;
 every error is RFC 9457 problem+json with \`code\`, \`requestId\`, \`apiVersion\` and, where they apply,
 \`errors\`, \`blockers\`, \`missing\`. Every response carries \`X-Request-Id\` (a client value of 1–128
 characters \`[A-Za-z0-9._:-]\` is echoed). Unknown query parameters are 400; unknown body fields are ignored.
 Methods other than those documented answer 405 with \`Allow\`. Rate limit: a token bucket per key
 (default burst 40, refill 4/s), reported in \`RateLimit-Limit/Remaining/Reset\`.
-Quantities and money are exact decimals with at most 6 fractional digits, written as JSON numbers.`;
+Quantities and money are exact decimals with at most 6 fractional digits, written as JSON numbers.
+Every GET of shop data (all but this document) answers 200 with an \`ETag\` and \`Cache-Control: private, no-cache\`: send the tag back in
+\`If-None-Match\` and an unchanged answer is 304 with no body; any change of the answer changes the tag.
+Errors, writes and key refusals are \`Cache-Control: no-store\`.`;
 
 /** Registers @fastify/swagger; must run before the routes it documents. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {
@@ -94,6 +102,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: 'work-orders', description: 'Work orders, their material plans and build runs.' },
         { name: 'locations', description: 'Platform locations.' },
         { name: 'assignees', description: 'People work orders are assigned to.' },
+        { name: 'openapi', description: 'This document.' },
       ],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A bomcore API key (bck_…).' } },
@@ -106,9 +115,26 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** `GET /openapi.json`: public, no shop data. */
+/** The document's own entry: an object (checked for its three required members), sent as built. */
+const OpenApiDocumentSchema = Type.Object({
+  openapi: Type.Literal('3.1.0'),
+  info: Type.Object({ title: Type.String({ examples: ['bomcore REST API'] }), version: Type.Literal(API_VERSION) }),
+  paths: Type.Object({}),
+});
+
+/** `GET /openapi.json`: public (no key, so no rate-limit headers), no shop data; listed in the document it serves. */
 export function registerOpenApiRoute(app: FastifyInstance): void {
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type('application/json').send(app.swagger());
+  app.get('/openapi.json', {
+    schema: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI document',
+      description: 'The OpenAPI 3.1 description of REST API v1, for code generators and the reference page. Public: no API key.',
+      tags: ['openapi'],
+      security: [],
+      response: { 200: { description: 'The OpenAPI 3.1 document.', ...OpenApiDocumentSchema }, ...problemsOf([405, 500, 503]) },
+    },
+  }, async (_request, reply) => {
+    // Sent as text: the response schema above documents the document, it must not filter it.
+    return reply.type('application/json').send(JSON.stringify(app.swagger()));
   });
 }

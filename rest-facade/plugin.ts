@@ -135,15 +135,18 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         handler: (request, reply) => sendProblem(request, reply, { code: 'NOT_FOUND', detail: `${request.method} ${url} is part of API v1 but not available in this build yet` }),
       });
     }
+    const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('Allow', allow);
+      return sendProblem(request, reply, { code: 'METHOD_NOT_ALLOWED', detail: `${request.method} is not allowed here; use ${allow}` });
+    };
     app.route({
       method: [...FOREIGN_METHODS, ...(['GET', 'PATCH'] as const).filter((m) => !methods.includes(m))],
       url,
       schema: { hide: true },
       config: { methodNotAllowed: true },
-      handler: (request, reply) => {
-        reply.header('Allow', allow);
-        return sendProblem(request, reply, { code: 'METHOD_NOT_ALLOWED', detail: `${request.method} is not allowed here; use ${allow}` });
-      },
+      // Refused on arrival, before a body is read: a PUT or DELETE with a text body is 405, not 415 or 413.
+      onRequest: (request, reply) => refuse(request, reply),
+      handler: (request, reply) => refuse(request, reply),
     });
   }
 }

@@ -21,6 +21,7 @@ import { createAuthThrottle } from './http/auth-throttle.ts';
 import { fastifyTrustProxy } from './http/client-address.ts';
 import { HTTP_SERVER_OPTIONS, registerHostRequirement } from './http/host-header.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { registerConditionalGet } from './http/conditional-get.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { registerCors } from './http/cors.ts';
 import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
@@ -84,6 +85,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Fair sharing: shed new requests while the event loop keeps lagging; answer 503 at the deadline.
   registerLoadShedding(app, config.loadShedLagMs);
   registerDeadline(app, config.requestDeadlineMs);
+  // ETag and `private, no-cache` on reads of shop data, 304 for a matching If-None-Match (src/http/conditional-get.ts);
+  // registered first, so the security headers' `no-store` stays on everything else.
+  registerConditionalGet(app);
   registerSecurityHeaders(app);
   // Idempotency-Key on PATCH (root hooks: registered before the facade so its routes inherit them).
   registerIdempotency(app, { orm });

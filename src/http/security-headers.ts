@@ -13,7 +13,11 @@ const ALWAYS: Record<string, string> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/** API responses (everything but GraphiQL and the API reference): never stored by a cache, and nothing in them may load or run anything. */
+/**
+ * API responses (everything but GraphiQL and the API reference): never stored by a cache, and nothing in
+ * them may load or run anything. Reads of shop data set their own `Cache-Control: private, no-cache`
+ * with an ETag first (src/http/conditional-get.ts); errors, key refusals and writes keep `no-store`.
+ */
 const API: Record<string, string> = {
   'Cache-Control': 'no-store',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",

@@ -139,6 +139,7 @@ describe('operationIds', () => {
       'GET /api/v1/bills-of-materials/{id}/buildable getBillOfMaterialsBuildable',
       'GET /api/v1/bills-of-materials/{id}/location-rules getBillOfMaterialsLocationRules',
       'GET /api/v1/locations listLocations',
+      'GET /api/v1/openapi.json getOpenApiDocument',
       'GET /api/v1/order-bom-breakdown listOrderBomBreakdowns',
       'GET /api/v1/order-bom-breakdown/{id} getOrderBomBreakdown',
       'GET /api/v1/raw-materials listRawMaterials',

@@ -38,10 +38,7 @@ export async function createTestApp(options: { config?: Partial<Config>; orm?: O
 
   const request: TestApp['request'] = async ({ key, headers, ...rest }) => {
     const response = await app.inject({ ...rest, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
-    const type = response.headers['content-type'] as string | undefined;
-    if (type?.includes('json') && response.body.length > 0) {
-      validator.validate(rest.method ?? 'GET', String(rest.url), response.statusCode, type, response.json());
-    }
+    validator.validateResponse(rest.method ?? 'GET', String(rest.url), response);
     return response;
   };
 

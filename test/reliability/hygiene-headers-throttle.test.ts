@@ -24,13 +24,13 @@ afterAll(async () => {
   await orm.close();
 });
 
-function expectSecurityHeaders(headers: Record<string, unknown>, label: string, api = true): void {
+function expectSecurityHeaders(headers: Record<string, unknown>, label: string, api = true, cacheControl = 'no-store'): void {
   expect(headers['x-content-type-options'], label).toBe('nosniff');
   expect(headers['x-frame-options'], label).toBe('DENY');
   expect(headers['referrer-policy'], label).toBe('no-referrer');
   expect(String(headers['content-security-policy']), label).toContain("frame-ancestors 'none'");
   if (api) {
-    expect(headers['cache-control'], label).toBe('no-store');
+    expect(headers['cache-control'], label).toBe(cacheControl);
     expect(headers['content-security-policy'], label).toBe("default-src 'none'; frame-ancestors 'none'");
   }
 }
@@ -50,7 +50,7 @@ describe('security headers', () => {
     ];
     for (const [label, options] of cases) {
       const res = await t.request(options);
-      expectSecurityHeaders(res.headers, `${label} (${res.statusCode})`);
+      expectSecurityHeaders(res.headers, `${label} (${res.statusCode})`, true, label === '200 REST' ? 'private, no-cache' : 'no-store');
     }
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from '../../rest-facade/contract.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
+import { OpenApiValidator } from '../helpers/openapi-validator.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -97,6 +98,23 @@ describe('405 with Allow on every contract path (docs/contract.md: only GET and 
     expect(res.headers.allow).toBe(allow);
     if (method !== 'HEAD') expect(res.json()).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED' });
   });
+
+  const bodies: [string, string, string][] = [
+    ['a text body', 'text/plain', 'name=x'],
+    ['an XML body', 'application/xml', '<x/>'],
+    ['malformed JSON', 'application/json', '{"name":'],
+    ['a body over 1 MiB', 'application/json', JSON.stringify({ note: 'x'.repeat(1024 * 1024 + 10) })],
+  ];
+  it.each((['PUT', 'DELETE', 'POST'] as const).flatMap((method) => bodies.map(([label, type, payload]) => [method, label, type, payload] as const)))(
+    '%s with %s on a contract path is 405 with Allow (the method is refused before the body is read, not 415, 400 or 413)',
+    async (method, _label, type, payload) => {
+      const res = await t.request({ method, url: '/api/v1/work-orders/wo_1', key, headers: { 'content-type': type }, payload });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, PATCH');
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED' });
+    },
+  );
 });
 
 describe('health', () => {
@@ -131,6 +149,53 @@ describe('OpenAPI document (GET /api/v1/openapi.json)', () => {
     expect(doc.paths['/api/v1/locations'].get.operationId).toBe('listLocations');
     expect(doc.paths['/api/v1/assignees'].get.responses['401'].content['application/problem+json']).toBeDefined();
     expect(doc.components.securitySchemes.bearerAuth.scheme).toBe('bearer');
+  });
+
+  it('lists every contract path with its methods, GET /api/v1/openapi.json included, public (security: [], no rate-limit headers)', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const listed = Object.fromEntries(Object.entries<Record<string, unknown>>(doc.paths)
+      .map(([path, ops]) => [path.replace('/api/v1', '').replace(/\{(\w+)\}/g, ':$1'), Object.keys(ops).map((m) => m.toUpperCase()).sort()]));
+    expect(listed).toEqual(Object.fromEntries(Object.entries(CONTRACT_PATHS).map(([path, methods]) => [path, [...methods].sort()])));
+    const own = doc.paths['/api/v1/openapi.json'].get;
+    expect(own).toMatchObject({ operationId: 'getOpenApiDocument', security: [] });
+    expect(Object.keys(own.responses['200'].headers)).not.toContain('RateLimit-Limit');
+    expect(Object.keys(own.responses)).toEqual(['200', '405', '500', '503']);
+  });
+
+  it('every path lists a 405 problem+json response with a required Allow header', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(doc.components.headers.Allow).toMatchObject({ required: true });
+    for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const refused = operation.responses['405'];
+        expect(refused?.content?.['application/problem+json']?.schema, `${method} ${path}`).toEqual({ $ref: '#/components/schemas/Problem' });
+        expect(refused.headers.Allow, `${method} ${path}`).toEqual({ $ref: '#/components/headers/Allow' });
+        expect(Object.keys(refused.content['application/problem+json'].examples)).toEqual(['METHOD_NOT_ALLOWED']);
+      }
+    }
+  });
+
+  it('a 405 validates against the document; the validator refuses one without Allow or with an undocumented Allow', async () => {
+    const validator = new OpenApiValidator(t.app.swagger());
+    for (const [method, url] of [['DELETE', '/api/v1/locations'], ['PUT', '/api/v1/work-orders/wo_1'], ['HEAD', '/api/v1/openapi.json']] as const) {
+      const res = await t.request({ method, url, key });
+      expect(res.statusCode).toBe(405);
+      expect(() => validator.validateResponse(method, url, res)).not.toThrow();
+      expect(() => validator.validateResponse(method, url, { ...res, headers: { ...res.headers, allow: undefined } })).toThrow(/lacks the required header Allow/);
+      expect(() => validator.validateResponse(method, url, { ...res, headers: { ...res.headers, allow: 'GET, DELETE' } })).toThrow(/header Allow/);
+    }
+  });
+
+  it('the validator checks a 304 too: documented, no body, with its ETag', async () => {
+    const validator = new OpenApiValidator(t.app.swagger());
+    const first = await t.request({ method: 'GET', url: '/api/v1/locations', key });
+    const res = await t.request({ method: 'GET', url: '/api/v1/locations', key, headers: { 'if-none-match': String(first.headers.etag) } });
+    expect(res.statusCode).toBe(304);
+    expect(() => validator.validateResponse('GET', '/api/v1/locations', res)).not.toThrow();
+    expect(() => validator.validateResponse('GET', '/api/v1/locations', { ...res, body: '{}' })).toThrow(/has a body/);
+    expect(() => validator.validateResponse('GET', '/api/v1/locations', { ...res, headers: { ...res.headers, etag: undefined } })).toThrow(/required header ETag/);
+    expect(() => validator.validateResponse('GET', '/api/v1/locations', { ...res, headers: { ...res.headers, etag: '"strong"' } })).toThrow(/header ETag/);
+    expect(() => validator.validateResponse('PATCH', '/api/v1/work-orders/wo_1', res)).toThrow(/PATCH \/api\/v1\/work-orders\/\{id\} → 304 is not documented/);
   });
 });
 
