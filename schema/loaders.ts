@@ -1,13 +1,17 @@
 import DataLoader from 'dataloader';
 import type { InventoryView } from '../src/modules/materials/inventory.service.ts';
 import { materialInventories, materialsByIds } from '../src/modules/materials/material-batch.service.ts';
+import { materialConnectionsOf, type MaterialConnections } from '../src/modules/materials/material-connections.service.ts';
 import { normaliseScope, type MaterialView } from '../src/modules/materials/material-view.ts';
 import { buildBreakdowns, type OrderBreakdown } from '../src/modules/orders/breakdown.service.ts';
 import { parseOrderId } from '../src/modules/orders/order-ids.ts';
 import { listLocations, type LocationView } from '../src/modules/platform/locations.service.ts';
 import { billViewsByIds } from '../src/modules/recipes/bill-batch.service.ts';
 import type { AssemblyBillView, BomView } from '../src/modules/recipes/bom-views.ts';
+import { bomWorkOrderConnections, type WorkOrderConnectionParams } from '../src/modules/work-orders/work-order-cursor.ts';
 import { wholeWorkOrders, type WholeWorkOrder } from '../src/modules/work-orders/work-order-read.service.ts';
+import type { WorkOrderHeaderView } from '../src/modules/work-orders/work-order-view.ts';
+import type { Connection } from '../src/db/keyset.ts';
 import type { PlatformOrderInfo } from '../src/platform/gateway.ts';
 import type { GraphQLContext } from './context.ts';
 
@@ -24,6 +28,8 @@ import type { GraphQLContext } from './context.ts';
 export interface Loaders {
   /** Raw materials (platform-linked or virtual) by variantId. */
   material: DataLoader<string, MaterialView | null>;
+  /** The uses of materials by bills (recipe lines and location-rule overrides), by variantId. */
+  materialUsages: DataLoader<string, MaterialConnections>;
   /** BOMs by bomId, with costs and every assembly bill of their recipe (what `bom(bomId)` returns). */
   bom: DataLoader<string, BomView | null>;
   /** Assembly bills by assemblyId. Loading a BOM or an assembly also caches every assembly bill its recipe reaches. */
@@ -37,6 +43,8 @@ export interface Loaders {
   assemblyBillOf(assemblyId: string): AssemblyBillView | null | Promise<AssemblyBillView | null>;
   /** Whole work orders by workOrderId (what `workOrder(workOrderId)` returns). */
   workOrder: DataLoader<string, WholeWorkOrder | null>;
+  /** One cursor page of the work orders that build each BOM, by bomId, for one set of page arguments and filters. */
+  bomWorkOrders(params: WorkOrderConnectionParams): DataLoader<string, Connection<WorkOrderHeaderView>>;
   /** Platform locations by bare numeric locationId. */
   location: DataLoader<string, LocationView | null>;
   /** Platform orders (id, name, line items) by bare numeric orderId or gid://<platform>/Order/<digits>. */
@@ -121,8 +129,20 @@ function createLoaders(ctx: GraphQLContext): Loaders {
   });
 
   const material = new DataLoader<string, MaterialView | null>(async (ids) => inKeyOrder(ids, await materialsByIds(ctx, ids)));
+  const materialUsages = new DataLoader<string, MaterialConnections>((ids) => materialConnectionsOf(ctx, ids));
   // Whole work orders in the statements of one (headers, parts, plans and stuck pushes batched).
   const workOrder = new DataLoader<string, WholeWorkOrder | null>(async (ids) => inKeyOrder(ids, await wholeWorkOrders(ctx, ids)));
+  // Per set of arguments: the BOMs of one selection share them, so their pages are one statement.
+  const bomPages = new Map<string, DataLoader<string, Connection<WorkOrderHeaderView>>>();
+  const bomWorkOrders = (params: WorkOrderConnectionParams) => {
+    const argsKey = JSON.stringify(params);
+    let loader = bomPages.get(argsKey);
+    if (!loader) {
+      loader = new DataLoader((bomIds) => bomWorkOrderConnections(ctx, bomIds, params));
+      bomPages.set(argsKey, loader);
+    }
+    return loader;
+  };
   const order = new DataLoader<string, PlatformOrderInfo | null>(async (rawIds) => {
     const parsed = rawIds.map((raw) => parseOrderId(raw, ctx.config.platformName));
     const wanted = [...new Set(parsed.filter((id): id is string => id !== null))];
@@ -132,16 +152,19 @@ function createLoaders(ctx: GraphQLContext): Loaders {
 
   return {
     material,
+    materialUsages,
     bom,
     assemblyBill,
     assemblyBillOf: (assemblyId) => reached.get(assemblyId) ?? assemblyBill.load(assemblyId),
     workOrder,
+    bomWorkOrders,
     location,
     order,
     inventory,
     breakdown,
     clearAll: () => {
-      for (const loader of [bills, bom, assemblyBill, material, workOrder, location, order]) loader.clearAll();
+      for (const loader of [bills, bom, assemblyBill, material, materialUsages, workOrder, location, order]) loader.clearAll();
+      bomPages.clear();
       reached.clear();
       locations = undefined;
       inventories.clear();

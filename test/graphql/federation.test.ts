@@ -1,5 +1,6 @@
 import { composeServices } from '@apollo/composition';
 import { ApolloGateway, LocalGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,6 +206,19 @@ describe('composition with another subgraph and a query through a gateway', () =
     ]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.supergraphSdl).toContain('dockDoors');
+  });
+
+  it('schema/subgraph.graphql, checked in, is the SDL this subgraph serves, and composes as it is', async () => {
+    const file = readFileSync(new URL('../../schema/subgraph.graphql', import.meta.url), 'utf8');
+    expect(`${await sdlOf(key)}\n`).toBe(file);
+    const result = composeServices([
+      { name: 'bomcore', url: 'http://bomcore.local/graphql', typeDefs: parse(file) },
+      { name: 'shipping', url: 'http://shipping.local/graphql', typeDefs: shippingTypeDefs },
+    ]);
+    expect(result.errors ?? []).toEqual([]);
+    // The supergraph joins this subgraph's entities and links with the other subgraph's fields.
+    expect(result.supergraphSdl).toMatch(/type Bom\b[^{]*@join__type\(graph: BOMCORE, key: "bomId"\)/);
+    expect(result.supergraphSdl).toContain('workOrders(');
   });
 
   it('a query that starts in the other subgraph fetches orders and locations from this one through _entities, and the other way round', async () => {

@@ -2,7 +2,7 @@ import { bomBuildable, type BuildableLocationView, type BuildableView, type Limi
 import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
 
-const LimitingComponentRef = builder.objectRef<LimitingComponentView>('LimitingComponent').implement({
+export const LimitingComponentRef = builder.objectRef<LimitingComponentView>('LimitingComponent').implement({
   description: 'A leaf of the recipe and how many finished units it alone allows at the location.',
   fields: (t) => ({
     nodeId: t.exposeString('nodeId', { description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
@@ -16,7 +16,7 @@ const LimitingComponentRef = builder.objectRef<LimitingComponentView>('LimitingC
   }),
 });
 
-const BuildableLocationRef = builder.objectRef<BuildableLocationView>('BuildableLocation').implement({
+export const BuildableLocationRef = builder.objectRef<BuildableLocationView>('BuildableLocation').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName'),
@@ -30,7 +30,7 @@ const BuildableTotalsRef = builder.objectRef<BuildableView['totals']>('Buildable
   fields: (t) => ({ maxBuildable: t.exposeInt('maxBuildable'), sellable: t.exposeInt('sellable') }),
 });
 
-const BuildableRef = builder.objectRef<BuildableView>('Buildable').implement({
+export const BuildableRef = builder.objectRef<BuildableView>('Buildable').implement({
   description: 'How many finished units of a BOM can be built now, per location and in total.',
   fields: (t) => ({
     bomId: t.exposeString('bomId'),

@@ -17,14 +17,14 @@ const LineChangeRef = builder.objectRef<LineChangeView>('RecipeLineChange').impl
   }),
 });
 
-const BillRuleRef = builder.objectRef<BillRuleView>('BillLocationRule').implement({
+export const BillRuleRef = builder.objectRef<BillRuleView>('BillLocationRule').implement({
   fields: (t) => ({
     ownerType: t.exposeString('ownerType'), ownerId: t.exposeString('ownerId'), name: t.exposeString('name'),
     lineChanges: t.field({ type: [LineChangeRef], resolve: (r) => r.lineChanges }),
   }),
 });
 
-const MaterialNeedChangeRef = builder.objectRef<MaterialNeedChangeView>('MaterialNeedChange').implement({
+export const MaterialNeedChangeRef = builder.objectRef<MaterialNeedChangeView>('MaterialNeedChange').implement({
   fields: (t) => ({
     variantId: t.exposeString('variantId'), name: t.exposeString('name', { nullable: true }),
     baseQuantityPerUnit: t.expose('baseQuantityPerUnit', { type: 'Decimal' }),
@@ -32,7 +32,7 @@ const MaterialNeedChangeRef = builder.objectRef<MaterialNeedChangeView>('Materia
   }),
 });
 
-const LocationRulesLocationRef = builder.objectRef<LocationRulesLocationView>('BomLocationRulesAtLocation').implement({
+export const LocationRulesLocationRef = builder.objectRef<LocationRulesLocationView>('BomLocationRulesAtLocation').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'), locationName: t.exposeString('locationName'),
     usesBaseRecipe: t.exposeBoolean('usesBaseRecipe'),

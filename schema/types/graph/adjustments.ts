@@ -3,7 +3,7 @@ import { builder } from '../../builder.ts';
 import { RawMaterialRef } from '../materials/raw-material.ts';
 import { connectionArgs, connectionType } from './connection.ts';
 
-const AdjustmentRef = builder.objectRef<AdjustmentView>('InventoryAdjustment').implement({
+export const AdjustmentRef = builder.objectRef<AdjustmentView>('InventoryAdjustment').implement({
   description: 'One applied change of a material\'s level at a location: by the inventory update, or by a build run (start, completion, reversal).',
   fields: (t) => ({
     adjustmentId: t.exposeID('adjustmentId', { description: 'Unique id of the change.' }),

@@ -2,7 +2,8 @@ import type { ArgBuilder, EnumRef, ObjectRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../../builder.ts';
 import type { Connection, Edge, PageInfo } from '../../../src/db/keyset.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
+/** The schema builder's Pothos types (for helpers that take an argument builder or a ref). */
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
 
 /**
  * An enum another type file declares (and does not export), by its GraphQL name: the connections

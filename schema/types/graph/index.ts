@@ -3,3 +3,4 @@ import './list-connections.ts';
 import './adjustments.ts';
 import './bom-graph.ts';
 import './work-order-graph.ts';
+import './bom-work-orders.ts';

@@ -1,19 +1,23 @@
 import { BOM_PAGE_MAX, bomConnection } from '../../../src/modules/recipes/bom-cursor.ts';
 import { MATERIAL_PAGE_MAX, materialConnection } from '../../../src/modules/materials/material-cursor.ts';
-import { WORK_ORDER_PAGE_MAX, workOrderConnection } from '../../../src/modules/work-orders/work-order-cursor.ts';
+import type { ArgBuilder } from '@pothos/core';
+import type { ConnectionArgs } from '../../../src/db/keyset.ts';
+import { WORK_ORDER_PAGE_MAX, workOrderConnection, type WorkOrderConnectionParams } from '../../../src/modules/work-orders/work-order-cursor.ts';
+import type { WorkOrderSort } from '../../../src/modules/work-orders/work-order-filters.ts';
+import type { WorkOrderSourceType, WorkOrderStatus } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder } from '../../builder.ts';
 import { BomRef } from '../boms/bom.ts';
 import { RawMaterialRef } from '../materials/raw-material.ts';
 import { WorkOrderSortDirectionEnum, WorkOrderSortEnum, WorkOrderSourceTypeEnum, WorkOrderStatusEnum } from '../work-orders/enums.ts';
 import { WorkOrderRowRef } from '../work-orders/work-order.ts';
-import { connectionArgs, connectionType, declaredEnum } from './connection.ts';
+import { connectionArgs, connectionType, declaredEnum, type Types } from './connection.ts';
 
 // Cursor connections over the three lists: the same filters and sorts as the paged lists
 // (`rawMaterials`, `boms`, `workOrders`), keyset-paged so a page costs the same wherever it lies.
 
 const RawMaterialConnectionRef = connectionType('RawMaterials', RawMaterialRef, 'raw material');
 const BomConnectionRef = connectionType('Boms', BomRef, 'BOM');
-const WorkOrderConnectionRef = connectionType('WorkOrders', WorkOrderRowRef, 'work order');
+export const WorkOrderConnectionRef = connectionType('WorkOrders', WorkOrderRowRef, 'work order');
 
 // The paged lists' filter enums (declared beside those lists).
 const UsageFilter = declaredEnum<'all' | 'used' | 'unused'>('RawMaterialUsageFilter');
@@ -21,6 +25,42 @@ const OriginFilter = declaredEnum<'all' | 'platform' | 'virtual'>('RawMaterialOr
 const MaterialSortOrder = declaredEnum<'asc' | 'desc'>('RawMaterialSortOrder');
 const BomStatusFilter = declaredEnum<'all' | 'active' | 'inactive'>('BomStatusFilter');
 const BomSortOrder = declaredEnum<'asc' | 'desc'>('BomSortOrder');
+
+/** The filters, sorts and page arguments of the work-order connections (`workOrderConnection`, `Bom.workOrders`). */
+export function workOrderListArgs(arg: ArgBuilder<Types>) {
+  return {
+    q: arg.string({ required: false, description: 'Case-insensitive substring of the name, the short id or the assignee\'s display name.' }),
+    status: arg({ type: [WorkOrderStatusEnum], required: false, description: 'Any of (OR).' }),
+    tags: arg.stringList({ required: false, description: 'Any of (OR).' }),
+    locationId: arg.string({ required: false, description: 'productionLocationId.' }),
+    assignedTo: arg.string({ required: false, description: 'An assigneeId.' }),
+    sourceType: arg({ type: WorkOrderSourceTypeEnum, required: false, description: 'What the work order was made from.' }),
+    sortBy: arg({ type: WorkOrderSortEnum, required: false, description: 'updatedAt (default) | createdAt | dueDate | priority | name | status.' }),
+    sortDir: arg({ type: WorkOrderSortDirectionEnum, required: false, description: 'Default: desc for updatedAt, createdAt and priority; asc otherwise. Work orders without a due date come last either way.' }),
+    ...connectionArgs(arg, WORK_ORDER_PAGE_MAX),
+  };
+}
+
+/** What a resolver receives for `workOrderListArgs`. */
+interface WorkOrderListArgs extends ConnectionArgs {
+  q?: string | null;
+  status?: readonly WorkOrderStatus[] | null;
+  tags?: readonly string[] | null;
+  locationId?: string | null;
+  assignedTo?: string | null;
+  sourceType?: WorkOrderSourceType | null;
+  sortBy?: WorkOrderSort | null;
+  sortDir?: 'asc' | 'desc' | null;
+}
+
+/** The service parameters of `workOrderListArgs` as a resolver receives them. */
+export function workOrderListParams(a: WorkOrderListArgs): WorkOrderConnectionParams {
+  return {
+    q: a.q ?? null, statuses: [...(a.status ?? [])], tags: [...(a.tags ?? [])], locationId: a.locationId ?? null,
+    assignedTo: a.assignedTo ?? null, sourceType: a.sourceType ?? null, sortBy: a.sortBy ?? null, sortDir: a.sortDir ?? null,
+    first: a.first, after: a.after, last: a.last, before: a.before,
+  };
+}
 
 builder.queryFields((t) => ({
   rawMaterialConnection: t.field({
@@ -62,20 +102,9 @@ builder.queryFields((t) => ({
     description: 'Work orders as a cursor connection: the filters and sorts of workOrders; ties break on workOrderId.',
     authScopes: { read: true },
     args: {
-      q: t.arg.string({ required: false, description: 'Case-insensitive substring of the name, the short id or the assignee\'s display name.' }),
-      status: t.arg({ type: [WorkOrderStatusEnum], required: false, description: 'Any of (OR).' }),
-      tags: t.arg.stringList({ required: false, description: 'Any of (OR).' }),
-      locationId: t.arg.string({ required: false, description: 'productionLocationId.' }),
-      assignedTo: t.arg.string({ required: false, description: 'An assigneeId.' }),
-      sourceType: t.arg({ type: WorkOrderSourceTypeEnum, required: false, description: 'What the work order was made from.' }),
-      sortBy: t.arg({ type: WorkOrderSortEnum, required: false, description: 'updatedAt (default) | createdAt | dueDate | priority | name | status.' }),
-      sortDir: t.arg({ type: WorkOrderSortDirectionEnum, required: false, description: 'Default: desc for updatedAt, createdAt and priority; asc otherwise. Work orders without a due date come last either way.' }),
-      ...connectionArgs(t.arg, WORK_ORDER_PAGE_MAX),
+      ...workOrderListArgs(t.arg),
+      bomId: t.arg.string({ required: false, description: 'Only work orders with an item that builds this BOM (what `Bom.workOrders` lists).' }),
     },
-    resolve: (_root, a, ctx) => workOrderConnection(ctx, {
-      q: a.q ?? null, statuses: a.status ?? [], tags: a.tags ?? [], locationId: a.locationId ?? null, assignedTo: a.assignedTo ?? null,
-      sourceType: a.sourceType ?? null, sortBy: a.sortBy ?? null, sortDir: a.sortDir ?? null,
-      first: a.first, after: a.after, last: a.last, before: a.before,
-    }),
+    resolve: (_root, a, ctx) => workOrderConnection(ctx, { ...workOrderListParams(a), bomId: a.bomId ?? null }),
   }),
 }));

@@ -2,3 +2,6 @@
 import './recipe-links.ts';
 import './material-levels.ts';
 import './order.ts';
+import './bill-links.ts';
+import './location-links.ts';
+import './material-links.ts';

@@ -6,7 +6,7 @@ import { builder } from '../../builder.ts';
 
 const SCOPE = { required: false, description: 'Bare numeric location ids; empty or absent: every location.' } as const;
 
-const ShelfHolderRef = builder.objectRef<ShelfHolder>('StockShelfAllocationHolder').implement({
+export const ShelfHolderRef = builder.objectRef<ShelfHolder>('StockShelfAllocationHolder').implement({
   description: 'A parent (BOM finished good or assembly bill) whose available shelf units embed the material.',
   fields: (t) => ({
     holderType: t.exposeString('holderType', { description: '`bom` or `sub_assembly`.' }),
@@ -17,7 +17,7 @@ const ShelfHolderRef = builder.objectRef<ShelfHolder>('StockShelfAllocationHolde
     quantity: t.expose('quantity', { type: 'Decimal', description: 'shelfUnits × quantityPerUnit.' }),
   }),
 });
-const ShelfLevelRef = builder.objectRef<ShelfLevel>('StockShelfAllocationLevel').implement({
+export const ShelfLevelRef = builder.objectRef<ShelfLevel>('StockShelfAllocationLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName', { nullable: true }),
@@ -47,7 +47,7 @@ builder.queryField('rawMaterialShelfAllocation', (t) =>
   }),
 );
 
-const WoHolderRef = builder.objectRef<WorkOrderHolder>('WorkOrderAllocationHolder').implement({
+export const WoHolderRef = builder.objectRef<WorkOrderHolder>('WorkOrderAllocationHolder').implement({
   fields: (t) => ({
     holderType: t.exposeString('holderType', { description: 'Always `work_order`.' }),
     holderId: t.exposeString('holderId', { description: 'The work order id.' }),
@@ -68,7 +68,7 @@ const figureFields = (t: any): Record<string, any> => ({
   otherHoldersCount: t.exposeInt('otherHoldersCount'),
   otherHoldersQuantity: t.expose('otherHoldersQuantity', { type: 'Decimal' }),
 });
-const WoLevelRef = builder.objectRef<AllocationLevel>('WorkOrderAllocationLevel').implement({
+export const WoLevelRef = builder.objectRef<AllocationLevel>('WorkOrderAllocationLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName', { nullable: true }),

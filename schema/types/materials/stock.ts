@@ -4,7 +4,7 @@ import { builder } from '../../builder.ts';
 
 const SCOPE = { required: false, description: 'Bare numeric location ids; empty or absent: every location.' } as const;
 
-const ResidualLevelRef = builder.objectRef<ResidualLevel>('StockResidualLevel').implement({
+export const ResidualLevelRef = builder.objectRef<ResidualLevel>('StockResidualLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName', { nullable: true }),
@@ -33,7 +33,7 @@ builder.queryField('rawMaterialResidual', (t) =>
   }),
 );
 
-const PreassembledLevelRef = builder.objectRef<PreassembledLevel>('StockPreassembledLevel').implement({
+export const PreassembledLevelRef = builder.objectRef<PreassembledLevel>('StockPreassembledLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName', { nullable: true }),
@@ -43,7 +43,7 @@ const PreassembledLevelRef = builder.objectRef<PreassembledLevel>('StockPreassem
 const PreassembledTotalsRef = builder.objectRef<PreassembledView['totals']>('StockPreassembledTotals').implement({
   fields: (t) => ({ quantity: t.expose('quantity', { type: 'Decimal' }) }),
 });
-const PreassembledRef = builder.objectRef<PreassembledView>('StockPreassembled').implement({
+export const PreassembledRef = builder.objectRef<PreassembledView>('StockPreassembled').implement({
   description: 'Pre-assembled shelf stock per location: finished goods by variant id, assembly bills by assembly id.',
   fields: (t) => ({
     itemId: t.exposeString('itemId'),
@@ -71,7 +71,7 @@ builder.queryField('assemblyBillPreassembled', (t) =>
   }),
 );
 
-const CommitmentHolderRef = builder.objectRef<CommitmentHolder>('StockCommitmentHolder').implement({
+export const CommitmentHolderRef = builder.objectRef<CommitmentHolder>('StockCommitmentHolder').implement({
   fields: (t) => ({
     holderType: t.exposeString('holderType', { description: '`order` (open order quantity) or `bom` / `sub_assembly` (the bill behind a safety-stock hold).' }),
     holderId: t.exposeString('holderId', { description: 'Order id, BOM id or assembly id.' }),
@@ -79,7 +79,7 @@ const CommitmentHolderRef = builder.objectRef<CommitmentHolder>('StockCommitment
     quantity: t.expose('quantity', { type: 'Decimal' }),
   }),
 });
-const CommitmentLevelRef = builder.objectRef<CommitmentLevel>('StockCommitmentLevel').implement({
+export const CommitmentLevelRef = builder.objectRef<CommitmentLevel>('StockCommitmentLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName', { nullable: true }),

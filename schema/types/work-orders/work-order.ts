@@ -49,7 +49,7 @@ export const WorkOrderRowRef = builder.objectRef<WorkOrderHeaderView>('WorkOrder
   fields: () => ({}),
 });
 
-const ItemRef = builder.objectRef<WorkOrderItemView>('WorkOrderItem').implement({
+export const WorkOrderItemRef = builder.objectRef<WorkOrderItemView>('WorkOrderItem').implement({
   fields: (t) => ({
     itemId: t.exposeID('itemId'),
     ownerType: t.exposeString('ownerType', { description: 'bom | sub_assembly' }),
@@ -115,7 +115,7 @@ export const PlanCostRef = builder.objectRef<PlanCost>('WorkOrderCost').implemen
   }),
 });
 
-const ItemConsumptionRef = builder.objectRef<ItemConsumption>('WorkOrderItemConsumption').implement({
+export const ItemConsumptionRef = builder.objectRef<ItemConsumption>('WorkOrderItemConsumption').implement({
   fields: (t) => ({
     itemId: t.exposeString('itemId'),
     remainingQuantity: t.expose('remainingQuantity', { type: 'Decimal' }),
@@ -134,7 +134,7 @@ export const MaterialPlanRef = builder.objectRef<MaterialPlan>('WorkOrderMateria
   }),
 });
 
-const PickRef = builder.objectRef<BuildRunPickView>('BuildRunPick').implement({
+export const PickRef = builder.objectRef<BuildRunPickView>('BuildRunPick').implement({
   fields: (t) => ({
     stock: t.expose('stock', { type: StockKindEnum }),
     itemId: t.exposeString('itemId', { description: 'Material variantId, or assemblyId of the shelf.' }),
@@ -238,7 +238,7 @@ export const WorkOrderRef = builder.objectRef<WholeWorkOrder>('WorkOrder').imple
   description: 'A whole work order: header fields beside its parts. Warnings and available transitions are recomputed on every read.',
   interfaces: [WorkOrderHeaderRef],
   fields: (t) => ({
-    items: t.field({ type: [ItemRef], resolve: (w) => w.items }),
+    items: t.field({ type: [WorkOrderItemRef], resolve: (w) => w.items }),
     materials: t.field({ type: [PlanMaterialRef], resolve: (w) => w.plan.materials }),
     contributions: t.field({ type: [PlanContributionRef], resolve: (w) => w.plan.contributions }),
     consumptionPlan: t.field({ type: [PlanConsumptionRowRef], resolve: (w) => w.plan.consumptionPlan }),

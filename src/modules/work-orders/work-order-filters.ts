@@ -14,6 +14,8 @@ export interface WorkOrderFilterParams {
   locationId: string | null;
   assignedTo: string | null;
   sourceType: WorkOrderSourceType | null;
+  /** Work orders with an item that builds this BOM (absent or null: any). */
+  bomId?: string | null;
 }
 
 /** Rank expressions, so priority and status sort by meaning (urgent above low; the state table's order), not by spelling. */
@@ -31,6 +33,13 @@ export const WORK_ORDER_SORT_KEYS: Record<WorkOrderSort, WorkOrderSortKey> = {
   status: { expression: rank('w.status', WORK_ORDER_STATUSES), defaultDir: 'asc', nullsLast: false, cast: 'int' },
 };
 export const WORK_ORDER_TIE_KEY = 'w.work_order_id';
+
+/**
+ * Work orders (`w`) with an item that builds the BOM `bomIdSql` names: a placeholder, or a column of
+ * an outer query (the BOM of a lateral page). Served by the (shop, owner type, owner id) item index.
+ */
+export const buildsBomSql = (bomIdSql: string) => `exists (select 1 from work_order_items i
+  where i.shop_id = w.shop_id and i.work_order_id = w.work_order_id and i.owner_type = 'bom' and i.owner_id = ${bomIdSql})`;
 
 const likePattern = (text: string) => `%${text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`;
 
@@ -62,6 +71,10 @@ export function workOrderFilter(shopId: string, query: WorkOrderFilterParams): {
   if (query.sourceType) {
     parts.push('w.source_type = ?');
     args.push(query.sourceType);
+  }
+  if (query.bomId) {
+    parts.push(buildsBomSql('?'));
+    args.push(query.bomId);
   }
   return { sql: parts.join(' and '), args };
 }
