@@ -2,7 +2,6 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import v8 from 'node:v8';
 import type { DatasetFileResult } from '../modules/dataset/dataset-file.ts';
-import { answerBody, onRunningServer } from './admin-client.ts';
 import { nonNegativeInt, parse, positiveInt, requiredString, UsageError } from './args.ts';
 import { Progress } from './progress.ts';
 
@@ -113,7 +112,7 @@ export async function loadCommand(args: string[]): Promise<void> {
 export async function exportCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { shop: { type: 'string' }, out: { type: 'string' } });
   const shopId = requiredString(values.shop, '--shop');
-  const { loadConfig } = await import('../config.ts');
+  const [{ loadConfig }, { answerBody, onRunningServer }] = await Promise.all([import('../config.ts'), import('./admin-client.ts')]);
   const write = async (text: string | Buffer) => {
     if (values.out) await writeFile(values.out, text);
     else await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
