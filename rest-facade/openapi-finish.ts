@@ -57,7 +57,7 @@ const PROBLEM_EXAMPLES: Record<ErrorCode, { summary: string; problem: Omit<Probl
     summary: 'Idempotency-Key reused with another request',
     problem: { detail: 'the Idempotency-Key was used with another request in the last 24 h; use a new key for a new request' },
   },
-  RATE_LIMITED: { summary: 'Over the rate limit', problem: { detail: 'rate limit exceeded: this request costs 1 token, 0 of 40 left; retry after 1 s' } },
+  RATE_LIMITED: { summary: 'Over the rate limit', problem: { detail: 'rate limit exceeded: this request costs 1 token, the limit is 40 tokens (refilled over time); retry in 1 s' } },
   INTERNAL: { summary: 'Unexpected error', problem: { detail: 'unexpected error; report the request id' } },
   UNAVAILABLE: { summary: 'Temporarily unavailable', problem: { detail: 'the database is unreachable; retry after the Retry-After seconds' } },
 };

@@ -72,7 +72,8 @@ every error is RFC 9457 problem+json with \`code\`, \`requestId\`, \`apiVersion\
 \`errors\`, \`blockers\`, \`missing\`. Every response carries \`X-Request-Id\` (a client value of 1–128
 characters \`[A-Za-z0-9._:-]\` is echoed). Unknown query parameters are 400; unknown body fields are ignored.
 Methods other than those documented answer 405 with \`Allow\`. Rate limit: a token bucket per key
-(default burst 40, refill 4/s), reported in \`RateLimit-Limit/Remaining/Reset\`.
+(default burst 40, refill 4/s); every call spends one token, whatever its page size or number of ids (a
+breakdown batch of 50 orders too), reported in \`RateLimit-Limit/Remaining/Reset\`.
 Quantities and money are exact decimals with at most 6 fractional digits, written as JSON numbers.
 Every GET of shop data (all but this document) answers 200 with an \`ETag\` and \`Cache-Control: private, no-cache\`: send the tag back in
 \`If-None-Match\` and an unchanged answer is 304 with no body; any change of the answer changes the tag.

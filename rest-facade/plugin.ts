@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { DomainError, type ErrorCode } from '../src/domain-error.ts';
 import { yieldToLoop } from '../src/cooperative.ts';
-import { operationCost } from '../src/http/graphql-limits.ts';
+import { operationPrice, type OperationPrice } from '../src/http/request-price.ts';
 import { sendProblem } from '../src/http/problem.ts';
 import { lostConnectionIn, retryReadOnce } from '../src/http/retry-read.ts';
 import type { Scope } from '../src/http/scopes.ts';
@@ -19,8 +19,8 @@ export interface FacadeOptions {
   schema: GraphQLSchema;
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: Scope) => Promise<boolean>;
   makeContext: (request: FastifyRequest) => ShopContext;
-  /** Charges the request its cost (the stored operation's complexity with its variables) in rate-limit tokens; replies 429 and returns false when refused. */
-  charge: (request: FastifyRequest, reply: FastifyReply, cost: number) => Promise<boolean>;
+  /** Charges the request its rate-limit tokens (one: a REST call) and admits its work (the stored operation's, with its variables); replies 429 / 503 and returns false when refused. */
+  charge: (request: FastifyRequest, reply: FastifyReply, price: OperationPrice) => Promise<boolean>;
   /**
    * Runs one operation and counts its SQL round trips. Passed in by the app: the facade reaches
    * the service only through GraphQL and knows nothing of the database.
@@ -41,10 +41,10 @@ function toDomainError(error: GraphQLError): Error {
   return error.originalError ?? new Error(error.message);
 }
 
-/** What a request of a stored operation costs; 0 when its variables do not coerce (it is refused when it runs). */
-function storedCost(schema: GraphQLSchema, operation: StoredOperation, variables: Record<string, unknown>): number {
+/** The work of a request of a stored operation (page size, ids); 0 when its variables do not coerce (it is refused when it runs). */
+function storedWork(schema: GraphQLSchema, operation: StoredOperation, variables: Record<string, unknown>): number {
   try {
-    return operationCost(schema, operation.document, variables);
+    return operationPrice(schema, operation.document, variables).work;
   } catch {
     return 0;
   }
@@ -99,8 +99,8 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
           params: (request.params ?? {}) as Record<string, string>,
           body: request.body,
         };
-        // The rate limit spends tokens by cost: the stored operation priced with this request's page size or ids.
-        if (!(await options.charge(request, reply, storedCost(options.schema, operation, route.variables(input, request))))) return reply;
+        // One rate-limit token per call whatever its size; its work (page size, ids) decides whether it waits its turn.
+        if (!(await options.charge(request, reply, { tokens: 1, work: storedWork(options.schema, operation, route.variables(input, request)) }))) return reply;
         // Each attempt gets a fresh context; a GET whose connection broke runs once more (src/http/retry-read.ts).
         const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, options.makeContext(request), route.variables(input, request));
         const { value: result, queryCount } = await options.runCounted(route.method === 'GET' ? () => retryReadOnce(run, lostConnectionIn, request.log) : run);

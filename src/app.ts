@@ -10,9 +10,10 @@ import { authorizeRequest, chargeRequest, createShopContext } from './http/auth.
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.ts';
 import { registerGraphql } from './http/graphql.ts';
 import { logOptions } from './http/log-limits.ts';
-import { costInTokens } from './http/graphql-limits.ts';
 import { registerDeadline } from './http/deadline.ts';
-import { registerLoadShedding, registerWorkGate } from './http/load-shedding.ts';
+import { registerLoadShedding } from './http/load-shedding.ts';
+import { installWorkLanes, registerWorkGate, withWorkLane } from './http/work-gate.ts';
+import type { OperationPrice } from './http/request-price.ts';
 import { sendProblem } from './http/problem.ts';
 import { RETRY_AFTER_SECONDS } from './http/unavailable.ts';
 import { TokenBucketLimiter, type RateLimiter } from './http/rate-limiter.ts';
@@ -127,12 +128,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onClose', closeAuthThrottle);
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
     authorizeRequest({ orm, limiter, authThrottle }, request, reply, scope);
-  // A request spends rate-limit tokens by its cost (page size, ids): one per BOMCORE_RATE_LIMIT_COST_UNIT begun.
-  // A costly one then waits its turn (src/http/load-shedding.ts): heavy work of one shop does not hold the others.
-  const admit = registerWorkGate(app, { concurrency: config.heavyConcurrency, heavyCost: config.rateLimitCostUnit });
-  const charge = async (request: Parameters<typeof chargeRequest>[1], reply: Parameters<typeof chargeRequest>[2], cost: number) =>
-    (await chargeRequest({ limiter }, request, reply, costInTokens(cost, config.rateLimitCostUnit))) && admit(request, reply, cost);
-  const makeContext = (request: Parameters<typeof createShopContext>[1]) => createShopContext({ orm, config, ...(platform ? { platform } : {}) }, request);
+  // Rate-limit tokens: one per REST call, one per root field of a /graphql operation (the REST calls it stands for).
+  // Work (rows, ids) decides admission: a costly request waits its turn, fairly by shop, and its costly root fields
+  // run one at a time (src/http/work-gate.ts): heavy work of one shop does not hold the others.
+  const gate = registerWorkGate(app, { concurrency: config.heavyConcurrency, heavyWork: config.heavyWork });
+  const charge = async (request: Parameters<typeof chargeRequest>[1], reply: Parameters<typeof chargeRequest>[2], price: OperationPrice) =>
+    (await chargeRequest({ limiter }, request, reply, price.tokens)) && gate.admit(request, reply, price.work);
+  const makeContext = (request: Parameters<typeof createShopContext>[1]) =>
+    withWorkLane(createShopContext({ orm, config, ...(platform ? { platform } : {}) }, request), gate.laneOf(request));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
@@ -147,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const schema = getSchema();
+  installWorkLanes(schema);
   registerValidators(app, [ProblemSchema, MetaSchema]);
   await registerSwagger(app);
   // The REST reference page at /api/v1/docs, from the same document (BOMCORE_API_DOCS; src/http/api-reference.ts).

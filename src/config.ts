@@ -12,15 +12,18 @@ export interface Config {
   metafieldNamespace: string;
   rateLimitBurst: number;
   rateLimitRefillPerSecond: number;
-  /** Cost (GraphQL complexity) one rate-limit token pays for; a request spends at least 1 (BOMCORE_RATE_LIMIT_COST_UNIT, default 2500). */
-  rateLimitCostUnit: number;
+  /**
+   * Work (rows, ids and locations its arguments ask for, src/http/request-price.ts) above which a request is costly and
+   * waits its turn (BOMCORE_HEAVY_WORK, default 20). Rate-limit tokens do not depend on it: one per REST call.
+   */
+  heavyWork: number;
   /** PostgreSQL `statement_timeout` of every connection, in ms; 0 turns it off (BOMCORE_STATEMENT_TIMEOUT_MS, default 5000). */
   statementTimeoutMs: number;
   /** A request still running after this many ms is answered 503 + Retry-After; 0 turns it off (BOMCORE_REQUEST_DEADLINE_MS, default 10000). */
   requestDeadlineMs: number;
   /** Sustained event-loop lag (ms; 3 samples in a row) above which new requests are shed with 503 + Retry-After, health checks excepted; 0 turns it off (BOMCORE_LOAD_SHED_LAG_MS, default 1000). */
   loadShedLagMs: number;
-  /** Costly requests (over one rate-limit token) running at once; the others wait their turn, round-robin by shop; 0: no limit (BOMCORE_HEAVY_CONCURRENCY, default 1). */
+  /** Costly requests (work over heavyWork) running at once; the others wait their turn, round-robin by shop; 0: no limit (BOMCORE_HEAVY_CONCURRENCY, default 1). */
   heavyConcurrency: number;
   /** PostgreSQL: ms to wait for a pool connection (acquire or connect) before the request is 503 (BOMCORE_DB_CONNECT_TIMEOUT_MS, default 5000). */
   dbConnectTimeoutMs: number;
@@ -160,7 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metafieldNamespace: namespace,
     rateLimitBurst: positiveNumber(env, 'RATE_LIMIT_BURST', 40, true),
     rateLimitRefillPerSecond: positiveNumber(env, 'RATE_LIMIT_REFILL_PER_SECOND', 4),
-    rateLimitCostUnit: positiveNumber(env, 'BOMCORE_RATE_LIMIT_COST_UNIT', 2500),
+    heavyWork: nonNegativeInteger(env, 'BOMCORE_HEAVY_WORK', 20),
     statementTimeoutMs: nonNegativeInteger(env, 'BOMCORE_STATEMENT_TIMEOUT_MS', 5000),
     requestDeadlineMs: nonNegativeInteger(env, 'BOMCORE_REQUEST_DEADLINE_MS', 10_000),
     loadShedLagMs: nonNegativeInteger(env, 'BOMCORE_LOAD_SHED_LAG_MS', 1000),

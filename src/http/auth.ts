@@ -35,9 +35,9 @@ async function spendTokens(limiter: RateLimiter, keyId: string, spend: number, c
 }
 
 /**
- * Charges an authorized request the rest of its cost, in rate-limit tokens (`authorizeRequest`
- * took the first): a page of 1000 rows or a batch of 50 orders costs more than one location list
- * (`costInTokens`, src/http/graphql-limits.ts). Replies 429 itself and returns false when the bucket holds too few.
+ * Charges an authorized request the rest of its `cost` in rate-limit tokens (`authorizeRequest` took
+ * the first): a REST call costs 1 whatever its page size or ids, a /graphql request one per root
+ * field it runs (src/http/request-price.ts). Replies 429 itself and returns false when the bucket holds too few.
  */
 export async function chargeRequest(deps: Pick<AuthDeps, 'limiter'>, request: FastifyRequest, reply: FastifyReply, cost: number): Promise<boolean> {
   const auth = request.auth;

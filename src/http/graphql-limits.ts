@@ -1,6 +1,6 @@
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import {
-  GraphQLError, isListType, isNonNullType, Kind, parse,
+  GraphQLError, isListType, isNonNullType, Kind,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode,
   type SelectionSetNode, type ValidationRule,
 } from 'graphql';
@@ -66,12 +66,22 @@ const ROW_LIST_ARGS = ['ids', 'representations'] as const;
 /** List arguments narrowing the work to some locations: each costs one unit. */
 const SCOPE_LIST_ARGS = ['locationIds'] as const;
 
+/** How many locations the field's scope arguments (`locationIds`) name: one unit each. */
+export function scopeCount(args: Record<string, unknown>): number {
+  let locations = 0;
+  for (const name of SCOPE_LIST_ARGS) {
+    const value = args[name];
+    if (Array.isArray(value)) locations += value.length;
+  }
+  return locations;
+}
+
 function isListOutput(type: GraphQLOutputType): boolean {
   return isListType(isNonNullType(type) ? type.ofType : type);
 }
 
 /** How many rows the field's arguments ask for; undefined when it takes no row-count argument. */
-function requestedRows(args: Record<string, unknown>, field: GraphQLField<unknown, unknown>): number | undefined {
+export function requestedRows(args: Record<string, unknown>, field: GraphQLField<unknown, unknown>): number | undefined {
   let takesRows = false;
   let given: number | undefined;
   let fallback: number | undefined;
@@ -94,7 +104,7 @@ function requestedRows(args: Record<string, unknown>, field: GraphQLField<unknow
 
 /**
  * The cost of one field (the Pothos complexity plugin's `fieldComplexity`, schema/builder.ts): what
- * it asks for, not only its shape, so a GraphQL request costs what its REST equivalents would.
+ * it asks for, not only its shape.
  *
  * - A field costs 1, plus 1 per row its arguments ask for (`first`/`last`/`pageSize`/`limit`, the
  *   length of `ids`/`representations`) and 1 per location of `locationIds`.
@@ -102,14 +112,13 @@ function requestedRows(args: Record<string, unknown>, field: GraphQLField<unknow
  *   its items 1000 times, `orderBomBreakdowns(ids: [50 ids])` its breakdown 50 times. A page object
  *   gets rows / 10, its row list (`items`, `edges`, `nodes`) the usual ×10 of a list.
  * - Any other list multiplies what it selects by 10 (an estimate: its length is the data's).
+ *
+ * This prices what a document may select (the complexity limit); the rate limit and admission to
+ * costly work use tokens and work instead (src/http/request-price.ts).
  */
 export function fieldCost(args: Record<string, unknown>, field: GraphQLField<unknown, unknown>): { field: number; multiplier: number } {
   const list = isListOutput(field.type);
-  let locations = 0;
-  for (const name of SCOPE_LIST_ARGS) {
-    const value = args[name];
-    if (Array.isArray(value)) locations += value.length;
-  }
+  const locations = scopeCount(args);
   const rows = requestedRows(args, field);
   if (rows === undefined) return { field: 1 + locations, multiplier: list ? DEFAULT_LIST_MULTIPLIER : 1 };
   return { field: 1 + rows + locations, multiplier: list ? rows : rows / DEFAULT_LIST_MULTIPLIER };
@@ -129,36 +138,6 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
   return complexityFromQuery(only, { schema, variables: variables ?? {} }).complexity;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** One operation of a request (a POST body or a GET query string): its cost, 0 when it does not parse, validate or coerce. */
-function requestedOperationCost(schema: GraphQLSchema, operation: unknown, limits: { maxTokens: number }): number {
-  if (!isRecord(operation) || typeof operation.query !== 'string') return 0;
-  let variables = operation.variables;
-  if (typeof variables === 'string') {
-    try {
-      variables = JSON.parse(variables) as unknown;
-    } catch {
-      return 0;
-    }
-  }
-  try {
-    const document = parse(operation.query, { maxTokens: limits.maxTokens });
-    return operationCost(schema, document, isRecord(variables) ? variables : {}, typeof operation.operationName === 'string' ? operation.operationName : null);
-  } catch {
-    // Does not parse, validate or coerce: refused before it runs.
-    return 0;
-  }
-}
-
-/**
- * The cost of each operation of a /graphql request (a batch holds several), measured before
- * anything runs; 0 for one that will be refused anyway (syntax, validation, variables).
- */
-export function requestCosts(schema: GraphQLSchema, body: unknown, limits: { maxTokens: number }): number[] {
-  return (Array.isArray(body) ? body : [body]).map((operation) => requestedOperationCost(schema, operation, limits));
-}
-
 /**
  * Validation rule when the federation SDL is off (BOMCORE_GRAPHQL_FEDERATION=0): `_service` is
  * refused like `__schema` is without introspection. `_entities` (tenant-scoped data) still answers.
@@ -170,14 +149,6 @@ export const federationSdlRule: ValidationRule = (context) => ({
       'GraphQL federation SDL (_service) is turned off on this server; set BOMCORE_GRAPHQL_FEDERATION=1 to serve it', { nodes: [node] }));
   },
 });
-
-/**
- * Rate-limit tokens a request of `cost` spends: one per `unit` of cost begun, at least one. With
- * the defaults (unit 2500, limit 100000, burst 40) the costliest request allowed empties a full bucket.
- */
-export function costInTokens(cost: number, unit: number): number {
-  return Math.max(1, Math.ceil(cost / unit));
-}
 
 /**
  * The parser's own message when it stops at `maxTokens` (graphql-js 16 spells it "more that").

@@ -7,7 +7,8 @@ import { detailOf, type FieldError } from '../domain-error.ts';
 import type { ShopContext } from '../shop-context.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
-import { federationSdlRule, operationShapeRule, requestCosts, tooComplex, withComplexityLimit } from './graphql-limits.ts';
+import { federationSdlRule, operationShapeRule, tooComplex, withComplexityLimit } from './graphql-limits.ts';
+import { requestedOperations, type OperationPrice } from './request-price.ts';
 import { sendProblem } from './problem.ts';
 import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
 import { RETRY_AFTER_SECONDS } from './unavailable.ts';
@@ -22,8 +23,8 @@ export interface GraphqlDeps {
   /** Authenticates the key (401 / 403 / 429 replied by it); true when the request may go on. */
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: 'read') => Promise<boolean>;
   makeContext: (request: FastifyRequest) => ShopContext;
-  /** Charges the request its cost (the operations' complexity) in rate-limit tokens; replies 429 itself and returns false when refused. */
-  charge: (request: FastifyRequest, reply: FastifyReply, cost: number) => Promise<boolean>;
+  /** Charges the request its rate-limit tokens (one per root field) and admits its work; replies 429 / 503 itself and returns false when refused. */
+  charge: (request: FastifyRequest, reply: FastifyReply, price: OperationPrice) => Promise<boolean>;
   /** Adds `X-Query-Count` (SQL statements the request's operations sent), as the REST facade does. */
   exposeQueryCount: boolean;
 }
@@ -139,19 +140,21 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     });
     // Cost, before anything runs (src/http/graphql-limits.ts): an operation over the complexity
     // limit is refused here, stating its cost and the limit, without being validated or compiled
-    // (in a batch, it fails alone when it starts); the rest is charged to the rate limit.
+    // (in a batch, it fails alone when it starts); the rest is charged its tokens and admitted by its work
+    // (src/http/request-price.ts).
     scope.addHook('preHandler', async (request, reply) => {
       if (request.url.split('?')[0] !== GRAPHQL_PATH) return undefined;
       const body = request.method === 'POST' ? request.body : request.query;
-      const costs = requestCosts(deps.schema, body, config);
-      if (!Array.isArray(body) && costs[0]! > config.maxComplexity) {
-        const error = tooComplex(costs[0]!, config.maxComplexity);
+      const operations = requestedOperations(deps.schema, body, config);
+      if (!Array.isArray(body) && operations[0]!.complexity > config.maxComplexity) {
+        const error = tooComplex(operations[0]!.complexity, config.maxComplexity);
         request.log.info({ errors: [{ code: error.code, message: error.message }] }, 'graphql request refused');
         if (deps.exposeQueryCount) reply.header('X-Query-Count', '0');
         return reply.code(400).send({ data: null, errors: [{ message: error.message, extensions: { code: error.code, limit: error.limit, measured: error.measured } }] });
       }
-      const cost = costs.reduce((sum, c) => sum + (c > config.maxComplexity ? 0 : c), 0);
-      if (!(await deps.charge(request, reply, cost))) return reply;
+      const runs = operations.filter((o) => o.complexity <= config.maxComplexity);
+      const price = { tokens: runs.reduce((sum, o) => sum + o.tokens, 0), work: runs.reduce((sum, o) => sum + o.work, 0) };
+      if (!(await deps.charge(request, reply, price))) return reply;
       return undefined;
     });
 

@@ -1,6 +1,6 @@
 /**
  * Token bucket per API key: `burst` tokens, refilled at `refillPerSecond`. A request spends tokens
- * by its cost (`costInTokens`, src/http/graphql-limits.ts), not one per request.
+ * by what it stands for: one per REST call, one per root field of a /graphql operation (src/http/request-price.ts).
  * `TokenBucketLimiter` keeps the buckets in process memory; `RateLimiter` is the interface a shared
  * implementation (Redis, src/http/redis-rate-limiter.ts) implements too. @fastify/rate-limit counts
  * fixed windows and cannot express a refilling bucket, hence this small class.

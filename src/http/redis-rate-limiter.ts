@@ -38,6 +38,36 @@ return { allowed, tostring(tokens) }
 
 interface WarnLogger { warn(obj: object, msg: string): void }
 
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * `answer`, or TIMED_OUT when it has not come `ms` after the call. The timer is judged only after
+ * the I/O that arrived meanwhile has been read: when a CPU-heavy request held the event loop past
+ * `ms`, the timer fires late, yet Redis answered long ago and its answer waits in the socket; taking
+ * that for an outage would admit the request unmetered (a burst of 25 letting 28 through).
+ */
+function answerWithin<T>(answer: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => setImmediate(() => {
+      if (settled) return;
+      settled = true;
+      resolve(TIMED_OUT);
+    }), ms);
+    answer.then((value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(value);
+    }, (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    });
+  });
+}
+
 type TakeClient = Redis & { bomcoreTake(key: string, burst: number, refillPerMs: number, cost: number, ttlMs: number): Promise<[number, string]> };
 
 export interface RedisRateLimiterOptions {
@@ -47,7 +77,7 @@ export interface RedisRateLimiterOptions {
   /** Prefix of every bucket key (one per API key). */
   keyPrefix: string;
   logger: WarnLogger;
-  /** A Redis answer slower than this counts as Redis being down (ms, default 250). */
+  /** A Redis answer not there this long after the call (once the event loop is free to read it) counts as Redis being down (ms, default 250). */
   commandTimeoutMs?: number;
 }
 
@@ -65,6 +95,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #ttlMs: number;
   readonly #prefix: string;
   readonly #logger: WarnLogger;
+  readonly #timeoutMs: number;
   #lastWarnAt = 0;
   #failuresSinceWarn = 0;
 
@@ -74,12 +105,14 @@ export class RedisRateLimiter implements RateLimiter {
     this.#ttlMs = Math.ceil(options.burst / this.#refillPerMs) + 1000;
     this.#prefix = options.keyPrefix;
     this.#logger = options.logger;
+    this.#timeoutMs = options.commandTimeoutMs ?? 250;
     this.#client = new Redis(options.url, {
       lazyConnect: true,
       // Down is down: fail at once (and open) rather than queue requests behind a reconnect.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 250,
+      // A slow answer is judged by `answerWithin`; this only drops commands a hung Redis never answers.
+      commandTimeout: Math.max(5000, this.#timeoutMs * 10),
       connectTimeout: 1000,
       retryStrategy: (times) => Math.min(times * 200, 2000),
     }) as TakeClient;
@@ -106,7 +139,9 @@ export class RedisRateLimiter implements RateLimiter {
 
   async take(key: string, cost = 1): Promise<RateDecision> {
     try {
-      const [allowed, rawTokens] = await this.#client.bomcoreTake(this.#prefix + key, this.#burst, this.#refillPerMs, cost, this.#ttlMs);
+      const answer = await answerWithin(this.#client.bomcoreTake(this.#prefix + key, this.#burst, this.#refillPerMs, cost, this.#ttlMs), this.#timeoutMs);
+      if (answer === TIMED_OUT) throw new Error(`no answer from Redis within ${this.#timeoutMs} ms`);
+      const [allowed, rawTokens] = answer;
       const tokens = Number(rawTokens);
       const ok = allowed === 1;
       return {

@@ -1,9 +1,11 @@
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openOrm, type Orm } from '../../src/db/orm.ts';
 import { DeadlineExceededError } from '../../src/http/deadline.ts';
-import { FairWorkGate } from '../../src/http/load-shedding.ts';
+import { FairWorkGate, registerWorkGate, RequestEndedError, WorkLane } from '../../src/http/work-gate.ts';
 import { isUnavailable } from '../../src/http/unavailable.ts';
 import { entities } from '../../src/modules/entities.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
@@ -185,8 +187,10 @@ describe('load shedding (BOMCORE_LOAD_SHED_LAG_MS)', () => {
 });
 
 describe('costly requests take turns, round-robin by shop (BOMCORE_HEAVY_CONCURRENCY)', () => {
+  const gateOf = (concurrency: number, maxQueuedPerShop = 10) => new FairWorkGate({ concurrency, maxQueuedPerShop });
+
   it('one slot: a second shop\'s request runs right after the running one, ahead of the first shop\'s queue', async () => {
-    const gate = new FairWorkGate(1, 10);
+    const gate = gateOf(1);
     const order: string[] = [];
     const run = async (shop: string, name: string) => {
       expect(await gate.acquire(shop)).toBe(true);
@@ -196,24 +200,137 @@ describe('costly requests take turns, round-robin by shop (BOMCORE_HEAVY_CONCURR
     const waiting = [run('A', 'a2'), run('A', 'a3'), run('A', 'a4'), run('B', 'b1')];
     await sleep(0);
     expect(order).toEqual(['a1']);
-    for (let i = 0; i < 4; i += 1) {
-      gate.release();
+    for (const shop of ['A', 'A', 'B', 'A']) {
+      gate.release(shop);
       await sleep(0);
     }
     await Promise.all(waiting);
     expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
   });
 
-  it('a full queue refuses at once (the request is answered 503 + Retry-After)', async () => {
-    const gate = new FairWorkGate(1, 2);
+  it('the queue limit is per shop: a shop with a full queue is refused at once (503 + Retry-After), another shop still queues', async () => {
+    const gate = gateOf(1, 2);
     expect(await gate.acquire('A')).toBe(true);
     void gate.acquire('A');
-    void gate.acquire('B');
-    expect(await gate.acquire('C')).toBe(false);
+    void gate.acquire('A');
+    expect(await gate.acquire('A')).toBe(false);
+    let queued = false;
+    void gate.acquire('B').then(() => { queued = true; });
+    gate.release('A');
+    gate.release('A');
+    await sleep(0);
+    expect(queued).toBe(true);
   });
 
-  it('default: one costly request at a time', () => {
-    expect(loadConfig({}).heavyConcurrency).toBe(1);
-    expect(loadConfig({ BOMCORE_HEAVY_CONCURRENCY: '0' }).heavyConcurrency).toBe(0);
+  it('with several slots one shop holds all but one: another shop\'s costly request starts at once (and so finds a database connection)', async () => {
+    const gate = gateOf(3);
+    expect(gate.perShop).toBe(2);
+    expect(await gate.acquire('A')).toBe(true);
+    expect(await gate.acquire('A')).toBe(true);
+    let third = false;
+    void gate.acquire('A').then(() => { third = true; });
+    await sleep(0);
+    expect(third).toBe(false);
+    expect(await gate.acquire('B')).toBe(true);
+    gate.release('A');
+    await sleep(0);
+    expect(third).toBe(true);
+  });
+
+  it('defaults: one costly request at a time; work above 20 (rows, ids, locations) is costly', () => {
+    expect(loadConfig({})).toMatchObject({ heavyConcurrency: 1, heavyWork: 20 });
+    expect(loadConfig({ BOMCORE_HEAVY_CONCURRENCY: '0', BOMCORE_HEAVY_WORK: '100' })).toMatchObject({ heavyConcurrency: 0, heavyWork: 100 });
+  });
+});
+
+describe('a request\'s costly root fields run one at a time (WorkLane)', () => {
+  /** A field that records when it starts and ends, and ends when `finish()` is called. */
+  function field(log: string[], name: string) {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => { finish = resolve; });
+    return { finish, resolve: async () => { log.push(`${name}+`); await done; log.push(`${name}-`); return name; } };
+  }
+
+  it('costly fields in turn, cheap ones at once; between two costly fields the request offers its slot to other shops', async () => {
+    const log: string[] = [];
+    let turns = 0;
+    const lane = new WorkLane(20, async () => { turns += 1; log.push('turn'); }, () => false);
+    const [a, b, cheap] = [field(log, 'a'), field(log, 'b'), field(log, 'cheap')];
+    const results = [lane.run(50, a.resolve), lane.run(50, b.resolve), lane.run(1, cheap.resolve)];
+    await sleep(0);
+    expect(log).toEqual(['cheap+', 'a+']);
+    a.finish();
+    await sleep(0);
+    expect(log).toEqual(['cheap+', 'a+', 'a-', 'turn', 'b+']);
+    b.finish();
+    cheap.finish();
+    expect(await Promise.all(results)).toEqual(['a', 'b', 'cheap']);
+    expect(turns).toBe(1);
+  });
+
+  it('once the request has ended (answered at its deadline, client gone) its remaining costly fields do not run', async () => {
+    const log: string[] = [];
+    let ended = false;
+    const lane = new WorkLane(20, async () => undefined, () => ended);
+    const [a, b] = [field(log, 'a'), field(log, 'b')];
+    const first = lane.run(50, a.resolve);
+    const second = lane.run(50, b.resolve);
+    await sleep(0);
+    ended = true;
+    a.finish();
+    expect(await first).toBe('a');
+    await expect(second).rejects.toBeInstanceOf(RequestEndedError);
+    expect(log).toEqual(['a+', 'a-']);
+  });
+});
+
+describe('the work gate over a real HTTP connection', () => {
+  const app = Fastify();
+  const gate = registerWorkGate(app, { concurrency: 1, heavyWork: 20 });
+  const started: string[] = [];
+  const finishers = new Map<string, () => void>();
+  let origin = '';
+  beforeAll(async () => {
+    app.addHook('preHandler', async (request) => {
+      request.auth = { shopId: String(request.headers['x-shop']) } as never;
+    });
+    app.post('/work', async (request, reply) => {
+      const { id, work } = request.body as { id: string; work: number };
+      if (!(await gate.admit(request, reply, Number(work)))) return reply;
+      started.push(id);
+      if (Number(work) > 20) await new Promise<void>((resolve) => finishers.set(id, resolve));
+      return { id };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => app.close());
+
+  const send = (id: string, shop: string, work: number) =>
+    fetch(`${origin}/work`, { method: 'POST', headers: { 'x-shop': shop, 'content-type': 'application/json' }, body: JSON.stringify({ id, work }) });
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i += 1) await sleep(10);
+    expect(check()).toBe(true);
+  };
+
+  it('a costly request holds its slot until it is answered; the same shop\'s next one waits, a cheap one does not', async () => {
+    const a1 = send('a1', 'A', 50);
+    await until(() => started.includes('a1'));
+    const a2 = send('a2', 'A', 1500);
+    const b1 = send('b1', 'B', 50);
+    await sleep(100);
+    expect((await send('cheap', 'B', 1)).status).toBe(200);
+    // Node destroys a request's stream once its body is read (a POST): the slot must not be freed by that.
+    expect(started).toEqual(['a1', 'cheap']);
+    finishers.get('a1')!();
+    expect((await a1).status).toBe(200);
+    await until(() => started.length === 3);
+    expect(started[2]).toBe('a2');
+    finishers.get('a2')!();
+    await a2;
+    await until(() => started.length === 4);
+    finishers.get('b1')!();
+    expect((await b1).status).toBe(200);
+    expect(started).toEqual(['a1', 'cheap', 'a2', 'b1']);
   });
 });

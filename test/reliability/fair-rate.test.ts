@@ -1,27 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getSchema } from '../../schema/index.ts';
-import { loadConfig } from '../../src/config.ts';
-import { costInTokens, operationCost } from '../../src/http/graphql-limits.ts';
 import { TokenBucketLimiter, type RateLimiter } from '../../src/http/rate-limiter.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
- * Fair sharing, issue 11: the rate limit spends tokens by cost, not by request. A request costs one
- * token per BOMCORE_RATE_LIMIT_COST_UNIT (2500) of its measured cost, at least one; REST and
- * /graphql measure the same operation the same way, so a GraphQL request costs what its REST
- * equivalent does.
+ * The rate limit counts calls, not their size (the contract: "a batch order-breakdown call consumes
+ * one rate-limit token regardless of the number of orders"). Every REST call spends one token; a
+ * /graphql request spends the REST calls it stands for: one per root field it runs, each alias
+ * counting, a batch of operations the sum of theirs. What a request computes is admission's
+ * business (test/reliability/fair-budget.test.ts), not the rate limit's.
  */
-const defaults = loadConfig({});
-const UNIT = defaults.rateLimitCostUnit;
 const BURST = 40;
-const listBoms = readFileSync(new URL('../../rest-facade/routes/bills-of-materials/list.graphql', import.meta.url), 'utf8');
 const breakdownBatch = ['batch.graphql', 'breakdown-fields.graphql']
   .map((f) => readFileSync(new URL(`../../rest-facade/routes/order-bom-breakdown/${f}`, import.meta.url), 'utf8')).join('\n');
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(5001 + i));
+/** `aliases` breakdown batches of the ids in `$ids`, selecting only notFound. */
+const aliasedBatches = (aliases: number) =>
+  `query B($ids: [String!]!) { ${Array.from({ length: aliases }, (_, i) => `a${i}: orderBomBreakdowns(ids: $ids) { notFound }`).join(' ')} }`;
 
 describe('TokenBucketLimiter: the RateLimiter every instance kind implements (async take with a cost)', () => {
   it('spends the cost asked for, refuses (spending nothing) when fewer tokens remain, and refills with time', async () => {
@@ -46,7 +43,7 @@ describe('TokenBucketLimiter: the RateLimiter every instance kind implements (as
   });
 });
 
-describe('tokens by cost on REST and /graphql (RATE_LIMIT_BURST 40, no refill to speak of)', () => {
+describe('one token per REST call, one per GraphQL root field (RATE_LIMIT_BURST 40, no refill to speak of)', () => {
   let t: TestApp;
   let shop: string;
   beforeAll(async () => {
@@ -58,45 +55,59 @@ describe('tokens by cost on REST and /graphql (RATE_LIMIT_BURST 40, no refill to
 
   const remaining = (res: { headers: Record<string, unknown> }) => Number(res.headers['ratelimit-remaining']);
 
-  it('a location list costs 1 token; a 1000-row BOM page costs its cost in tokens (10), a 50-row page 1', async () => {
+  it('a breakdown batch of 50 orders spends exactly one token, like one order or a location list', async () => {
     const key = await t.createKey(shop, ['read']);
-    const schema = getSchema();
-    const page1000 = costInTokens(operationCost(schema, parse(listBoms), { page: 1, pageSize: 1000 }), UNIT);
-    expect(page1000).toBe(10);
-    expect(costInTokens(operationCost(schema, parse(listBoms), { page: 1, pageSize: 50 }), UNIT)).toBe(1);
-    const first = await t.request({ method: 'GET', url: '/api/v1/locations', key });
-    expect(remaining(first)).toBe(BURST - 1);
-    const small = await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=50', key });
-    expect(remaining(small)).toBe(BURST - 2);
-    const big = await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=1000', key });
-    expect(big.statusCode).toBe(200);
-    expect(remaining(big)).toBe(BURST - 2 - page1000);
-  });
-
-  it('a GraphQL request spends what its REST equivalent spends: the breakdown batch of 50 orders, both ways', async () => {
-    const restKey = await t.createKey(shop, ['read']);
-    const gqlKey = await t.createKey(shop, ['read']);
-    const tokens = costInTokens(operationCost(getSchema(), parse(breakdownBatch), { ids: ids(50) }), UNIT);
-    expect(tokens).toBe(24);
-    const rest = await t.request({ method: 'GET', url: `/api/v1/order-bom-breakdown?ids=${ids(50).join(',')}`, key: restKey });
-    expect(rest.statusCode).toBe(200);
-    const gql = await t.request({ method: 'POST', url: '/graphql', key: gqlKey, payload: { query: breakdownBatch, variables: { ids: ids(50) } } });
-    expect(gql.statusCode).toBe(200);
-    expect(remaining(rest)).toBe(BURST - tokens);
-    expect(remaining(gql)).toBe(BURST - tokens);
-    // A batch of operations spends the sum of theirs.
-    const batchKey = await t.createKey(shop, ['read']);
-    const batch = await t.request({ method: 'POST', url: '/graphql', key: batchKey, payload: [{ query: breakdownBatch, variables: { ids: ids(20) } }, { query: '{ locations { locationId } }' }] });
+    const batch = await t.request({ method: 'GET', url: `/api/v1/order-bom-breakdown?ids=${ids(50).join(',')}`, key });
     expect(batch.statusCode).toBe(200);
-    const twenty = operationCost(getSchema(), parse(breakdownBatch), { ids: ids(20) });
-    const locations = operationCost(getSchema(), parse('{ locations { locationId } }'));
-    expect(remaining(batch)).toBe(BURST - costInTokens(twenty + locations, UNIT));
+    expect(remaining(batch)).toBe(BURST - 1);
+    const one = await t.request({ method: 'GET', url: `/api/v1/order-bom-breakdown/${ids(1)[0]}`, key });
+    expect(remaining(one)).toBe(BURST - 2);
+    const locations = await t.request({ method: 'GET', url: '/api/v1/locations', key });
+    expect(remaining(locations)).toBe(BURST - 3);
   });
 
-  it('over the bucket: 429 RATE_LIMITED + Retry-After, the body naming the request\'s cost and the limit, nothing run', async () => {
+  it('a 1000-row page spends one token, like a 50-row page', async () => {
     const key = await t.createKey(shop, ['read']);
-    // 40 tokens: three 1000-row pages (30) leave 10 … a fourth fits exactly, a fifth is refused.
-    for (let i = 0; i < 4; i += 1) expect((await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=1000', key })).statusCode).toBe(200);
+    const small = await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=50', key });
+    expect(remaining(small)).toBe(BURST - 1);
+    for (const url of ['/api/v1/bills-of-materials?pageSize=1000', '/api/v1/raw-materials?pageSize=1000']) {
+      const before = remaining(await t.request({ method: 'GET', url: '/api/v1/locations', key }));
+      const big = await t.request({ method: 'GET', url, key });
+      expect(big.statusCode, url).toBe(200);
+      expect(remaining(big), url).toBe(before - 1);
+    }
+  });
+
+  it('/graphql: one token per root field, each alias counting — 30 aliased breakdown batches spend 30, one batch 1', async () => {
+    const key = await t.createKey(shop, ['read']);
+    const one = await t.request({ method: 'POST', url: '/graphql', key, payload: { query: breakdownBatch, variables: { ids: ids(50) } } });
+    expect(one.statusCode).toBe(200);
+    expect(remaining(one)).toBe(BURST - 1);
+    const thirty = await t.request({ method: 'POST', url: '/graphql', key, payload: { query: aliasedBatches(30), variables: { ids: ids(50) } } });
+    expect(thirty.statusCode).toBe(200);
+    expect(thirty.json().data.a29.notFound).toHaveLength(49);
+    expect(remaining(thirty)).toBe(BURST - 1 - 30);
+  });
+
+  it('/graphql: a batch of operations spends the sum of theirs; __typename alone still spends the one token every request spends', async () => {
+    const key = await t.createKey(shop, ['read']);
+    const batch = await t.request({
+      method: 'POST', url: '/graphql', key,
+      payload: [{ query: breakdownBatch, variables: { ids: ids(20) } }, { query: '{ locations { locationId } assignees { assigneeId } }' }],
+    });
+    expect(batch.statusCode).toBe(200);
+    expect(remaining(batch)).toBe(BURST - 3);
+    const typename = await t.request({ method: 'POST', url: '/graphql', key, payload: { query: '{ __typename }' } });
+    expect(remaining(typename)).toBe(BURST - 4);
+  });
+
+  it('over the bucket: 429 RATE_LIMITED + Retry-After, the body naming the request\'s tokens and the limit, nothing run', async () => {
+    const key = await t.createKey(shop, ['read']);
+    // 40 tokens: 40 calls of any size pass, the 41st is refused.
+    for (let i = 0; i < BURST; i += 1) {
+      const url = i % 2 === 0 ? '/api/v1/bills-of-materials?pageSize=1000' : `/api/v1/order-bom-breakdown?ids=${ids(50).join(',')}`;
+      expect((await t.request({ method: 'GET', url, key })).statusCode).toBe(200);
+    }
     const refused = await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=1000', key });
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ code: 'RATE_LIMITED', detail: expect.stringMatching(/costs 1 token, the limit is 40 tokens/) });
@@ -104,15 +115,14 @@ describe('tokens by cost on REST and /graphql (RATE_LIMIT_BURST 40, no refill to
     expect(refused.headers['x-query-count']).toBeUndefined();
 
     const other = await t.createKey(shop, ['read']);
-    for (let i = 0; i < 3; i += 1) await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=1000', key: other });
-    // 10 left: a 24-token breakdown batch is refused with its cost in the body, on REST and /graphql.
-    const rest = await t.request({ method: 'GET', url: `/api/v1/order-bom-breakdown?ids=${ids(50).join(',')}`, key: other });
-    expect(rest.statusCode).toBe(429);
-    expect(rest.json().detail).toMatch(/this request costs 24 tokens, the limit is 40 tokens/);
-    const gql = await t.request({ method: 'POST', url: '/graphql', key: other, payload: { query: breakdownBatch, variables: { ids: ids(50) } } });
+    const first = await t.request({ method: 'POST', url: '/graphql', key: other, payload: { query: aliasedBatches(30), variables: { ids: ids(50) } } });
+    expect(remaining(first)).toBe(BURST - 30);
+    // 10 left: 30 more batches are refused with their tokens in the body, and run nothing.
+    const gql = await t.request({ method: 'POST', url: '/graphql', key: other, payload: { query: aliasedBatches(30), variables: { ids: ids(50) } } });
     expect(gql.statusCode).toBe(429);
-    expect(gql.json()).toMatchObject({ code: 'RATE_LIMITED', detail: expect.stringMatching(/this request costs 24 tokens, the limit is 40 tokens/) });
-    // A cheap request still passes: the refusals spent only the token every request spends.
-    expect((await t.request({ method: 'GET', url: '/api/v1/locations', key: other })).statusCode).toBe(200);
+    expect(gql.json()).toMatchObject({ code: 'RATE_LIMITED', detail: expect.stringMatching(/this request costs 30 tokens, the limit is 40 tokens/) });
+    expect(gql.headers['x-query-count']).toBeUndefined();
+    // A smaller request still passes: the refusal spent only the token every request spends.
+    expect(remaining(await t.request({ method: 'GET', url: `/api/v1/order-bom-breakdown?ids=${ids(50).join(',')}`, key: other }))).toBe(BURST - 30 - 1 - 1);
   });
 });

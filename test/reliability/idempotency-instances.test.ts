@@ -75,8 +75,10 @@ describe.runIf(redisReachable)('rate limiter shared through Redis (REDIS_URL)', 
     const app = await shared(2);
     apps.push(app);
     const fresh = await app.createKey(shop, ['read']);
-    // A 1000-row page costs 10 tokens, more than the burst of 2.
-    expect((await app.request({ method: 'GET', url: '/api/v1/bills-of-materials?pageSize=1000', key: fresh })).statusCode).toBe(200);
+    // Three root fields cost 3 tokens (one per REST call they stand for), more than the burst of 2.
+    const three = await app.request({ method: 'POST', url: '/graphql', key: fresh, payload: { query: '{ a: locations { locationId } b: locations { locationId } c: locations { locationId } }' } });
+    expect(three.statusCode).toBe(200);
+    expect(three.headers['ratelimit-remaining']).toBe('0');
     expect((await app.request({ method: 'GET', url: '/api/v1/locations', key: fresh })).statusCode).toBe(429);
   });
 
