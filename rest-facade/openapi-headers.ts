@@ -23,7 +23,7 @@ const HEADERS: Json = {
     schema: SECONDS_OR_TOKENS,
   },
   'RateLimit-Remaining': {
-    description: 'Tokens left after this request (a request costs one token per cost unit begun).',
+    description: 'Tokens left after this request (every call spends one, whatever its page size or number of ids).',
     schema: SECONDS_OR_TOKENS,
   },
   'RateLimit-Reset': {
