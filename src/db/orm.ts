@@ -5,6 +5,8 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Config } from '../config.ts';
 import { migrationsList } from '../../migrations/index.ts';
 import { guardPool } from './pool-guard.ts';
+import { installStallBreaker } from './stall-breaker.ts';
+import { waitLimits } from './wait-limits.ts';
 import { CountingLogger } from './query-stats.ts';
 
 export type Orm = CoreORM & { em: SqlEntityManager };
@@ -25,14 +27,23 @@ function baseOptions(entities: readonly EntitySchema[]): Partial<Options> {
 
 /**
  * Bounds on waiting for PostgreSQL over the network, so a refused, cut or stalled connection fails
- * (503, src/http/unavailable.ts) instead of holding the request: `connectionTimeoutMillis` for a pool
- * connection (acquire or connect), `query_timeout` for an answer on the wire (a stall the server's
- * own statement_timeout never sees). `guardPool` drops a connection that died mid-transaction
- * instead of leaking it (src/db/pool-guard.ts).
+ * (503, src/http/unavailable.ts) instead of holding the request (src/db/wait-limits.ts): the pool's
+ * `connectionTimeoutMillis` for a pooled connection (waiting for a free one included), the client's
+ * own for opening one, `query_timeout` for an answer on the wire (a stall the server's own
+ * statement_timeout never sees). `guardPool` drops a connection that died mid-transaction, or whose
+ * statement was still running when its read timeout fired (src/db/pool-guard.ts); the stall breaker
+ * tells a stalled database from a slow statement and answers every waiting request at once when the
+ * database stopped answering (src/db/stall-breaker.ts).
  */
-function wireTimeouts(config: Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs'>>): Record<string, number> {
-  const readTimeout = config.dbReadTimeoutMs ?? 15_000;
-  return { connectionTimeoutMillis: config.dbConnectTimeoutMs ?? 5000, ...(readTimeout > 0 ? { query_timeout: readTimeout } : {}) };
+function wireOptions(pg: typeof import('pg').default, config: Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs'>>): Record<string, unknown> {
+  const { acquireMs, openMs, readMs } = waitLimits(config);
+  // pg-pool hands its own options to every client it opens; the client's connect timeout is the shorter wait to open one.
+  class TimedClient extends pg.Client {
+    constructor(options: import('pg').ClientConfig) {
+      super({ ...options, connectionTimeoutMillis: Math.min(options.connectionTimeoutMillis ?? openMs, openMs) });
+    }
+  }
+  return { connectionTimeoutMillis: acquireMs, Client: TimedClient, ...(readMs > 0 ? { query_timeout: readMs } : {}) };
 }
 
 /** The `-c statement_timeout=…` connection option; none when unset or 0 (off). */
@@ -53,7 +64,7 @@ export async function openOrm(
   entities: readonly EntitySchema[],
 ): Promise<Orm> {
   if (config.databaseUrl) {
-    const { MikroORM } = await import('@mikro-orm/postgresql');
+    const [{ MikroORM }, { default: pg }] = await Promise.all([import('@mikro-orm/postgresql'), import('pg')]);
     return onServer((await MikroORM.init({
       ...baseOptions(entities), clientUrl: config.databaseUrl, pool: { min: 0, max: 10 },
       // JIT off for every connection: the recipe walk is a recursive CTE whose row count the planner
@@ -64,7 +75,12 @@ export async function openOrm(
       // running after it is cancelled (57014, answered 503 like a lost connection) instead of
       // holding a pool connection and the request. PGlite cannot time out a statement (no timer
       // signal in WebAssembly); there the request deadline (src/http/deadline.ts) is the bound.
-      driverOptions: { options: `-c jit=off${statementTimeout(config.statementTimeoutMs)}`, ...wireTimeouts(config), onPoolCreated: guardPool },
+      driverOptions: { options: `-c jit=off${statementTimeout(config.statementTimeoutMs)}`, ...wireOptions(pg, config),
+        onPoolCreated: (pool: Parameters<typeof guardPool>[0] & Parameters<typeof installStallBreaker>[0]) => {
+          guardPool(pool);
+          installStallBreaker(pool);
+        },
+      },
     } as never)) as unknown as Orm);
   }
   const { MikroORM } = await import('@mikro-orm/pglite');
