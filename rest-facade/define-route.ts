@@ -24,7 +24,8 @@ export type GraphQLData = Record<string, any>;
  * `data` is always converted from the GraphQL value through the `data` schema (derive-data.ts:
  * Decimal strings become numbers, objects keep the schema's properties, optional nulls are
  * omitted). The value converted is the operation's single root field by default, `dataField`
- * when the route names one, or what `toData` returns.
+ * when the route names one, or what `toData` returns. A mutation's root field holds its payload's
+ * result there: its `userErrors` were already turned into the route's problem (rest-facade/payloads.ts).
  */
 export interface RouteDefinition<Q extends TSchema | undefined, P extends TSchema | undefined, B extends TSchema | undefined> {
   method: 'GET' | 'PATCH';
