@@ -38,7 +38,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   503: 'Database or platform unreachable, or shutting down (UNAVAILABLE); see Retry-After.',
 };
 
-/** Headers of every PATCH: the optional Idempotency-Key (src/modules/idempotency/idempotency.hooks.ts). */
+/** Headers of every PATCH: the optional Idempotency-Key (src/http/idempotency-hooks.ts). */
 export const PatchHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
     minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',

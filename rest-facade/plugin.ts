@@ -18,7 +18,8 @@ import { routes } from './routes/index.ts';
 export interface FacadeOptions {
   schema: GraphQLSchema;
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: Scope) => Promise<boolean>;
-  makeContext: (request: FastifyRequest) => ShopContext;
+  /** The shop context an operation runs with (a PATCH holding an Idempotency-Key gets one bound to its write transaction). */
+  makeContext: (request: FastifyRequest) => ShopContext | Promise<ShopContext>;
   /** Charges the request its rate-limit tokens (one: a REST call) and admits its work (the stored operation's, with its variables); replies 429 / 503 and returns false when refused. */
   charge: (request: FastifyRequest, reply: FastifyReply, price: OperationPrice) => Promise<boolean>;
   /**
@@ -102,7 +103,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         // One rate-limit token per call whatever its size; its work (page size, ids) decides whether it waits its turn.
         if (!(await options.charge(request, reply, { tokens: 1, work: storedWork(options.schema, operation, route.variables(input, request)) }))) return reply;
         // Each attempt gets a fresh context; a GET whose connection broke runs once more (src/http/retry-read.ts).
-        const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, options.makeContext(request), route.variables(input, request));
+        const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, await options.makeContext(request), route.variables(input, request));
         const { value: result, queryCount } = await options.runCounted(route.method === 'GET' ? () => retryReadOnce(run, lostConnectionIn, request.log) : run);
         if (options.exposeQueryCount) reply.header('X-Query-Count', String(queryCount));
         if (result.errors?.length) throw toDomainError(result.errors[0]!);

@@ -25,7 +25,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerConditionalGet } from './http/conditional-get.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { registerCors } from './http/cors.ts';
-import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
+import { registerIdempotency } from './http/idempotency-hooks.ts';
 import { recordListenAddress } from './database.ts';
 import { requestIdFor } from './http/request-id.ts';
 import { registerValidators } from './http/validators.ts';
@@ -90,8 +90,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // registered first, so the security headers' `no-store` stays on everything else.
   registerConditionalGet(app);
   registerSecurityHeaders(app);
-  // Idempotency-Key on PATCH (root hooks: registered before the facade so its routes inherit them).
-  registerIdempotency(app, { orm });
+  // Idempotency-Key on PATCH (root hooks: registered before the facade so its routes inherit them). A key is
+  // held until the request's deadline; its outcome commits with the write (src/http/idempotency-hooks.ts).
+  const idempotency = registerIdempotency(app, { orm, holdMs: config.requestDeadlineMs });
   // On the embedded database, the lock file names where this server listens (for a refused second process).
   app.addHook('onListen', async () => recordListenAddress(orm, app.listeningOrigin));
   // Bodies are JSON or nothing: without the text parser, any other media type is 415.
@@ -162,7 +163,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { value, queryCount: stats.count };
   };
   await app.register(restFacade, {
-    prefix: '/api/v1', schema, authorize, charge, makeContext, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    prefix: '/api/v1', schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    makeContext: (request: Parameters<typeof createShopContext>[1]) => idempotency.contextFor(request, makeContext(request)),
   });
 
   await registerGraphql(app, {

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../rest-facade/routes/index.ts';
+import { requestHash } from '../../src/http/idempotency-hooks.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../src/modules/idempotency/idempotency.store.ts';
 import pg from 'pg';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
@@ -10,7 +11,9 @@ import { toDataset } from '../helpers/dataset-factory.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // Rule: a PATCH with an Idempotency-Key runs once per shop and key; a retry with the same key and
-// body within 24 h gets the stored response, another body 422, a concurrent twin 409.
+// body within 24 h gets the stored response, another body 422, a concurrent twin 409. A key is held
+// until its request's deadline at most: a claim that lapsed with nothing committed is taken over.
+// (Database faults: idempotency-faults.test.ts.)
 
 let t: TestApp;
 const shop = uniqueShopId('idem');
@@ -46,9 +49,14 @@ const adjustments = async (shopId: string, variantId: string): Promise<number> =
 };
 const storedKey = async (shopId: string, idempotencyKey: string) => {
   const [row] = await t.orm.em.fork().execute<any[]>(
-    'select state, response_status, created_at, expires_at from idempotency_keys where shop_id = ? and key = ?', [shopId, idempotencyKey]);
+    'select state, response_status, created_at, expires_at, claimed_until from idempotency_keys where shop_id = ? and key = ?', [shopId, idempotencyKey]);
   return row;
 };
+/** A claim left by a request that died: `in_flight`, held until `claimedUntil`, nothing stored. */
+const leftClaim = (variantId: string, body: unknown, idempotencyKey: string, claimedUntil: string) => t.orm.em.fork().execute(
+  `insert into idempotency_keys (shop_id, key, request_hash, state, claim_token, created_at, expires_at, claimed_until)
+   values (?, ?, ?, 'in_flight', 'dead-request', now(), now() + interval '24 hours', now() + cast(? as interval))`,
+  [shop, idempotencyKey, requestHash({ method: 'PATCH', url: `/api/v1/raw-materials/${variantId}/inventory`, body }), claimedUntil]);
 
 describe('Idempotency-Key on PATCH', () => {
   it('a delta retried after a lost response is applied once: the retry gets the stored response, marked replayed', async () => {
@@ -145,6 +153,8 @@ describe('Idempotency-Key on PATCH', () => {
     const row = await storedKey(shop, k);
     expect(row.state).toBe('done');
     expect(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime()).toBe(IDEMPOTENCY_TTL_MS);
+    // Claimed for the request's deadline (BOMCORE_REQUEST_DEADLINE_MS), not for the key's 24 h.
+    expect(new Date(row.claimed_until).getTime() - new Date(row.created_at).getTime()).toBe(t.config.requestDeadlineMs);
     expect((await patchInventory('VMAT-VAR-0003', body, k)).headers['idempotency-replayed']).toBe('true');
     expect(await level('VMAT-VAR-0003', '102')).toBeCloseTo(before + 1, 6);
     // 24 h later (the clock moved past expires_at):
@@ -157,13 +167,42 @@ describe('Idempotency-Key on PATCH', () => {
     expect(await level('VMAT-VAR-0003', '102')).toBeCloseTo(before + 2, 6);
   });
 
+  it('a claim held past its deadline by a request that died (nothing committed) is taken over: the retry applies once', async () => {
+    const k = freshKey();
+    const body = { updates: [{ locationId: '101', delta: 4 }] };
+    const before = await level('VMAT-VAR-0003', '101');
+    await leftClaim('VMAT-VAR-0003', body, k, '-1 second');
+    const retry = await patchInventory('VMAT-VAR-0003', body, k);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.headers['idempotency-replayed']).toBeUndefined();
+    expect((await storedKey(shop, k)).state).toBe('done');
+    expect(await level('VMAT-VAR-0003', '101')).toBeCloseTo(before + 4, 6);
+    expect((await patchInventory('VMAT-VAR-0003', body, k)).headers['idempotency-replayed']).toBe('true');
+    expect(await level('VMAT-VAR-0003', '101')).toBeCloseTo(before + 4, 6);
+  });
+
+  it('before its deadline a claim is 409 CONFLICT with Retry-After: 1, naming when the key is free again; another body is still 422', async () => {
+    const k = freshKey();
+    const body = { updates: [{ locationId: '101', delta: 1 }] };
+    const before = await level('VMAT-VAR-0003', '101');
+    await leftClaim('VMAT-VAR-0003', body, k, '1 minute');
+    const held = await patchInventory('VMAT-VAR-0003', body, k);
+    expect(held.statusCode).toBe(409);
+    expect(held.headers['retry-after']).toBe('1');
+    expect(held.json().code).toBe('CONFLICT');
+    const { claimed_until } = await storedKey(shop, k);
+    expect(held.json().detail).toContain(new Date(claimed_until).toISOString());
+    expect((await patchInventory('VMAT-VAR-0003', { updates: [{ locationId: '101', delta: 2 }] }, k)).statusCode).toBe(422);
+    expect(await level('VMAT-VAR-0003', '101')).toBe(before);
+  });
+
   it('expired keys of the shop are deleted on its next keyed write (cleanup on write)', async () => {
     const s = uniqueShopId('idem-purge');
     await t.load(toDataset(materialShop(s)));
     const k = await t.createKey(s, ['read', 'write']);
     await t.orm.em.fork().execute(
-      `insert into idempotency_keys (shop_id, key, request_hash, state, claim_token, created_at, expires_at)
-       values (?, 'old', 'x', 'done', 'x', now() - interval '25 hours', now() - interval '1 hour')`, [s]);
+      `insert into idempotency_keys (shop_id, key, request_hash, state, claim_token, created_at, expires_at, claimed_until)
+       values (?, 'old', 'x', 'done', 'x', now() - interval '25 hours', now() - interval '1 hour', now() - interval '25 hours')`, [s]);
     expect((await patchInventory('VMAT-VAR-0001', { updates: [{ locationId: '101', delta: 1 }] }, freshKey(), k)).statusCode).toBe(200);
     // The purge runs once the response has gone out (onResponse), so the write is not slowed by it.
     await vi.waitFor(async () => expect(await storedKey(s, 'old')).toBeUndefined(), { timeout: 5000, interval: 20 });
@@ -204,7 +243,7 @@ describe('Idempotency-Key on PATCH', () => {
   });
 
   // Needs a second connection holding a row lock while the PATCH waits: PostgreSQL (PGlite has one connection).
-  it.runIf(usingPostgres)('a 503 from the request deadline (the write commits after it) is not released: retries are 409, nothing applies twice', async () => {
+  it.runIf(usingPostgres)('a 503 from the request deadline: the abandoned write rolls back when it finishes and frees the key; the retry applies once', async () => {
     const slow = await createTestApp({ orm: t.orm, config: { requestDeadlineMs: 400 } });
     const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await blocker.connect();
@@ -220,18 +259,15 @@ describe('Idempotency-Key on PATCH', () => {
         headers: { 'content-type': 'application/json', 'idempotency-key': k },
       });
       expect(first.statusCode).toBe(503);
-      // The abandoned request goes on once the lock is gone, and commits.
+      // The abandoned request goes on once the lock is gone, finds its deadline passed, rolls back
+      // and gives the key back.
       await blocker.query('commit');
-      const deadline = Date.now() + 10_000;
-      while ((await level('VMAT-VAR-0002', '102')).toFixed(6) !== (before + 7).toFixed(6)) {
-        if (Date.now() > deadline) throw new Error('the abandoned write never committed');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      for (let i = 0; i < 3; i++) {
-        const retry = await patchInventory('VMAT-VAR-0002', body, k);
-        expect(retry.statusCode).toBe(409);
-        expect(retry.json().code).toBe('CONFLICT');
-      }
+      await vi.waitFor(async () => expect(await storedKey(shop, k)).toBeUndefined(), { timeout: 10_000, interval: 20 });
+      expect((await level('VMAT-VAR-0002', '102')).toFixed(6)).toBe(before.toFixed(6));
+      const retry = await patchInventory('VMAT-VAR-0002', body, k);
+      expect(retry.statusCode).toBe(200);
+      expect(retry.headers['idempotency-replayed']).toBeUndefined();
+      expect((await patchInventory('VMAT-VAR-0002', body, k)).headers['idempotency-replayed']).toBe('true');
       expect((await level('VMAT-VAR-0002', '102')).toFixed(6)).toBe((before + 7).toFixed(6));
     } finally {
       await blocker.end();

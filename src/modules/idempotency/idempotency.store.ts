@@ -1,20 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { Orm } from '../../db/orm.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 
 /** How long a key's stored response is replayed, from the key's first use. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface StoredResponse { status: number; headers: Record<string, string>; body: string }
 
+/** A request's hold on a key: only the holder of `token` may record the key's outcome or release it. */
+export interface Claim { shopId: string; key: string; token: string }
+
 /** What a request carrying a key finds. */
 export type ClaimResult =
-  /** The key is new (or its 24 h passed): this request runs, then `complete` or `release` with the token. */
-  | { kind: 'claimed'; token: string }
+  /** The key is new, its 24 h passed, or its last claim lapsed with nothing committed: this request runs. */
+  | { kind: 'claimed'; claim: Claim }
   /** The key was used with another request (method, path or body). */
   | { kind: 'mismatch' }
-  /** The first request with this key has not answered yet (`since`: when it started). */
-  | { kind: 'in_flight'; since: Date }
-  /** The first request answered: its response. */
+  /** Another request holds the key until `until` (its deadline) and has not committed an outcome. */
+  | { kind: 'in_flight'; until: Date }
+  /** The key's request committed its outcome: its response. */
   | { kind: 'done'; response: StoredResponse };
 
 interface Row {
@@ -23,12 +26,21 @@ interface Row {
   response_status: number | null;
   response_headers: Record<string, string> | string | null;
   response_body: string | null;
-  created_at: Date | string;
+  claimed_until: Date | string;
 }
+
+const RECORD = `update idempotency_keys set state = 'done', response_status = ?, response_headers = cast(? as jsonb), response_body = ?
+  where shop_id = ? and key = ? and claim_token = ? and state = 'in_flight' returning key`;
 
 /**
  * The idempotency keys of PATCH requests, in PostgreSQL (or PGlite), so every instance on the
  * database sees them. Raw SQL with the shop id in every statement (the table is shop-owned).
+ *
+ * A key's outcome is what committed, never what a request answered: `recordInTransaction` marks it
+ * `done` with its response in the transaction of the write itself, so either both commit or
+ * neither. Every later statement about a claim (`complete`, `release`) applies only while the key is
+ * still `in_flight` under that claim, so a request that failed after its commit (a lost COMMIT
+ * answer) cannot undo it.
  */
 export class IdempotencyStore {
   readonly #orm: Orm;
@@ -39,55 +51,81 @@ export class IdempotencyStore {
   }
 
   /**
-   * Claims `key` for a request whose hash is `requestHash`: inserts it `in_flight`, or takes over
-   * a key whose 24 h passed; otherwise reports what the key holds. One statement decides, so of
-   * two requests with the same key at once exactly one is `claimed`.
+   * Claims `key` for a request whose hash is `requestHash`, held for `holdMs` (the request's
+   * deadline): inserts it `in_flight`, takes over a key whose 24 h passed, or one whose claim lapsed
+   * without an outcome (same request: nothing of it committed, so running it is its first
+   * application); otherwise reports what the key holds. One statement decides, so of two requests
+   * with the same key at once exactly one is `claimed`.
    */
-  async claim(shopId: string, key: string, requestHash: string, now = new Date()): Promise<ClaimResult> {
+  async claim(shopId: string, key: string, requestHash: string, holdMs: number, now = new Date()): Promise<ClaimResult> {
     const em = this.#orm.em.fork();
     const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
+    const claimedUntil = new Date(now.getTime() + holdMs);
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomBytes(12).toString('hex');
       const claimed = await em.execute<{ claim_token: string }[]>(
-        `insert into idempotency_keys (shop_id, key, request_hash, state, claim_token, created_at, expires_at)
-         values (?, ?, ?, 'in_flight', ?, ?, ?)
+        `insert into idempotency_keys (shop_id, key, request_hash, state, claim_token, created_at, expires_at, claimed_until)
+         values (?, ?, ?, 'in_flight', ?, ?, ?, ?)
          on conflict (shop_id, key) do update set
-           request_hash = excluded.request_hash, state = 'in_flight', claim_token = excluded.claim_token,
-           response_status = null, response_headers = null, response_body = null,
-           created_at = excluded.created_at, expires_at = excluded.expires_at
+           state = 'in_flight', claim_token = excluded.claim_token, claimed_until = excluded.claimed_until,
+           request_hash = excluded.request_hash, response_status = null, response_headers = null, response_body = null,
+           created_at = case when idempotency_keys.expires_at <= excluded.created_at then excluded.created_at else idempotency_keys.created_at end,
+           expires_at = case when idempotency_keys.expires_at <= excluded.created_at then excluded.expires_at else idempotency_keys.expires_at end
          where idempotency_keys.expires_at <= excluded.created_at
+            or (idempotency_keys.state = 'in_flight' and idempotency_keys.claimed_until <= excluded.created_at
+                and idempotency_keys.request_hash = excluded.request_hash)
          returning claim_token`,
-        [shopId, key, requestHash, token, now, expiresAt],
+        [shopId, key, requestHash, token, now, expiresAt, claimedUntil],
       );
-      if (claimed[0]?.claim_token === token) return { kind: 'claimed', token };
+      if (claimed[0]?.claim_token === token) return { kind: 'claimed', claim: { shopId, key, token } };
       const [row] = await em.execute<Row[]>(
-        `select request_hash, state, response_status, response_headers, response_body, created_at
+        `select request_hash, state, response_status, response_headers, response_body, claimed_until
            from idempotency_keys where shop_id = ? and key = ?`,
         [shopId, key],
       );
-      // Released (its first request failed) between the two statements: claim again.
+      // Released between the two statements (its request failed): claim again.
       if (!row) continue;
       if (row.request_hash !== requestHash) return { kind: 'mismatch' };
-      if (row.state !== 'done' || row.response_status === null) return { kind: 'in_flight', since: new Date(row.created_at) };
+      if (row.state !== 'done' || row.response_status === null) {
+        const until = new Date(row.claimed_until);
+        // Lapsed between the two statements: take it over.
+        if (until.getTime() <= now.getTime()) continue;
+        return { kind: 'in_flight', until };
+      }
       const headers = typeof row.response_headers === 'string' ? JSON.parse(row.response_headers) : (row.response_headers ?? {});
       return { kind: 'done', response: { status: row.response_status, headers, body: row.response_body ?? '' } };
     }
-    return { kind: 'in_flight', since: now };
+    return { kind: 'in_flight', until: claimedUntil };
   }
 
-  /** Stores the response of the request holding `token`; replayed from now on. */
-  async complete(shopId: string, key: string, token: string, response: StoredResponse): Promise<void> {
-    await this.#orm.em.fork().execute(
-      `update idempotency_keys set state = 'done', response_status = ?, response_headers = cast(? as jsonb), response_body = ?
-        where shop_id = ? and key = ? and claim_token = ?`,
-      [response.status, JSON.stringify(response.headers), response.body, shopId, key, token],
-    );
+  /**
+   * In the write's own transaction `tx`: marks the key `done` with `response`. False when the claim
+   * is no longer this request's (it lapsed and a retry took the key over): the caller must roll
+   * back, or the write would apply twice.
+   */
+  async recordInTransaction(tx: Em, claim: Claim, response: StoredResponse): Promise<boolean> {
+    const rows = await tx.execute<{ key: string }[]>(RECORD, [
+      response.status, JSON.stringify(response.headers), response.body, claim.shopId, claim.key, claim.token,
+    ]);
+    return rows.length === 1;
   }
 
-  /** Forgets the key (its request failed with a 5xx and changed nothing): a retry runs again. */
-  async release(shopId: string, key: string, token: string): Promise<void> {
+  /** Stores the answer of a claimed request that wrote nothing (a 4xx); replayed from now on. */
+  async complete(claim: Claim, response: StoredResponse): Promise<void> {
+    await this.#orm.em.fork().execute(RECORD, [
+      response.status, JSON.stringify(response.headers), response.body, claim.shopId, claim.key, claim.token,
+    ]);
+  }
+
+  /**
+   * Gives the key back after a failed request (5xx, 429): a retry runs at once. A no-op when the
+   * key is `done` — the request's write committed even though it answered an error (its COMMIT's
+   * answer was lost): the retry then replays the committed response.
+   */
+  async release(claim: Claim): Promise<void> {
     await this.#orm.em.fork().execute(
-      'delete from idempotency_keys where shop_id = ? and key = ? and claim_token = ?', [shopId, key, token],
+      `delete from idempotency_keys where shop_id = ? and key = ? and claim_token = ? and state = 'in_flight'`,
+      [claim.shopId, claim.key, claim.token],
     );
   }
 
