@@ -70,7 +70,7 @@ interface Payload<T> { result: T | null; userErrors: UserError[] }
 const payloadTypeName = (mutation: string) => `${mutation[0]!.toUpperCase()}${mutation.slice(1)}Payload`;
 
 /** The payload's result field: its type's name, lower camel, without a `Result` suffix (`WorkOrderWriteResult` → `workOrderWrite`). */
-export const resultFieldName = (typeName: string) => {
+const resultFieldName = (typeName: string) => {
   const name = typeName.replace(/Result$/, '');
   return `${name[0]!.toLowerCase()}${name.slice(1)}`;
 };
@@ -80,7 +80,8 @@ function payloadRef<T>(mutation: string, result: ObjectRef<Types, T>): ObjectRef
   return builder.objectRef<Payload<T>>(payloadTypeName(mutation)).implement({
     description: `What \`${mutation}\` did: \`${field}\`, or \`userErrors\` saying why it did nothing.`,
     fields: (t) => ({
-      // The wrapper costs nothing: an operation costs what it selects inside, as before payloads.
+      // The wrapper costs nothing: an operation costs what it selects inside the result, so REST's
+      // stored mutations charge the rate limit what they did before payloads.
       [field]: t.field({
         type: result, nullable: true, complexity: { field: 0, multiplier: 1 },
         description: 'The result; null when the mutation did nothing (see `userErrors`).',
