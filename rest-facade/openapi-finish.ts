@@ -29,7 +29,7 @@ const SCHEMA_PREFIX = '#/components/schemas/';
 const PROBLEM_EXAMPLES: Record<ErrorCode, { summary: string; problem: Omit<ProblemInput, 'code'> }> = {
   INVALID_INPUT: {
     summary: 'A parameter or body field is invalid',
-    problem: { detail: 'pageSize: must be <= 1000', errors: [{ field: 'pageSize', message: 'must be <= 1000' }] },
+    problem: { detail: 'pageSize: must be between 1 and 1000', errors: [{ field: 'pageSize', message: 'must be between 1 and 1000' }] },
   },
   UNAUTHENTICATED: {
     summary: 'No valid API key',
@@ -93,6 +93,8 @@ export function finishOpenApiDocument(input: Json): Json {
       if (method === 'get' && keyed) conditionalGet(operation);
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false;
+        // A list parameter is repeated (`ids=1&ids=2`); its items may also hold comma-separated values (src/http/query-lists.ts).
+        if (parameter.in === 'query' && parameter.schema?.type === 'array') Object.assign(parameter, { style: 'form', explode: true });
         parameter.schema = mergeLiteralUnions(parameter.schema);
       }
       const body = operation.requestBody?.content?.['application/json'];

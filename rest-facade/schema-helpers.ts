@@ -1,7 +1,8 @@
-import { Type, type StringOptions, type TSchema } from '@sinclair/typebox';
+import { Type, type StringOptions, type TArray, type TSchema, type TString } from '@sinclair/typebox';
 import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
 import { DomainError, type FieldError } from '../src/domain-error.ts';
 import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../src/limits.ts';
+import { LIST_ITEM } from '../src/http/query-lists.ts';
 
 // Building blocks shared by the route schemas of every resource.
 
@@ -38,26 +39,65 @@ export function strictObject(properties: Record<string, TSchema>, description?: 
   return Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 }
 
-/** `locationIds`: repeatable bare numeric ids; a global id is 400. */
+/** A bare numeric id (`101`): location ids in query strings and bodies (a gid://… global id is 400). */
+export const NUMERIC_ID_PATTERN = '^[0-9]+$';
+
+/** The values of an enum item (a union of literals or an `enum`), or null. */
+function enumValues(item: TSchema): string[] | null {
+  const members = (item.anyOf as TSchema[] | undefined)?.map((m) => m.const as unknown);
+  const values = members ?? (item.enum as unknown[] | undefined);
+  return values && values.every((v) => typeof v === 'string') ? (values as string[]) : null;
+}
+
+/** The pattern of a value as sent: items of `item` joined with commas, empty items allowed (`101,102`, `draft,ready`). */
+function joinedPattern(item: TSchema): string | undefined {
+  const values = enumValues(item);
+  const one = values ? `(${values.join('|')})` : typeof item.pattern === 'string' ? `(${String(item.pattern).replace(/^\^/, '').replace(/\$$/, '')})` : undefined;
+  return one === undefined ? undefined : `^${one}?(,${one}?)*$`;
+}
+
+/**
+ * A list-valued query parameter: repeated (`status=draft&status=ready`), comma-separated
+ * (`status=draft,ready`) or both, with the same meaning. src/http/query-lists.ts splits the values
+ * before validation, so `maxItems` counts items after splitting and each item is checked against
+ * `item` (an enum item refused lists its values). The document shows an exploded form array whose
+ * items are values as sent, commas included.
+ */
+export function ListParameter(item: TSchema, options: { description: string; maxItems: number; minItems?: number }): TArray<TString> {
+  const itemMax = typeof item.maxLength === 'number' ? item.maxLength : Math.max(0, ...(enumValues(item) ?? []).map((v) => v.length));
+  const pattern = joinedPattern(item);
+  const values = enumValues(item);
+  const sent = Type.String({
+    // A value as sent holds every item, each quoted with its quotes doubled at worst.
+    maxLength: options.maxItems * (2 * itemMax + 3),
+    ...(pattern ? { pattern } : {}),
+    description: values ? `One or more of ${values.join(', ')}, comma-separated.` : 'One or more values, comma-separated.',
+  });
+  const list = Type.Array(sent, {
+    ...(options.minItems ? { minItems: options.minItems } : {}),
+    maxItems: options.maxItems,
+    description: `${options.description} Repeat the parameter, separate values with commas, or both: the same list. `
+      + (pattern ? '' : 'A value that holds a comma goes in double quotes (`"Acme, Inc."`), a quote inside it doubled. ')
+      + `At most ${options.maxItems} values after splitting; empty values are ignored.`,
+  });
+  return Object.assign(list, { [LIST_ITEM]: item });
+}
+
+/** `locationIds`: bare numeric ids, repeated and/or comma-separated; a global id is 400. */
 export const LocationIdsQuery = Type.Object(
   {
-    locationIds: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9]*$', maxLength: STRING_LIMITS.id, description: 'A bare numeric location id (a gid://… form is 400).' }), {
+    locationIds: Type.Optional(ListParameter(Type.String({ pattern: NUMERIC_ID_PATTERN, maxLength: STRING_LIMITS.id }), {
       maxItems: LIST_LIMITS.ids,
-      description: `Repeatable (\`locationIds=101&locationIds=102\`), at most ${LIST_LIMITS.ids}. Omitted or empty (\`locationIds=\`) means every location; a scope that matches nothing reports 0.`,
+      description: 'Bare numeric location ids (`locationIds=101,102` or `locationIds=101&locationIds=102`; a gid://… form is 400). '
+        + 'Omitted or empty (`locationIds=`) means every location; a scope that matches nothing reports 0.',
     })),
   },
   { additionalProperties: false },
 );
 
-/** The scope as GraphQL variables: empty values dropped, an empty list = every location. */
+/** The scope as GraphQL variables: an empty list = every location. */
 export function scopeVariable(query: { locationIds?: readonly string[] }): string[] | null {
-  const ids = (query.locationIds ?? []).filter((id) => id !== '');
-  return ids.length === 0 ? null : ids;
-}
-
-/** `ids` query values: repeatable and/or comma-separated; empty segments are dropped. */
-export function splitIds(values: readonly string[]): string[] {
-  return values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
+  return query.locationIds?.length ? [...query.locationIds] : null;
 }
 
 /**

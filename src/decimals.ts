@@ -16,9 +16,10 @@ export function toDecimalString(value: ExactInput): string {
 
 /**
  * Checks a client-supplied decimal (string or number text): finite, at most 6 fractional digits,
- * |x| < 10^14, and ≥ 0 when `nonNegative`. Pushes a field error and returns null when it is not.
+ * |x| < 10^14, ≥ 0 when `nonNegative`, > 0 when `positive`. Pushes a field error and returns null
+ * when it is not; a value out of range is told the whole range allowed.
  */
-export function parseDecimalInput(value: string, field: string, errors: FieldError[], options: { nonNegative?: boolean } = {}): Exact | null {
+export function parseDecimalInput(value: string, field: string, errors: FieldError[], options: { nonNegative?: boolean; positive?: boolean } = {}): Exact | null {
   const reading = readClientDecimal(value);
   if (reading === null) {
     errors.push({ field, message: 'must be a number' });
@@ -26,7 +27,9 @@ export function parseDecimalInput(value: string, field: string, errors: FieldErr
   }
   // Judged on the parts, so "1e999999" is refused without being built.
   if (!reading.finite || fractionDigits(reading.parts) > 6) errors.push({ field, message: 'must be a number with at most 6 fractional digits' });
-  else if (options.nonNegative && (reading.parts.negative || magnitudeAtLeast(reading.parts, 14))) errors.push({ field, message: 'must be between 0 and 10^14' });
+  else if (options.positive && (reading.parts.negative || reading.parts.digits === '' || magnitudeAtLeast(reading.parts, 14))) {
+    errors.push({ field, message: 'must be greater than 0 and less than 10^14' });
+  } else if (options.nonNegative && (reading.parts.negative || magnitudeAtLeast(reading.parts, 14))) errors.push({ field, message: 'must be between 0 and 10^14' });
   else if (magnitudeAtLeast(reading.parts, 14)) errors.push({ field, message: 'must be smaller than 10^14 in magnitude' });
   else return fromParts(reading.parts);
   return null;

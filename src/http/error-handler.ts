@@ -5,7 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { buildProblem, sendProblem } from './problem.ts';
 import { isUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
-interface AjvError { instancePath: string; message?: string; params: Record<string, unknown>; keyword?: string; schemaPath?: string }
+interface AjvError {
+  instancePath: string; message?: string; params: Record<string, unknown>; keyword?: string; schemaPath?: string;
+  /** The schema holding the failed keyword (AJV's `verbose`): a range is said whole from it. */
+  parentSchema?: Record<string, unknown>;
+}
 
 /** `/updates/0/delta` → `updates[0].delta`, plus the property AJV names for a missing or unknown one. */
 function fieldOf(e: AjvError, context: string | undefined): string {
@@ -31,7 +35,30 @@ function typeMessage(types: unknown): string {
   return `must be ${orList([...new Set(list)])}`;
 }
 
+/**
+ * The patterns of the request schemas in words: a refusal says what is allowed, never a regular
+ * expression (a test checks that every pattern the OpenAPI document validates with is listed).
+ */
+export const PATTERN_WORDS: Record<string, string> = {
+  '^[0-9]+$': 'must be a bare numeric id such as 101 (digits only, not a gid://… global id)',
+  '^[A-Za-z0-9._:-]{1,128}$': 'must be 1–128 characters, each a letter, a digit or one of . _ : -',
+  '^[\\x21-\\x7e]+$': 'must be visible ASCII characters only (no spaces)',
+};
+
 const plural = (n: unknown, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A bound as people read it: 1e14 is 10^14, as the services state their limit. */
+const bound = (n: unknown) => (typeof n === 'number' && n >= 1e6 && Number.isInteger(Math.log10(n)) ? `10^${Math.log10(n)}` : String(n));
+
+/** A number bounded on both sides, said whole whichever bound was crossed (`pageSize: must be between 1 and 1000`, as /graphql says it). */
+function rangeMessage(schema: Record<string, unknown> | undefined): string | null {
+  if (!schema) return null;
+  const { minimum, exclusiveMinimum, maximum, exclusiveMaximum } = schema;
+  const low = minimum !== undefined ? `at least ${bound(minimum)}` : exclusiveMinimum !== undefined ? `greater than ${bound(exclusiveMinimum)}` : null;
+  const high = maximum !== undefined ? `at most ${bound(maximum)}` : exclusiveMaximum !== undefined ? `less than ${bound(exclusiveMaximum)}` : null;
+  if (!low || !high) return null;
+  return minimum !== undefined && maximum !== undefined ? `must be between ${bound(minimum)} and ${bound(maximum)}` : `must be ${low} and ${high}`;
+}
 
 /** One AJV error (not anyOf/oneOf) in words a person acts on. */
 function humanMessage(e: AjvError, context: string | undefined): string {
@@ -46,14 +73,14 @@ function humanMessage(e: AjvError, context: string | undefined): string {
     case 'maxLength': return `must be at most ${plural(p.limit, 'character')} long`;
     case 'minItems': return p.limit === 1 ? 'must not be empty' : `must have at least ${plural(p.limit, 'item')}`;
     case 'maxItems': return `must have at most ${plural(p.limit, 'item')}`;
-    case 'minimum': return `must be at least ${String(p.limit)}`;
-    case 'maximum': return `must be at most ${String(p.limit)}`;
-    case 'exclusiveMinimum': return `must be greater than ${String(p.limit)}`;
-    case 'exclusiveMaximum': return `must be less than ${String(p.limit)}`;
+    case 'minimum': return rangeMessage(e.parentSchema) ?? `must be at least ${String(p.limit)}`;
+    case 'maximum': return rangeMessage(e.parentSchema) ?? `must be at most ${String(p.limit)}`;
+    case 'exclusiveMinimum': return rangeMessage(e.parentSchema) ?? `must be greater than ${String(p.limit)}`;
+    case 'exclusiveMaximum': return rangeMessage(e.parentSchema) ?? `must be less than ${String(p.limit)}`;
     case 'format': return p.format === 'date-time'
       ? 'must be a date-time with a time zone, e.g. 2025-01-31T09:30:00Z'
       : `must be a valid ${String(p.format)}`;
-    case 'pattern': return `must match the pattern ${String(p.pattern)}`;
+    case 'pattern': return PATTERN_WORDS[String(p.pattern)] ?? `must match the pattern ${String(p.pattern)}`;
     case 'uniqueItems': return 'must not repeat an item';
     case 'minProperties': return p.limit === 1 ? 'must not be empty' : `must have at least ${plural(p.limit, 'field')}`;
     default: return e.message ?? 'is invalid';
@@ -85,7 +112,9 @@ function alternativesMessage(branches: AjvError[], context: string | undefined):
  */
 export function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
   const unions = validation.filter((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.schemaPath);
-  const branchOf = (e: AjvError) => unions.find((u) => u !== e && e.schemaPath?.startsWith(`${u.schemaPath}/`));
+  // A branch error belongs to the union failing at its value (each item of a list has its own), not to the first with its schema path.
+  const within = (e: AjvError, u: AjvError) => e.instancePath === u.instancePath || e.instancePath.startsWith(`${u.instancePath}/`);
+  const branchOf = (e: AjvError) => unions.find((u) => u !== e && within(e, u) && e.schemaPath?.startsWith(`${u.schemaPath}/`));
   const byField = new Map<string, string[]>();
   for (const e of validation) {
     if (branchOf(e)) continue; // said by its anyOf

@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema, FastifySchemaValidationError } from 'fastify';
 import { unstorableText } from '../limits.ts';
+import { listParameters, listValidationSchema, splitListParameters } from './query-lists.ts';
 
 interface StringProblem { instancePath: string; message: string }
 
@@ -54,15 +55,33 @@ function refusingUnstorable(validate: Validate): Validate {
   return wrapped;
 }
 
+/** Splits the values of the query's list parameters before `validate` runs; malformed quoting is refused naming the parameter. */
+function splittingLists(names: readonly string[], validate: Validate): Validate {
+  if (names.length === 0) return validate;
+  const wrapped: Validate = (data: unknown) => {
+    const problem = splitListParameters(data, names);
+    if (problem) {
+      wrapped.errors = [{ instancePath: `/${pointerSegment(problem.name)}`, message: problem.message, params: {}, keyword: 'listSyntax', schemaPath: '#' }];
+      return false;
+    }
+    const ok = validate(data);
+    wrapped.errors = validate.errors ?? null;
+    return ok;
+  };
+  return wrapped;
+}
+
 /**
  * Request validation with two AJV instances, behind one check that no string of the query, the
  * path or the body (at any depth) holds NUL or a lone surrogate: such a value is 400 naming its
  * field, never an error from the database driver. Query strings and path parameters arrive as text, so
- * their values are coerced ("2" → 2, "true" → true, a single value → a one-item array). JSON
+ * their values are coerced ("2" → 2, "true" → true, a single value → a one-item array), and the
+ * values of a list parameter are split at commas (src/http/query-lists.ts). JSON
  * bodies are not: `"5"` where a number is expected is a 400 naming the field, never a silent cast.
  */
 export function registerValidators(app: FastifyInstance, sharedSchemas: object[]): void {
-  const base: Options = { removeAdditional: false, useDefaults: true, allErrors: true, strict: false };
+  // verbose: errors carry their schema, so a message can state a whole range (src/http/error-handler.ts).
+  const base: Options = { removeAdditional: false, useDefaults: true, allErrors: true, strict: false, verbose: true };
   const coercing = new Ajv({ ...base, coerceTypes: 'array' });
   const exact = new Ajv({ ...base, coerceTypes: false });
   // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
@@ -74,8 +93,11 @@ export function registerValidators(app: FastifyInstance, sharedSchemas: object[]
     exact.addSchema(schema);
   }
   app.setValidatorCompiler(({ schema, httpPart, url }: { schema: FastifySchema; httpPart?: string; url?: string }) => {
-    const validate = (httpPart === 'body' ? exact : coercing).compile(schema as object) as Validate;
+    const ajv = httpPart === 'body' ? exact : coercing;
     // /graphql checks its arguments itself (schema/input-limits.ts), naming the argument rather than the variable.
-    return url === '/graphql' ? validate : refusingUnstorable(validate);
+    if (url === '/graphql') return ajv.compile(schema as object) as Validate;
+    if (httpPart !== 'querystring') return refusingUnstorable(ajv.compile(schema as object) as Validate);
+    // List parameters: repeated and comma-separated values alike, each item checked (src/http/query-lists.ts).
+    return splittingLists(listParameters(schema), refusingUnstorable(ajv.compile(listValidationSchema(schema as Record<string, unknown>)) as Validate));
   });
 }

@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fieldErrors } from '../../src/http/error-handler.ts';
+import { fieldErrors, PATTERN_WORDS } from '../../src/http/error-handler.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -21,6 +21,9 @@ afterAll(() => t.close());
 
 const get = (url: string): InjectOptions => ({ method: 'GET', url });
 const patch = (url: string, payload: unknown): InjectOptions => ({ method: 'PATCH', url, payload: payload as InjectOptions['payload'] });
+/** A build-run body valid but for what `fields` changes. */
+const run = (fields: Record<string, unknown>) => ({ expectedUpdatedAt: STAMP, buildRunId: 'run-1', items: [{ itemId: 'woi_1', quantity: 1 }], ...fields });
+const STATUSES = 'cancelled, completed, draft, in_progress, paused, qc_approved, quality_control, ready';
 
 /** [rule, request, the field errors expected, exactly]. */
 const rows: [string, InjectOptions, { field: string; message: string }[]][] = [
@@ -34,10 +37,27 @@ const rows: [string, InjectOptions, { field: string; message: string }[]][] = [
     patch('/api/v1/raw-materials/44001', { unitCost: 'cheap' }), [{ field: 'unitCost', message: 'must be a number or null' }]],
   ['an integer parameter says "an integer"',
     get('/api/v1/raw-materials?page=first'), [{ field: 'page', message: 'must be an integer' }]],
-  ['a minimum is said in words',
-    get('/api/v1/raw-materials?pageSize=0'), [{ field: 'pageSize', message: 'must be at least 1' }]],
-  ['a maximum is said in words',
-    get('/api/v1/raw-materials?pageSize=5000'), [{ field: 'pageSize', message: 'must be at most 1000' }]],
+  ['a number under its range states the whole range, as /graphql does (was "must be at least 1")',
+    get('/api/v1/raw-materials?pageSize=0'), [{ field: 'pageSize', message: 'must be between 1 and 1000' }]],
+  ['a number over its range states the whole range too',
+    get('/api/v1/raw-materials?pageSize=5000'), [{ field: 'pageSize', message: 'must be between 1 and 1000' }]],
+  ['a quantity that must be positive states its whole range: 0 is refused, and so is -1, told the same (not "between 0 and …")',
+    patch('/api/v1/work-orders/WO-1/build-runs', run({ items: [{ itemId: 'woi_1', quantity: 0 }, { itemId: 'woi_2', quantity: -1 }, { itemId: 'woi_3', quantity: 1e15 }] })),
+    [0, 1, 2].map((i) => ({ field: `items[${i}].quantity`, message: 'must be greater than 0 and less than 10^14' }))],
+  ['a list parameter\'s enum lists the allowed values, never a regular expression (status=bogus)',
+    get('/api/v1/work-orders?status=bogus'), [{ field: 'status[0]', message: `must be one of: ${STATUSES}` }]],
+  ['each bad value of a list is named at its position after splitting, each with the allowed values',
+    get('/api/v1/work-orders?status=draft,bogus&status=x'),
+    [{ field: 'status[1]', message: `must be one of: ${STATUSES}` }, { field: 'status[2]', message: `must be one of: ${STATUSES}` }]],
+  ['a global id where a bare numeric id is expected is said in words, not as a pattern',
+    get('/api/v1/raw-materials/44001/inventory?locationIds=101,gid://shopify/Location/102'),
+    [{ field: 'locationIds[1]', message: 'must be a bare numeric id such as 101 (digits only, not a gid://… global id)' }]],
+  ['a bad buildRunId says which characters it may hold, not a pattern',
+    patch('/api/v1/work-orders/WO-1/build-runs', run({ buildRunId: 'run 1' })),
+    [{ field: 'buildRunId', message: 'must be 1–128 characters, each a letter, a digit or one of . _ : -' }]],
+  ['a bad Idempotency-Key says what it may hold, not a pattern',
+    { ...patch('/api/v1/work-orders/WO-1', { expectedUpdatedAt: STAMP }), headers: { 'idempotency-key': 'two words' } },
+    [{ field: 'idempotency-key', message: 'must be visible ASCII characters only (no spaces)' }]],
   ['a date-time shows what one looks like',
     patch('/api/v1/work-orders/WO-1', { expectedUpdatedAt: 'yesterday' }),
     [{ field: 'expectedUpdatedAt', message: 'must be a date-time with a time zone, e.g. 2025-01-31T09:30:00Z' }]],
@@ -140,5 +160,37 @@ describe('fieldErrors (shared by REST and /graphql extensions.errors)', () => {
       [{ field: 'updates', message: 'must have at most 200 items' }]],
   ])('%s', (_rule, validation, expected) => {
     expect(fieldErrors(validation, 'body')).toEqual(expected);
+  });
+});
+
+describe('limits say what is allowed', () => {
+  it('a recipe quantity of -1 or 0 (/graphql createBom) is told "greater than 0 and less than 10^14", never "between 0 and 10^14"', async () => {
+    for (const quantity of ['-1', '0']) {
+      const res = await t.graphql(key, `mutation($input: NewBomInput!) { createBom(input: $input) { userErrors { errors { field message } } } }`,
+        { input: { name: 'Bad', rawMaterialLines: [{ nodeId: '44001', quantity }] } });
+      expect(res.body.data.createBom.userErrors[0].errors, quantity).toEqual([{ field: 'rawMaterialLines[0].quantity', message: 'must be greater than 0 and less than 10^14' }]);
+    }
+  });
+});
+
+describe('no refusal shows a regular expression', () => {
+  it('every pattern the OpenAPI document validates a request with has its words (PATTERN_WORDS); list items are checked one by one', async () => {
+    const doc = t.app.swagger() as { paths: Record<string, Record<string, any>> };
+    const patterns = new Set<string>();
+    const collect = (schema: unknown): void => {
+      if (typeof schema !== 'object' || schema === null) return;
+      const { pattern, ...rest } = schema as Record<string, unknown>;
+      if (typeof pattern === 'string') patterns.add(pattern);
+      Object.values(rest).forEach(collect);
+    };
+    for (const operations of Object.values(doc.paths)) {
+      for (const operation of Object.values(operations)) {
+        // A list parameter's document item is the value as sent (commas included); the server checks each item after splitting.
+        for (const p of operation.parameters ?? []) collect(p.schema.type === 'array' ? { ...p.schema, items: undefined } : p.schema);
+        collect(operation.requestBody?.content?.['application/json']?.schema);
+      }
+    }
+    expect(patterns.size).toBeGreaterThan(0);
+    expect([...patterns].filter((p) => PATTERN_WORDS[p] === undefined)).toEqual([]);
   });
 });

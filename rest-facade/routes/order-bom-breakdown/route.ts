@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { splitIds } from '../../schema-helpers.ts';
+import { ListParameter } from '../../schema-helpers.ts';
 import { BreakdownSchema, LocationIdParam } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
@@ -36,8 +36,8 @@ export const orderBreakdownBatchRoute = defineRoute({
   description: `${RULES}\n\n\`ids\` is repeatable and/or comma-separated, bare or global ids (no encoding needed); 1–50 ids after splitting, duplicates included, more is 400. Partial success: ids that resolve to no order are listed in notFound as sent; items follow the request order, one per order. One call costs one rate-limit token whatever the number of orders. An unknown locationId is 404.`,
   tag: 'order-bom-breakdown',
   querystring: Type.Object({
-    ids: Type.Array(Type.String({ maxLength: LIST_LIMITS.orderIds * (STRING_LIMITS.id + 1) }), {
-      minItems: 1, maxItems: LIST_LIMITS.orderIds, description: `Order ids: repeat the parameter and/or separate with commas; ${LIST_LIMITS.orderIds} ids at most, each at most ${STRING_LIMITS.id} characters.`,
+    ids: ListParameter(Type.String({ maxLength: STRING_LIMITS.id }), {
+      minItems: 1, maxItems: LIST_LIMITS.orderIds, description: `Order ids, bare or global (no encoding needed), each at most ${STRING_LIMITS.id} characters.`,
     }),
     locationId: Type.Optional(LocationIdParam),
   }, { additionalProperties: false }),
@@ -46,6 +46,6 @@ export const orderBreakdownBatchRoute = defineRoute({
     notFound: Type.Array(Type.String(), { description: 'Requested ids, as sent, that resolve to no order.' }),
   }, { additionalProperties: false }),
   operation: [new URL('./batch.graphql', import.meta.url), FIELDS],
-  variables: ({ query }) => ({ ids: splitIds(query.ids), locationId: query.locationId ?? null }),
+  variables: ({ query }) => ({ ids: query.ids, locationId: query.locationId ?? null }),
   extraProblems: [404],
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { STRING_LIMITS } from '../../../src/limits.ts';
+import { NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Quantity = (description: string) => Type.Number({ description });
@@ -30,4 +31,4 @@ export const BreakdownSchema = Type.Object({
   }, { additionalProperties: false, title: 'OrderBomBreakdownOtherItem' }), { description: 'Order lines whose product has no BOM.' }),
 }, { additionalProperties: false, title: 'OrderBomBreakdown' });
 
-export const LocationIdParam = Type.String({ pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id, description: 'Bare numeric location id: every bill is expanded with that location\'s rules.' });
+export const LocationIdParam = Type.String({ pattern: NUMERIC_ID_PATTERN, maxLength: STRING_LIMITS.id, description: 'Bare numeric location id: every bill is expanded with that location\'s rules.' });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
-import { decimalVariable, LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
+import { decimalVariable, LocationIdsQuery, NUMERIC_ID_PATTERN, scopeVariable, VariantIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 export const getRawMaterialInventoryRoute = defineRoute({
@@ -46,7 +46,7 @@ every virtual level), not scoped. Levels are ordered by location id.`,
 
 const Row = Type.Object(
   {
-    locationId: Type.String({ pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id, description: 'Bare numeric location id.' }),
+    locationId: Type.String({ pattern: NUMERIC_ID_PATTERN, maxLength: STRING_LIMITS.id, description: 'Bare numeric location id.' }),
     delta: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Relative change. Exactly one of delta or absolute.' })),
     absolute: Type.Optional(Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Target level (≥ 0), turned into a delta inside the transaction (retry-safe).' })),
     variantId: Type.Optional(Type.String({ maxLength: STRING_LIMITS.id, description: 'Optional; must equal the path id.' })),

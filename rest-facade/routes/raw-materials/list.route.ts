@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { MaterialListRowSchema } from './schemas.ts';
-import { INT32_MAX } from '../../schema-helpers.ts';
+import { INT32_MAX, ListParameter } from '../../schema-helpers.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const enumOf = (values: string[], description: string) =>
@@ -15,7 +15,8 @@ export const listRawMaterialsRoute = defineRoute({
   summary: 'List raw materials',
   description: `Platform-linked and virtual materials in one list, paged (page ≥ 1, pageSize 1–1000, default 50;
 totalPages = ceil(totalCount / pageSize); a page past the end is 200 with no items). \`search\` is a
-case-insensitive substring over productName, variantName, sku and vendor; \`vendorFilter\` is repeatable (OR).
+case-insensitive substring over productName, variantName, sku and vendor; \`vendorFilter\` takes one or more vendors (OR),
+repeated or comma-separated (a vendor with a comma in double quotes: \`vendorFilter="Acme, Inc."\`).
 Sorting: \`sortBy\` productName (default) | variantName | inventoryQuantity (text sorts are case-insensitive;
 an unrecognised sortBy is ignored), \`sortOrder\` asc (default) | desc; ties break on variantId ascending.
 \`availableVendors\` lists the distinct vendors of every material of the shop, whatever the filters, sorted.
@@ -26,7 +27,7 @@ Only this list's parameters are accepted (another list's filter, e.g. statusFilt
       search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search, description: 'Case-insensitive substring of productName, variantName, sku or vendor.' })),
       usageFilter: Type.Optional(enumOf(['all', 'used', 'unused'], '`used`: named by at least one BOM or assembly bill (own recipe lines).')),
       originFilter: Type.Optional(enumOf(['all', 'platform', 'virtual'], 'Material origin.')),
-      vendorFilter: Type.Optional(Type.Array(Type.String({ maxLength: STRING_LIMITS.label }), { maxItems: LIST_LIMITS.ids, description: `Repeatable, at most ${LIST_LIMITS.ids}; a row matches any of the vendors given.` })),
+      vendorFilter: Type.Optional(ListParameter(Type.String({ maxLength: STRING_LIMITS.label }), { maxItems: LIST_LIMITS.ids, description: 'Vendors: a row matches any of them.' })),
       sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
       sortOrder: Type.Optional(enumOf(['asc', 'desc'], 'Sort direction.')),
       page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1, description: '1-based page number.' }),

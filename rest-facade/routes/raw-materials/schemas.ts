@@ -3,7 +3,7 @@ import { NullableNumber, NullableString, Num } from '../../schema-helpers.ts';
 import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export {
-  decimalVariable, LocationIdsQuery, NullableNumber, NullableStr, NullableString, Num, scopeVariable, Str, strictObject,
+  decimalVariable, LocationIdsQuery, NullableNumber, NullableStr, NullableString, Num, NUMERIC_ID_PATTERN, scopeVariable, Str, strictObject,
 } from '../../schema-helpers.ts';
 
 export const VariantIdParams = Type.Object(

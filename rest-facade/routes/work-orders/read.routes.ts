@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumListParameter, EnumOf } from '../../graphql-enums.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import {
   BuildRun, ConsumptionRow, Cost, headerProperties, obj, PlanContribution, PlanMaterial, Warning, WorkOrderIdParams,
 } from './schemas.ts';
-import { INT32_MAX, named, Num, NullableString } from '../../schema-helpers.ts';
+import { INT32_MAX, ListParameter, named, Num, NullableString, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
@@ -16,7 +16,8 @@ const Facet = Type.Array(named('WorkOrderFacetValue', obj({
   value: NullableString('null: work orders with no location / no assignee.'), label: Type.String(), count: Type.Integer({ minimum: 1 }),
 })));
 
-const csv = (value: string | undefined) => (value ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : null);
+/** A list filter as a GraphQL variable: no values, no filter. */
+const anyOf = (values: readonly string[] | undefined) => (values?.length ? [...values] : null);
 
 export const listWorkOrdersRoute = defineRoute({
   method: 'GET',
@@ -29,7 +30,7 @@ export const listWorkOrdersRoute = defineRoute({
 the location's name, the assignee's display name and the tag; work orders with no location or assignee count under
 \`value: null\`).
 - \`q\`: case-insensitive substring of the name, the short id or the assignee's display name. \`status\`, \`tags\`:
-  comma-separated, any of (OR). \`locationId\`: productionLocationId. \`assignedTo\`: an assigneeId. \`sourceType\`.
+  any of (OR), repeated or comma-separated (\`status=draft,ready\` = \`status=draft&status=ready\`). \`locationId\`: productionLocationId. \`assignedTo\`: an assigneeId. \`sourceType\`.
 - \`sortBy\`: updatedAt (default) | createdAt | dueDate | priority | name | status; an unknown value is ignored. \`sortDir\`:
   asc | desc, by default desc for updatedAt, createdAt and priority (urgent first) and asc for the rest; dueDate puts work
   orders without one last; status follows the state table (draft … cancelled). Ties break on workOrderId ascending.
@@ -38,9 +39,9 @@ the location's name, the assignee's display name and the tag; work orders with n
   tag: 'work-orders',
   querystring: Type.Object({
     q: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
-    status: Type.Optional(EnumListParameter('WorkOrderStatus', 'Comma-separated statuses (OR).')),
-    tags: Type.Optional(Type.String({ maxLength: LIST_LIMITS.tags * (STRING_LIMITS.tag + 1), description: `Comma-separated tags (OR), at most ${LIST_LIMITS.tags}.` })),
-    locationId: Type.Optional(Type.String({ pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id, description: 'A bare numeric location id (productionLocationId).' })),
+    status: Type.Optional(ListParameter(EnumOf('WorkOrderStatus'), { maxItems: LIST_LIMITS.ids, description: 'Statuses: a work order matches any of them.' })),
+    tags: Type.Optional(ListParameter(Type.String({ maxLength: STRING_LIMITS.tag }), { maxItems: LIST_LIMITS.tags, description: 'Tags: a work order matches any of them.' })),
+    locationId: Type.Optional(Type.String({ pattern: NUMERIC_ID_PATTERN, maxLength: STRING_LIMITS.id, description: 'A bare numeric location id (productionLocationId).' })),
     assignedTo: Type.Optional(Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'An assigneeId.' })),
     sourceType: Type.Optional(EnumOf('WorkOrderSourceType')),
     sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'updatedAt | createdAt | dueDate | priority | name | status; anything else is ignored.' })),
@@ -56,7 +57,7 @@ the location's name, the assignee's display name and the tag; work orders with n
   }),
   operation: [at('./list.graphql'), HEADER],
   variables: ({ query }) => ({
-    q: query.q ?? null, status: csv(query.status), tags: csv(query.tags), locationId: query.locationId ?? null,
+    q: query.q ?? null, status: anyOf(query.status), tags: anyOf(query.tags), locationId: query.locationId ?? null,
     assignedTo: query.assignedTo ?? null, sourceType: query.sourceType ?? null,
     sortBy: ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'].includes(query.sortBy ?? '') ? query.sortBy : null,
     sortDir: query.sortDir ?? null, page: query.page, pageSize: query.pageSize,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { EnumOf } from '../../graphql-enums.ts';
-import { decimalVariable } from '../../schema-helpers.ts';
+import { decimalVariable, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { BuildRun, ExpectedUpdatedAt, obj, WorkOrderIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../../../src/limits.ts';
 
@@ -10,7 +10,7 @@ const nullable = (schema: Record<string, unknown>, description?: string) =>
   Type.Unsafe<unknown>({ ...schema, type: [schema.type as string, 'null'], ...(description ? { description } : {}) });
 const Text = (kind: StringKind, description?: string) => nullable({ type: 'string', maxLength: STRING_LIMITS[kind] }, description);
 const Reference = (description: string) => nullable({ type: 'string', minLength: 1, maxLength: STRING_LIMITS.id }, description);
-const LocationRef = (description: string) => nullable({ type: 'string', pattern: '^[0-9]+$', maxLength: STRING_LIMITS.id }, `${description} A bare numeric location id.`);
+const LocationRef = (description: string) => nullable({ type: 'string', pattern: NUMERIC_ID_PATTERN, maxLength: STRING_LIMITS.id }, `${description} A bare numeric location id.`);
 const Money = (description: string) => nullable({ type: 'number', minimum: 0 }, `${description} ≥ 0, at most 6 fractional digits.`);
 const Actor = {
   note: Type.Optional(Type.String({ maxLength: STRING_LIMITS.text })),
@@ -119,7 +119,7 @@ const RunBody = Type.Object({
   buildRunId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, description: 'The idempotency key (1–128 characters [A-Za-z0-9._:-]).' }),
   items: Type.Array(obj({
     itemId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'An item of this work order (unknown: 404 naming it).' }),
-    quantity: Type.Number({ exclusiveMinimum: 0, description: '> 0, at most 6 fractional digits.' }),
+    quantity: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1e14, description: 'Greater than 0 and less than 10^14, at most 6 fractional digits.' }),
   }), { minItems: 1, maxItems: LIST_LIMITS.items }),
   mode: Type.Optional(EnumOf('BuildRunMode', { description: 'start (the default and only value in v1).' })),
   runType: Type.Optional(EnumOf('BuildRunType', { description: 'production (default) | rework.' })),

@@ -35,10 +35,10 @@ export class InputErrors {
 
   /** An exact decimal as its canonical text, or null (with an error) when out of range. */
   decimal(field: string, value: string, check: 'positive' | 'nonNegative' | 'waste'): string | null {
-    const parsed = parseDecimalInput(value, field, this.list, { nonNegative: true });
+    // Out of range, the message states the whole range of this kind (a quantity of -1 is not told "between 0 and …" when 0 is refused too).
+    const parsed = parseDecimalInput(value, field, this.list, check === 'positive' ? { positive: true } : check === 'nonNegative' ? { nonNegative: true } : {});
     if (!parsed) return null;
-    if (check === 'positive' && parsed.cmp(0) <= 0) this.add(field, `must be greater than 0, got ${parsed.toFixed()}`);
-    else if (check === 'waste' && parsed.cmp(1000) >= 0) this.add(field, `must be at least 0 and less than 1000, got ${parsed.toFixed()}`);
+    if (check === 'waste' && (parsed.lt(0) || parsed.cmp(1000) >= 0)) this.add(field, `must be at least 0 and less than 1000, got ${parsed.toFixed()}`);
     else return parsed.toFixed();
     return null;
   }
