@@ -9,6 +9,7 @@ import { withQueryStats, type QueryStats } from './db/query-stats.ts';
 import { authorizeRequest, chargeRequest, createShopContext } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.ts';
 import { registerGraphql } from './http/graphql.ts';
+import { registerIndexPage } from './http/index-page.ts';
 import { logOptions } from './http/log-limits.ts';
 import { registerDeadline } from './http/deadline.ts';
 import { registerLoadShedding } from './http/load-shedding.ts';
@@ -170,6 +171,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerGraphql(app, {
     schema, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
+  // GET /: a public index of what this server offers, registered last (src/http/index-page.ts).
+  registerIndexPage(app);
 
   return app;
 }

@@ -9,6 +9,7 @@ import { checkOperationInput } from '../../schema/input-limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
 import { federationSdlRule, operationShapeRule, tooComplex, withComplexityLimit } from './graphql-limits.ts';
 import { requestedOperations, type OperationPrice } from './request-price.ts';
+import { prefersHtml } from './index-page.ts';
 import { sendProblem } from './problem.ts';
 import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
 import { RETRY_AFTER_SECONDS } from './unavailable.ts';
@@ -122,6 +123,22 @@ function isHttpLevelError(error: { code?: string; statusCode?: number }): boolea
   return error instanceof SyntaxError && error.statusCode === 400;
 }
 
+/** The address bar of a browser: a GET without a key that prefers HTML. */
+function isBrowserVisit(request: FastifyRequest): boolean {
+  return request.method === 'GET' && request.headers.authorization === undefined && prefersHtml(request.headers.accept);
+}
+
+/** A browser opening /graphql goes to GraphiQL when it is served; else it is told how queries are sent. */
+function answerBrowser(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (app.hasRoute({ method: 'GET', url: GRAPHIQL_PATH })) return reply.redirect(GRAPHIQL_PATH, 302);
+  return sendProblem(request, reply, {
+    code: 'INVALID_INPUT',
+    detail: `${GRAPHQL_PATH} is the GraphQL endpoint, not a page: POST a JSON body {"query": "{ locations { locationId name } }"} `
+      + 'with Content-Type: application/json and Authorization: Bearer <API key>. GraphiQL, the in-browser IDE, is off on this server '
+      + '(BOMCORE_GRAPHIQL=1 turns it on).',
+  });
+}
+
 /** `/graphql`: authenticated, counted, limited, with errors every client can act on (docs/graphql.md). */
 export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): Promise<void> {
   const { config } = deps;
@@ -129,6 +146,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     // Who is asking comes first: a request without a valid key is 401 whatever its body holds, and
     // only an authenticated request reaches body parsing (whose errors build a GraphQL context).
     scope.addHook('onRequest', async (request, reply) => {
+      if (isBrowserVisit(request)) return answerBrowser(app, request, reply);
       if (!(await deps.authorize(request, reply, 'read'))) return reply;
       return undefined;
     });
