@@ -13,7 +13,11 @@ const running: Server[] = [];
  */
 export async function startServer(env: Record<string, string | undefined>, options: { startTimeoutMs?: number } = {}): Promise<Server> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env } as NodeJS.ProcessEnv,
+    // Load shedding off and the deadline far away, as in test/helpers/test-app.ts: a test about another rule
+    // must not see a 503 because the machine is busy. A test about them passes its own values in `env`.
+    env: {
+      ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', BOMCORE_LOAD_SHED_LAG_MS: '0', BOMCORE_REQUEST_DEADLINE_MS: '45000', ...env,
+    } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
