@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { jsonTextNestsDeeper } from '../../src/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../src/limits.ts';
 import { getSchema } from '../../schema/index.ts';
 import { operationsFor, rawGraphqlBodies, rootFieldsOf } from '../helpers/fuzz/graphql-operations.ts';
 import { Census, createFuzzShop, describeGraphql, fuzz, fuzzRuns, FUZZ_HINTS, sendGraphql } from '../helpers/fuzz/harness.ts';
@@ -9,6 +12,8 @@ import { Census, createFuzzShop, describeGraphql, fuzz, fuzzRuns, FUZZ_HINTS, se
  * arguments of the right or wrong shape and adversarial strings and numbers, or a body that is no
  * GraphQL request at all (malformed, empty, a batch, over the size limit, `__proto__`) — keyed or
  * not, the answer is never a 5xx, always carries X-Request-Id, and no error has code INTERNAL.
+ * Variables (in a POST body and in a GET's query string), `_entities` representations and whole
+ * bodies include values nested past MAX_JSON_DEPTH, up to 8,000 levels (issue 17 items 11, 12).
  *
  * CI: about 1,500 requests with a fixed seed. Long run:
  *   FUZZ_RUNS=100000 npx vitest run test/reliability/fuzz-graphql.test.ts
@@ -27,6 +32,17 @@ describe('the GraphQL fuzzer itself', () => {
     const names = roots.map((r) => `${r.kind} ${r.name}`);
     expect(names).toEqual(expect.arrayContaining(['query _entities', 'query rawMaterials', 'mutation adjustRawMaterialInventory', 'mutation createWorkOrder']));
     expect(roots.length).toBeGreaterThan(60);
+  });
+
+  it(`sends _entities representations nested deeper than MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) in variables, over POST and GET, and unusable ones`, () => {
+    const entities = roots.find((r) => r.name === '_entities')!;
+    const sample = fc.sample(operationsFor(entities, FUZZ_HINTS), { numRuns: 600, seed: 7 });
+    const text = (r: { body: string; method?: 'GET' }) => (r.method === 'GET' ? decodeURIComponent(r.body) : r.body);
+    expect(sample.filter((r) => jsonTextNestsDeeper(text(r), MAX_JSON_DEPTH + 2)).length).toBeGreaterThan(5);
+    expect(sample.some((r) => r.method === 'GET' && jsonTextNestsDeeper(text(r), MAX_JSON_DEPTH + 2))).toBe(true);
+    expect(sample.some((r) => r.body.includes('"__typename":"Query"'))).toBe(true);
+    const raw = fc.sample(rawGraphqlBodies, { numRuns: 600, seed: 7 });
+    expect(raw.some((r) => jsonTextNestsDeeper(r.body, 7999))).toBe(true);
   });
 });
 

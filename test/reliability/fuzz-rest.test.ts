@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { jsonTextNestsDeeper } from '../../src/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../src/limits.ts';
 import { Census, createFuzzShop, fuzz, fuzzRuns, FUZZ_HINTS, sendRest } from '../helpers/fuzz/harness.ts';
 import { describeRequest, operationsOf, requestsFor, type OpenApiDocument } from '../helpers/fuzz/openapi-requests.ts';
 import { OpenApiValidator } from '../helpers/openapi-validator.ts';
@@ -8,7 +11,8 @@ import { OpenApiValidator } from '../helpers/openapi-validator.ts';
  * client sends to any route of the OpenAPI document — keyed or not, read or write key, another
  * shop's key, valid, boundary or adversarial values in the path, the query and the body — the
  * answer is not a 5xx, carries X-Request-Id, is problem+json when it is an error, and is a status,
- * media type and body the document lists for the operation.
+ * media type and body the document lists for the operation. Bodies and query strings include values
+ * nested past MAX_JSON_DEPTH (up to 8,000 levels), which once overflowed the stack (issue 17 item 11).
  *
  * CI: about 2,200 requests with a fixed seed (FUZZ_SEED to change it). Long run:
  *   FUZZ_RUNS=100000 npx vitest run test/reliability/fuzz-rest.test.ts
@@ -32,6 +36,18 @@ describe('the REST fuzzer itself', () => {
   it('covers every operation of the served document (a new route is fuzzed without touching this file)', () => {
     expect(operations.length).toBeGreaterThanOrEqual(27);
     expect(operations.map((o) => o.id)).toEqual(expect.arrayContaining(['PATCH /api/v1/raw-materials/{variantId}/inventory', 'GET /api/v1/work-orders']));
+  });
+
+  it(`sends bodies and query strings nested deeper than MAX_JSON_DEPTH (${MAX_JSON_DEPTH}), up to 8,000 levels`, () => {
+    const patch = operations.find((o) => o.id === 'PATCH /api/v1/raw-materials/{variantId}/inventory')!;
+    const sample = fc.sample(requestsFor(patch, FUZZ_HINTS), { numRuns: 1000, seed: 7 });
+    const deepBodies = sample.filter((r) => r.payload !== undefined && jsonTextNestsDeeper(r.payload, MAX_JSON_DEPTH));
+    expect(deepBodies.length).toBeGreaterThan(10);
+    expect(deepBodies.some((r) => jsonTextNestsDeeper(r.payload!, 7999))).toBe(true);
+    const read = operations.find((o) => o.id === 'GET /api/v1/raw-materials')!;
+    const urls = fc.sample(requestsFor(read, FUZZ_HINTS), { numRuns: 1000, seed: 7 }).map((r) => r.url);
+    expect(urls.some((u) => u.includes('[a]'.repeat(33)))).toBe(true);
+    expect(urls.some((u) => jsonTextNestsDeeper(decodeURIComponent(u.split('?')[1] ?? ''), MAX_JSON_DEPTH))).toBe(true);
   });
 
   it('fails on a response that does not conform to the document (the validator is not a no-op)', () => {

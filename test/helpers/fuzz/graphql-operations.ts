@@ -3,7 +3,8 @@ import {
   getNamedType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType, isInterfaceType,
   type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
-import { anyJson, nastyNumber, nastyString, RawNumber, setOwn, toJsonText } from './values.ts';
+import { encodeLoose } from './openapi-requests.ts';
+import { anyJson, deepJson, deepJsonOf, nastyNumber, nastyString, RawJson, RawNumber, setOwn, toJsonText } from './values.ts';
 import type { Hints } from './schema-values.ts';
 
 export interface RootField { kind: 'query' | 'mutation'; name: string; field: GraphQLField<unknown, unknown> }
@@ -66,7 +67,10 @@ const representation: fc.Arbitrary<unknown> = fc.oneof(
     const [key, ids] = ENTITY_KEYS[typename]!;
     return fc.oneof(fc.constantFrom(...ids), nastyString, nastyNumber).map((id) => ({ __typename: typename, [key]: id }));
   }) },
-  { weight: 1, arbitrary: fc.oneof(fc.constant({}), fc.constant({ __typename: 'Nope', id: '1' }), fc.constant({ __typename: 'Bom' }), anyJson) },
+  { weight: 1, arbitrary: fc.oneof(fc.constant({}), fc.constant({ __typename: 'Nope', id: '1' }), fc.constant({ __typename: 'Bom' }), fc.constant({ __typename: 'Query' }),
+    fc.constant({ __typename: 'Bom', bomId: 5 }), fc.constant({ __typename: `Nope${'x'.repeat(5000)}`, id: '1' }), anyJson) },
+  // Nested too deep: the representation itself, or a field beside a valid key.
+  { weight: 1, arbitrary: fc.oneof(deepJson, deepJson.map((deep) => ({ __typename: 'Bom', bomId: 'BOM-1001', extra: deep }))) },
 );
 
 /** A variable value of the right shape for `type` (hinted ids, boundary and adversarial values), sometimes the wrong shape. */
@@ -127,9 +131,11 @@ export function inputValue(type: GraphQLInputType, hints: Hints, name: string, h
 export interface GraphqlRequest {
   field: string;
   key: 'none' | 'bogus' | 'read' | 'write' | 'otherShop';
-  /** The POST body, as raw text (it may hold RawNumbers or be no JSON at all). */
+  /** The POST body, as raw text (it may hold RawNumbers or be no JSON at all); for a GET, the query string. */
   body: string;
   contentType: string;
+  /** GET /graphql?query=…&variables=… (queries only); POST when absent. */
+  method?: 'GET';
 }
 
 /** A GraphQL argument literal in the document (inline, instead of a variable): strings escaped as JSON, which GraphQL reads the same. */
@@ -137,6 +143,7 @@ function literal(value: unknown, type?: GraphQLInputType): string {
   const named = type ? getNamedType(type) : undefined;
   if (value === null || value === undefined) return 'null';
   if (value instanceof RawNumber) return value.text;
+  if (value instanceof RawJson) return value.graphql;
   // An enum value is a bare name in a document (a quoted one is a validation error, which the hostile runs send on purpose as strings).
   if (typeof value === 'string') return named && isEnumType(named) && /^[_A-Za-z][_0-9A-Za-z]*$/.test(value) ? value : JSON.stringify(value);
   const itemType = type && isNonNullType(type) ? type.ofType : type;
@@ -187,6 +194,11 @@ function operationsOfKind(root: RootField, hints: Hints, hostile: boolean): fc.A
     // Now and then the same field twice under aliases (batching and deduplication paths).
     const body = aliasRoll === 1 ? `a1: ${call} a2: ${call}` : call;
     const query = `${root.kind}${declared.length ? `(${declared.join(', ')})` : ''} { ${body} }`;
+    // Now and then a query over GET: its variables arrive as JSON text in the query string, not through the body parser.
+    if (root.kind === 'query' && aliasRoll >= 19) {
+      return { field: `${root.kind} ${root.name}`, key: k, method: 'GET' as const, contentType: 'application/json',
+        body: `query=${encodeLoose(query)}&variables=${encodeLoose(toJsonText(variables))}` };
+    }
     return { field: `${root.kind} ${root.name}`, key: k, body: toJsonText({ query, variables }), contentType: 'application/json' };
   });
 }
@@ -208,7 +220,13 @@ export const rawGraphqlBodies: fc.Arbitrary<GraphqlRequest> = fc.record({
       '{"query":"query A { __typename } query B { __typename }","operationName":"C"}', '{"query":"{ ...F } fragment F on Query { ...F }"}',
       `{"query":"{ ${'locations { locationId } '.repeat(3)}"}`, `{"query":"${'{'.repeat(500)}"}`, `{"query":"{ locations { ${'locationId '.repeat(3000)}} }"}`,
       `[${Array.from({ length: 20 }, () => '{"query":"{ __typename }"}').join(',')}]`, `[${Array.from({ length: 200 }, () => '{"query":"{ __typename }"}').join(',')}]`,
-      `{"query":"{ __typename }","variables":{"x":"${'x'.repeat(1_100_000)}"}}`, 'x'.repeat(2_000_000), `{"query":"{ __typename }","pad":"${'x'.repeat(900_000)}"}`),
+      `{"query":"{ __typename }","variables":{"x":"${'x'.repeat(1_100_000)}"}}`, 'x'.repeat(2_000_000), `{"query":"{ __typename }","pad":"${'x'.repeat(900_000)}"}`,
+      // Nested far too deep: the body, its variables, an _Any written inline (bounded by the token limit, not the parser's stack).
+      deepJsonOf(8000, 'arrays').text, `{"query":"{ __typename }","variables":{"x":${deepJsonOf(8000, 'objects').text}}}`,
+      `{"query":"query($r: [_Any!]!) { _entities(representations: $r) { __typename } }","variables":{"r":[${deepJsonOf(5000, 'mixed').text}]}}`,
+      JSON.stringify({ query: `{ _entities(representations: [${deepJsonOf(40, 'mixed').graphql}]) { __typename } }` }),
+      JSON.stringify({ query: `{ _entities(representations: [${deepJsonOf(2400, 'arrays').graphql}]) { __typename } }` })),
+    deepJson.map((d) => toJsonText({ query: '{ __typename }', variables: { x: d } })),
     anyJson.map(toJsonText),
     nastyString.map((s) => toJsonText({ query: s })),
     nastyString,

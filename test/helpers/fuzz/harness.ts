@@ -187,26 +187,28 @@ export async function fuzz<T>(options: {
 }
 
 /** The GraphQL request sent: key, media type, body (raw text, summarised when long). */
-export function describeGraphql(r: { field: string; key: string; body: string; contentType: string }): string {
+export function describeGraphql(r: { field: string; key: string; body: string; contentType: string; method?: 'GET' }): string {
   const body = r.body.length > 3000 ? `${r.body.slice(0, 1500)}… (${r.body.length} chars)` : r.body;
-  return `POST /graphql [${r.field}] key=${r.key} content-type=${r.contentType} body=${body}`;
+  return r.method === 'GET' ? `GET /graphql?${body} [${r.field}] key=${r.key}` : `POST /graphql [${r.field}] key=${r.key} content-type=${r.contentType} body=${body}`;
 }
 
 /**
  * Sends one fuzzed /graphql request and returns what is wrong with the answer: a 5xx, no
  * X-Request-Id, or an error with `extensions.code` INTERNAL (a bug reached the client).
  */
-export async function sendGraphql(fs: FuzzShop, request: { field: string; key: KeyKind; body: string; contentType: string }, census: Census): Promise<string[]> {
+export async function sendGraphql(fs: FuzzShop, request: { field: string; key: KeyKind; body: string; contentType: string; method?: 'GET' }, census: Census): Promise<string[]> {
   let body = request.body;
-  if (body.includes(FRESH)) {
+  if (body.includes(FRESH) && request.method !== 'GET') {
     const id = /"workOrderId":"([^"\\]*)"/.exec(body)?.[1];
     const res = id ? await fs.t.app.inject({ method: 'GET', url: `/api/v1/work-orders/${encodeURIComponent(id)}`, headers: { authorization: `Bearer ${fs.keys.write}` } }) : null;
     body = body.replaceAll(FRESH, res?.statusCode === 200 ? res.json().data.updatedAt : '2026-11-02T10:00:00.000Z');
   }
   census.requests++;
   const key = fs.keys[request.key];
-  const response = await fs.t.app.inject({ method: 'POST', url: '/graphql', payload: body,
-    headers: { 'content-type': request.contentType, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+  const response = request.method === 'GET'
+    ? await fs.t.app.inject({ method: 'GET', url: `/graphql?${body}`, headers: key ? { authorization: `Bearer ${key}` } : {} })
+    : await fs.t.app.inject({ method: 'POST', url: '/graphql', payload: body,
+      headers: { 'content-type': request.contentType, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   const problems: string[] = [];
   if (response.statusCode >= 500) { census.fiveXx++; problems.push(`status ${response.statusCode}`); }
   if (!response.headers['x-request-id']) problems.push('no X-Request-Id');

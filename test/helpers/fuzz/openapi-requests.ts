@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { anyJson, nastyString, toJsonText } from './values.ts';
+import { anyJson, deepJson, deepJsonOf, nastyString, setOwn, toJsonText } from './values.ts';
 import { inlineSchemaRefs } from '../../../rest-facade/openapi-finish.ts';
 import { objectFor, valueFor, type Hints, type JsonSchema } from './schema-values.ts';
 
@@ -77,6 +77,10 @@ function queryPairs(param: Parameter, hints: Hints): fc.Arbitrary<string[]> {
     { weight: 8, arbitrary: value.map((v) => [enc(v)]) },
     { weight: param.schema.type === 'array' ? 4 : 1, arbitrary: fc.array(value, { minLength: 2, maxLength: 4 }).map((vs) => vs.map(enc)) },
     { weight: 1, arbitrary: fc.constantFrom(`${param.name}`, `${param.name}=`, `${param.name}=%00`, `${param.name}=%`, `${param.name}[]=1`, `${param.name}[a]=1`).map((s) => [s]) },
+    // Nesting in a query string: bracket keys (qs-style objects) and a value of deeply nested JSON text.
+    { weight: 1, arbitrary: fc.constantFrom(33, 1000).chain((depth) => fc.constantFrom(
+      `${param.name}${'[a]'.repeat(depth)}=1`, `${param.name}${'[]'.repeat(depth)}=1`, `${param.name}=${encodeLoose(deepJsonOf(depth, 'mixed').text)}`,
+    )).map((s) => [s]) },
   ];
   if (param.schema.type === 'array') options.push({ weight: 1, arbitrary: fc.constantFrom(101, 1001, 5000).map((n) => Array.from({ length: n }, (_, i) => enc(String(i)))) });
   return fc.oneof(...options);
@@ -92,6 +96,10 @@ function bodyFor(operation: Operation, hints: Hints): fc.Arbitrary<{ payload?: s
     { weight: 1, arbitrary: anyJson.map((v) => json(toJsonText(v))) },
     { weight: 1, arbitrary: fc.constantFrom('', '{', '{"a":', 'null', '[]', '""', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}',
       '{"a":1,"a":2}', '\u0000', '{"updates":[{"locationId":"101","delta":1}]', 'x'.repeat(2_000_000)).map(json) },
+    // The body nested too deep: the whole of it, or one field (known or not) of an otherwise valid body.
+    { weight: 1, arbitrary: deepJson.map((d) => json(d.text)) },
+    { weight: 1, arbitrary: fc.tuple(objectFor(schema, hints), deepJson, fc.constantFrom(...Object.keys(schema.properties ?? {}), 'note'))
+      .map(([body, deep, field]) => { setOwn(body, field, deep); return json(toJsonText(body)); }) },
     { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json-patch+json', 'multipart/form-data')
       .chain((contentType) => objectFor(schema, hints).map((o) => ({ payload: toJsonText(o), contentType }))) },
   );

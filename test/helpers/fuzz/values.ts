@@ -53,19 +53,53 @@ export const nastyNumber: fc.Arbitrary<number | RawNumber> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(0, 1, -1, 0.5, 1e15, -1e15, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE) },
 );
 
-/** A JSON value of any shape, including prototype-polluting keys. */
-export const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constant(null), fc.boolean(), nastyNumber, nastyString,
-    fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', ''), fc.string({ maxLength: 6 })), tie('value'), { maxKeys: 4 }),
-  ),
-})).value;
+/**
+ * A JSON value written as raw text (`text`), and the same value as a GraphQL literal (`graphql`):
+ * what a generator cannot build as a JavaScript value cheaply, or at all without overflowing the
+ * stack of whoever walks it.
+ */
+export class RawJson {
+  readonly text: string;
+  readonly graphql: string;
+
+  constructor(text: string, graphql: string) {
+    this.text = text;
+    this.graphql = graphql;
+  }
+}
+
+/** Nesting depths around the limit (MAX_JSON_DEPTH, 32, counted from wherever the value sits) and far past it. */
+export const DEEP_DEPTHS: readonly number[] = [30, 31, 32, 33, 34, 64, 1000, 8000];
+
+/** `depth` levels of arrays, of objects (`{"a":…}`), or both in turn, around a leaf. */
+export function deepJsonOf(depth: number, shape: 'arrays' | 'objects' | 'mixed', leaf = '1'): RawJson {
+  const open = (i: number, graphql: boolean) => (shape === 'arrays' || (shape === 'mixed' && i % 2 === 0) ? '[' : graphql ? '{a: ' : '{"a":');
+  const close = (i: number) => (shape === 'arrays' || (shape === 'mixed' && i % 2 === 0) ? ']' : '}');
+  const levels = Array.from({ length: depth }, (_, i) => i);
+  const closing = levels.map(close).reverse().join('');
+  return new RawJson(`${levels.map((i) => open(i, false)).join('')}${leaf}${closing}`, `${levels.map((i) => open(i, true)).join('')}${leaf}${closing}`);
+}
+
+/** Arrays and objects nested from just under the depth limit to 8,000 levels (16 KB): what overflowed a recursive walk. */
+export const deepJson: fc.Arbitrary<RawJson> = fc.tuple(fc.constantFrom(...DEEP_DEPTHS), fc.constantFrom('arrays' as const, 'objects' as const, 'mixed' as const))
+  .map(([depth, shape]) => deepJsonOf(depth, shape));
+
+/** A JSON value of any shape, including prototype-polluting keys, now and then nested far too deep. */
+export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 15, arbitrary: fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant(null), fc.boolean(), nastyNumber, nastyString,
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', ''), fc.string({ maxLength: 6 })), tie('value'), { maxKeys: 4 }),
+    ),
+  })).value },
+  { weight: 1, arbitrary: deepJson },
+);
 
 /** JSON text of a value that may hold RawNumbers. `__proto__` keys made with defineProperty are written like any other key. */
 export function toJsonText(value: unknown): string {
-  if (value instanceof RawNumber) return value.text;
+  if (value instanceof RawNumber || value instanceof RawJson) return value.text;
   if (value === undefined) return 'null';
   if (Array.isArray(value)) return `[${value.map(toJsonText).join(',')}]`;
   if (value !== null && typeof value === 'object') {
