@@ -1,0 +1,191 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageExamples, type Example, type PageExamples } from '../helpers/doc-examples.ts';
+import { DocShell } from '../helpers/doc-shell.ts';
+import { prepareDocsDemo } from '../helpers/docs-demo.ts';
+import { startServer, type Server } from '../helpers/server-process.ts';
+
+/**
+ * Every example of README.md and docs/*.md runs, as written, against `npm start`'s demo shop
+ * (docs/contributing.md, "Examples in the docs"): each curl call answers 2xx, each ```graphql
+ * operation answers without `errors` and with empty `userErrors`, unless the page says otherwise
+ * right before the block. Blocks that are not meant to run say so and why, and are counted.
+ *
+ * The pages write the address `npm start` prints by default and the key as `$BOMCORE_KEY`; the test
+ * sends them to its own server with the key of the page's shop. One server runs every page; each
+ * page has a demo shop of its own (README.md the very one `npm start` loads, each other page a copy
+ * under another shop id), so a page's examples run in order on a freshly loaded demo whatever the
+ * pages before it wrote.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const ADDRESS_IN_DOCS = /(?:https?:\/\/)?(?:127\.0\.0\.1|localhost):3000/g;
+
+const parsed = new Map<string, PageExamples>(PAGES.map((page) => [page, pageExamples(readFileSync(join(ROOT, page), 'utf8'))]));
+const runnable = (page: string) => parsed.get(page)!.examples.some((e) => e.kind !== 'not run');
+const shopOf = (page: string) => (page === 'README.md' ? 'demo' : `docs-${basename(page, '.md')}`);
+
+let server: Server;
+const keys = new Map<string, string>();
+const report: string[] = [];
+const ran = new Map<string, Tally>();
+
+/** Every `userErrors` list of an answer, wherever the payload sits. */
+function userErrorCodes(value: unknown, codes: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) userErrorCodes(v, codes);
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'userErrors' && Array.isArray(v)) codes.push(...v.map((e: { code?: string }) => e.code ?? '(no code selected)'));
+      else userErrorCodes(v, codes);
+    }
+  }
+  return codes;
+}
+
+/** What is wrong with a /graphql answer: any `errors`, and user errors other than the expected ones. */
+function graphqlProblems(text: string, expected: string[] | null): string[] {
+  let body: { data?: unknown; errors?: unknown[] } | { data?: unknown; errors?: unknown[] }[];
+  try {
+    body = JSON.parse(text.slice(Math.max(0, text.search(/^[[{]/m))));
+  } catch {
+    return [`the answer is not JSON: ${text.slice(0, 300)}`];
+  }
+  const problems: string[] = [];
+  for (const result of Array.isArray(body) ? body : [body]) {
+    if (result.errors?.length) problems.push(`errors: ${JSON.stringify(result.errors).slice(0, 600)}`);
+  }
+  const codes = userErrorCodes(body);
+  const want = [...new Set(expected ?? [])].sort();
+  const got = [...new Set(codes)].sort();
+  if (want.join() !== got.join()) problems.push(`userErrors ${got.length ? got.join(', ') : 'empty'}, expected ${want.length ? want.join(', ') : 'none'}: ${JSON.stringify(body).slice(0, 600)}`);
+  return problems;
+}
+
+/** A mutation's root fields must select `userErrors`: without it a refused mutation is a silent null. */
+function unselectedUserErrors(text: string, data: unknown): string[] {
+  if (!/^\s*mutation\b/m.test(text) || !data || typeof data !== 'object') return [];
+  return Object.entries(data).filter(([, payload]) => payload && typeof payload === 'object' && !('userErrors' in payload)).map(([field]) => field);
+}
+
+async function runGraphql(example: Extract<Example, { kind: 'graphql' }>, key: string): Promise<string[]> {
+  const response = await fetch(`${server.address}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: example.block.text, variables: example.variables }),
+  });
+  const text = await response.text();
+  const problems = response.ok ? graphqlProblems(text, example.block.expectUserErrors) : [`HTTP ${response.status}: ${text.slice(0, 400)}`];
+  if (response.ok && !problems.length) {
+    const fields = unselectedUserErrors(example.block.text, (JSON.parse(text) as { data?: unknown }).data);
+    if (fields.length) problems.push(`the mutation does not select userErrors on ${fields.join(', ')}`);
+  }
+  return problems;
+}
+
+async function runCurl(example: Extract<Example, { kind: 'curl' }>, shell: DocShell, key: string, tally: Tally): Promise<string[]> {
+  const { calls, failedCommands, stderr } = await shell.run(example.block.text.replace(ADDRESS_IN_DOCS, server.address));
+  tally.curlCalls += calls.length;
+  const problems: string[] = [];
+  // Every call of the block ran (a block that stopped half-way would hide the rest).
+  if (calls.length !== example.calls) problems.push(`${example.calls} curl calls written, ${calls.length} ran; stderr: ${stderr}`);
+  for (const failed of failedCommands) problems.push(`a command failed (exit status, command): ${failed}`);
+  const expected = example.block.expectStatuses;
+  if (expected && expected.join() !== calls.map((c) => c.status).join()) problems.push(`statuses ${calls.map((c) => c.status).join(' ')}, expected ${expected.join(' ')}`);
+  for (const call of calls) {
+    const what = `curl ${call.args.replaceAll(key, '$BOMCORE_KEY')}`;
+    if (!expected && (call.status < 200 || call.status > 299)) problems.push(`${call.status} for ${what}\n  ${call.body.slice(0, 400)}`);
+    else if (call.args.includes('/graphql')) problems.push(...graphqlProblems(call.body, example.block.expectUserErrors).map((p) => `${what}: ${p}`));
+  }
+  return problems;
+}
+
+/** What a page ran: curl calls made, GraphQL operations sent. */
+interface Tally { curlCalls: number; operations: number }
+
+/** Runs a page's examples in order against the server with `key`; what went wrong, each with its line. */
+async function runExamples(examples: Example[], key: string, tally: Tally = { curlCalls: 0, operations: 0 }): Promise<string[]> {
+  const failures: string[] = [];
+  const shell = examples.some((e) => e.kind === 'curl') ? new DocShell({ BOMCORE_KEY: key }) : null;
+  try {
+    for (const example of examples) {
+      if (example.kind === 'not run') continue;
+      if (example.kind === 'graphql') tally.operations++;
+      const found = example.kind === 'graphql' ? await runGraphql(example, key) : await runCurl(example, shell!, key, tally);
+      failures.push(...found.map((p) => `line ${example.block.line} (${example.kind}): ${p}`));
+    }
+  } finally {
+    shell?.close();
+  }
+  return failures;
+}
+
+describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bomcore-docs-examples-'));
+    const copies = PAGES.filter((page) => runnable(page) && shopOf(page) !== 'demo').map(shopOf);
+    for (const [shop, key] of await prepareDocsDemo(dataDir, copies)) keys.set(shop, key);
+    server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir }, { startTimeoutMs: 180_000 });
+    // The key `npm start` prints is the demo shop's, the one a reader exports as BOMCORE_KEY.
+    keys.set('demo', /(bck_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!);
+  }, 300_000);
+
+  afterAll(async () => {
+    if (server?.child.exitCode === null) server.child.kill('SIGKILL');
+    console.log(`Examples of the docs, per page:\n${report.join('\n')}`);
+  });
+
+  it.each(PAGES)('%s: every curl and GraphQL example runs as written on a fresh demo shop, without an error', async (page) => {
+    const { examples, commandBlocks, problems } = parsed.get(page)!;
+    const tally = { curlCalls: 0, operations: 0 };
+    ran.set(page, tally);
+    const failures = [...problems, ...await runExamples(examples, keys.get(shopOf(page))!, tally)].map((p) => `${page} ${p}`);
+    const count = (kind: Example['kind']) => examples.filter((e) => e.kind === kind).length;
+    const notRun = examples.flatMap((e) => (e.kind === 'not run' ? [`line ${e.block.line}: ${e.reason}`] : []));
+    report.push(`  ${page}: ${count('curl')} curl blocks (${tally.curlCalls} calls), ${count('graphql')} GraphQL operations run; ${notRun.length} not run${notRun.length ? ` (${notRun.join('; ')})` : ''}; ${commandBlocks} command blocks`);
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('the check fails on a non-2xx call, a GraphQL error, an unexpected or missing user error, an unselected userErrors and an unmarked SDL block', async () => {
+    const page = [
+      '```sh', 'curl -s http://127.0.0.1:3000/api/v1/bills-of-materials/BOM-9999 -H "Authorization: Bearer $BOMCORE_KEY"', '```',
+      '<!-- expect status: 404 -->',
+      '```sh', 'curl -s http://127.0.0.1:3000/api/v1/bills-of-materials/BOM-9999 -H "Authorization: Bearer $BOMCORE_KEY"', '```',
+      '```graphql', '{ rawMaterial(variantId: "VMAT-VAR-0001") { variantId } }', '```',
+      '```graphql', 'mutation { updateCostFactor(costFactorId: "CF-NONE", input: { unitCost: "1" }) { costFactor { unitCost } userErrors { code } } }', '```',
+      '<!-- expect userErrors: NOT_FOUND -->',
+      '```graphql', 'mutation { updateCostFactor(costFactorId: "CF-NONE", input: { unitCost: "1" }) { costFactor { unitCost } userErrors { code } } }', '```',
+      '<!-- expect userErrors: CONFLICT -->',
+      '```graphql', '{ locations { locationId } }', '```',
+      '```graphql', 'mutation { updateCostFactor(costFactorId: "CF-NONE", input: { unitCost: "1" }) { costFactor { unitCost } } }', '```',
+      '```graphql', 'type Extra { id: ID! }', '```',
+      '<!-- not run: an excerpt -->',
+      '```graphql', 'type Extra { id: ID! }', '```',
+    ].join('\n');
+    const { examples, problems } = pageExamples(page);
+    const failures = [...problems, ...await runExamples(examples, keys.get('demo')!)];
+    expect(failures.map((f) => /^line (\d+)/.exec(f)?.[1])).toEqual(['25', '1', '8', '11', '19', '22']);
+    expect(failures[0]).toMatch(/cannot run: it is SDL/);
+    expect(failures[1]).toMatch(/404 for curl/);
+    expect(failures[2]).toMatch(/errors: .*NOT_FOUND/);
+    expect(failures[3]).toMatch(/userErrors NOT_FOUND, expected none/);
+    expect(failures[4]).toMatch(/userErrors empty, expected CONFLICT/);
+    expect(failures[5]).toMatch(/does not select userErrors on updateCostFactor/);
+    expect(examples.filter((e) => e.kind === 'not run')).toHaveLength(1);
+  });
+
+  it('the pages were read: README.md and quick-start.md made their curl calls, every GraphQL page sent its operations', () => {
+    // A page whose blocks were not found would pass by running nothing.
+    expect(ran.get('README.md')!.curlCalls + ran.get('docs/quick-start.md')!.curlCalls).toBeGreaterThanOrEqual(18);
+    for (const page of PAGES.filter((p) => /^docs\/graphql-(reads|writes|work-order-writes|federation)\.md$/.test(p))) {
+      expect(ran.get(page)!.operations, page).toBeGreaterThanOrEqual(4);
+    }
+  });
+
+  it('the server that ran every page stops cleanly on SIGTERM', async () => {
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+});

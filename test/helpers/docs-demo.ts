@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { prepareEmbeddedDemo } from '../../src/cli/demo-shop.ts';
+import { loadConfig } from '../../src/config.ts';
+import { forBatchWork, migrate, openDatabase } from '../../src/database.ts';
+import { createApiKey } from '../../src/modules/auth/keys.ts';
+import { importDataset } from '../../src/modules/dataset/import.ts';
+import { parseDatasetText } from '../../src/modules/dataset/parse.ts';
+
+const DEMO_FILE = new URL('../../data/demo-dataset.json', import.meta.url);
+
+/**
+ * Prepares an embedded data directory for `bomcore serve`: the demo shop as `npm start` loads it
+ * (the same function, so the server reuses its saved key and prints it), plus, for each of
+ * `copies`, the demo dataset loaded again under that shop id with a read-write key of its own.
+ * Every id of the demo (work orders, BOMs, `CF-<n>` and `BOM-<n>` sequences, timestamps) is per
+ * shop, so each copy is a freshly started demo that no other copy's writes can reach: one server
+ * runs every page of the docs as if it were the only one. Returns each copy's key.
+ */
+export async function prepareDocsDemo(dataDir: string, copies: string[]): Promise<Map<string, string>> {
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', BOMCORE_DATA_DIR: dataDir });
+  const orm = await openDatabase(forBatchWork(config));
+  const keys = new Map<string, string>();
+  try {
+    await migrate(orm);
+    await prepareEmbeddedDemo(orm, config, dataDir);
+    const demo = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as { shop: { id: string } };
+    for (const shopId of copies) {
+      const parsed = parseDatasetText(JSON.stringify({ ...demo, shop: { ...demo.shop, id: shopId } }));
+      if (!parsed.ok) throw new Error(`the demo dataset as shop ${shopId}: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
+      await importDataset({ orm, config }, parsed.dataset);
+      const created = await createApiKey(orm.em.fork(), { shopId, scopes: ['read', 'write'], name: 'docs examples' });
+      keys.set(shopId, created.key);
+    }
+  } finally {
+    await orm.close();
+  }
+  return keys;
+}
