@@ -57,3 +57,30 @@ export function valueNestsDeeper(value: unknown, limit: number): boolean {
 export function tooDeepMessage(limit = MAX_JSON_DEPTH): string {
   return `must not nest arrays and objects more than ${limit} levels deep`;
 }
+
+/**
+ * The deepest nesting of `{`, `[` and `(` in a GraphQL document, outside strings, block strings and
+ * comments: what graphql-js's parser recurses over (once per level, several frames each), so a
+ * document within the token limit could still overflow its stack. Measured before it is parsed.
+ */
+export function graphqlNestingDepth(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '#') {
+      while (i < source.length && source[i] !== '\n' && source[i] !== '\r') i++;
+    } else if (c === '"' && source.startsWith('"""', i)) {
+      i += 3;
+      while (i < source.length && !source.startsWith('"""', i)) i += source.startsWith('\\"""', i) ? 4 : 1;
+      i += 2;
+    } else if (c === '"') {
+      for (i++; i < source.length && source[i] !== '"' && source[i] !== '\n'; i++) if (source[i] === '\\') i++;
+    } else if (c === '{' || c === '[' || c === '(') {
+      deepest = Math.max(deepest, ++depth);
+    } else if (c === '}' || c === ']' || c === ')') {
+      depth--;
+    }
+  }
+  return deepest;
+}

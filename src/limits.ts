@@ -61,7 +61,7 @@ export type ListKind = keyof typeof LIST_LIMITS;
  * Deepest nesting of arrays and objects in one JSON value: a request body, GraphQL variables, a
  * GraphQL argument value (`_Any` representations). `{}` is 1 level, `{"a":[1]}` 2. Measured without
  * recursion before anything walks the value (src/json-depth.ts); deeper is 400 naming the limit.
- * The deepest body any route takes is 5 levels (a GraphQL request with an input list of objects).
+ * The bodies the API defines nest a handful of levels (`{"updates":[{…}]}` is 3).
  */
 export const MAX_JSON_DEPTH = 32;
 

@@ -6,8 +6,10 @@ import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
 import { detailOf, type FieldError } from '../domain-error.ts';
 import type { ShopContext } from '../shop-context.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
+import { graphqlNestingDepth } from '../json-depth.ts';
+import { MAX_JSON_DEPTH } from '../limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
-import { federationSdlRule, operationShapeRule, tooComplex, withComplexityLimit } from './graphql-limits.ts';
+import { federationSdlRule, LIMIT_CODES, operationShapeRule, tooComplex, withComplexityLimit } from './graphql-limits.ts';
 import { requestedOperations, type OperationPrice } from './request-price.ts';
 import { prefersHtml } from './index-page.ts';
 import { sendProblem } from './problem.ts';
@@ -217,6 +219,16 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       },
     });
 
+    // Before the parser recurses over it: fields as deep as allowed, an argument's parentheses, values as deep as MAX_JSON_DEPTH.
+    const maxNesting = config.maxDepth + 1 + MAX_JSON_DEPTH;
+    scope.graphql.addHook('preParsing', async (_schema, source) => {
+      const nesting = graphqlNestingDepth(source);
+      if (nesting > maxNesting) {
+        throw new GraphQLError(`the document nests braces, brackets and parentheses ${nesting} levels deep; the limit is ${maxNesting}`, {
+          extensions: { code: LIMIT_CODES.depth, limit: maxNesting, measured: nesting },
+        });
+      }
+    });
     scope.graphql.addHook('preValidation', async (_schema, document, context) => {
       const source = (context as { __currentQuery?: unknown }).__currentQuery;
       if (parsedFromSource(document, source)) return;

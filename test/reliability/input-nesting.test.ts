@@ -4,7 +4,7 @@ import { getSchema } from '../../schema/index.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
 import { DomainError } from '../../src/domain-error.ts';
 import { findUnstorableString } from '../../src/http/validators.ts';
-import { jsonTextNestsDeeper, valueNestsDeeper } from '../../src/json-depth.ts';
+import { graphqlNestingDepth, jsonTextNestsDeeper, valueNestsDeeper } from '../../src/json-depth.ts';
 import { MAX_JSON_DEPTH } from '../../src/limits.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
@@ -49,6 +49,11 @@ describe('measuring depth without recursion', () => {
     expect(jsonTextNestsDeeper(objects(33), 32)).toBe(true);
     expect(jsonTextNestsDeeper(JSON.stringify({ a: '['.repeat(100), b: '\\"{{{{{{' }), 2)).toBe(false);
     expect(jsonTextNestsDeeper(`{"a":"\\"[[[[[["}`, 1)).toBe(false);
+  });
+
+  it('measures a GraphQL document\'s nesting outside strings, block strings and comments', () => {
+    expect(graphqlNestingDepth('{ a(x: [[1]]) { b } }')).toBe(4);
+    expect(graphqlNestingDepth('{ a(x: "[[[[{{((", y: """[[[\\"""[[""") } # [[[[[[\n')).toBe(2);
   });
 
   it('measures a parsed value of 10,000 levels with an explicit stack (no RangeError), and so does the storable-text walk', () => {
@@ -109,6 +114,16 @@ describe(`GraphQL (${databaseLabel})`, () => {
     const res = await t.graphql(key, `{ _entities(representations: [${arrays(40)}]) { __typename } }`);
     expect(res.body.data).toBeNull();
     expect(res.body.errors[0].extensions).toEqual({ code: 'INVALID_INPUT', errors: [{ field: 'representations[0]', message: LIMIT_MESSAGE }] });
+  });
+
+  it('a document nesting 2,400 levels (within the token limit) is 400 GRAPHQL_QUERY_TOO_DEEP naming the limit before it is parsed, not a parser stack overflow', async () => {
+    const res = await t.graphql(key, `{ _entities(representations: [${arrays(2400)}]) { __typename } }`);
+    const limit = t.config.graphql.maxDepth + 1 + MAX_JSON_DEPTH;
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{
+      message: `the document nests braces, brackets and parentheses 2403 levels deep; the limit is ${limit}`,
+      extensions: { code: 'GRAPHQL_QUERY_TOO_DEEP', limit, measured: 2403 },
+    }]);
   });
 
   it('checkOperationInput measures a 5,000-deep _Any variable before walking it (a DomainError, not a RangeError)', () => {
