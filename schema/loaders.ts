@@ -5,6 +5,8 @@ import { materialConnectionsOf, type MaterialConnections } from '../src/modules/
 import { normaliseScope, type MaterialView } from '../src/modules/materials/material-view.ts';
 import { buildBreakdowns, type OrderBreakdown } from '../src/modules/orders/breakdown.service.ts';
 import { parseOrderId } from '../src/modules/orders/order-ids.ts';
+import { assigneesByIds } from '../src/modules/people/assignees.service.ts';
+import type { AssigneeView } from '../src/modules/people/assignees.service.ts';
 import { listLocations, type LocationView } from '../src/modules/platform/locations.service.ts';
 import { billViewsByIds } from '../src/modules/recipes/bill-batch.service.ts';
 import type { AssemblyBillView, BomView } from '../src/modules/recipes/bom-views.ts';
@@ -47,6 +49,8 @@ export interface Loaders {
   bomWorkOrders(params: WorkOrderConnectionParams): DataLoader<string, Connection<WorkOrderHeaderView>>;
   /** Platform locations by bare numeric locationId. */
   location: DataLoader<string, LocationView | null>;
+  /** Assignees (retired ones included) by assigneeId. */
+  assignee: DataLoader<string, AssigneeView | null>;
   /** Platform orders (id, name, line items) by bare numeric orderId or gid://<platform>/Order/<digits>. */
   order: DataLoader<string, PlatformOrderInfo | null>;
   /** Per-location stock of materials within a location scope (null or empty = every location). */
@@ -129,6 +133,8 @@ function createLoaders(ctx: GraphQLContext): Loaders {
   });
 
   const material = new DataLoader<string, MaterialView | null>(async (ids) => inKeyOrder(ids, await materialsByIds(ctx, ids)));
+  const assignee = new DataLoader<string, AssigneeView | null>(async (ids) =>
+    inKeyOrder(ids, new Map((await assigneesByIds(ctx, ids)).map((a) => [a.assigneeId, a]))));
   const materialUsages = new DataLoader<string, MaterialConnections>((ids) => materialConnectionsOf(ctx, ids));
   // Whole work orders in the statements of one (headers, parts, plans and stuck pushes batched).
   const workOrder = new DataLoader<string, WholeWorkOrder | null>(async (ids) => inKeyOrder(ids, await wholeWorkOrders(ctx, ids)));
@@ -159,11 +165,12 @@ function createLoaders(ctx: GraphQLContext): Loaders {
     workOrder,
     bomWorkOrders,
     location,
+    assignee,
     order,
     inventory,
     breakdown,
     clearAll: () => {
-      for (const loader of [bills, bom, assemblyBill, material, materialUsages, workOrder, location, order]) loader.clearAll();
+      for (const loader of [bills, bom, assemblyBill, material, materialUsages, workOrder, location, assignee, order]) loader.clearAll();
       bomPages.clear();
       reached.clear();
       locations = undefined;

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { codegen } from '@graphql-codegen/core';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as operationsPlugin from '@graphql-codegen/typescript-operations';
@@ -10,34 +10,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import codegenConfig from './graphql/codegen.ts';
 
-// Rule (issue 12, "Generated clients, tested in CI"): GraphQL Code Generator (typescript +
-// typescript-operations) over schema/schema.graphql and a dashboard's operations file
+// Rule (issue 12, "Generated clients, tested in CI"; issue 18, a codegen recipe): GraphQL Code
+// Generator run with the recipe of docs/graphql-codegen.md — the config test/clients/graphql/codegen.ts,
+// shown there verbatim, `strictScalars` on — over schema/schema.graphql and a dashboard's operations
 // (test/clients/graphql/operations.graphql) produces types that compile under the project's strict
 // TypeScript settings, together with code that uses them as a client would; the operations are valid
 // against the schema and answer without errors on a live app. A type error in the generated code or
-// in the usage fails the test with the compiler's messages.
+// in the usage fails the test with the compiler's messages; a scalar the config does not map fails
+// the generation.
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCHEMA_FILE = join(ROOT, 'schema', 'schema.graphql');
 const OPERATIONS_FILE = join(import.meta.dirname, 'graphql', 'operations.graphql');
-
-/** How a client maps the custom scalars: exact decimals and timestamps arrive as strings (docs/graphql.md). */
-const CODEGEN_CONFIG = {
-  scalars: { Decimal: 'string', DateTime: 'string', _Any: 'unknown' },
-  strictScalars: true,
-  // The project compiles with erasableSyntaxOnly and verbatimModuleSyntax: string unions, `import type`.
-  enumsAsTypes: true,
-  useTypeImports: true,
-  avoidOptionals: false,
-};
+const CONFIG_FILE = join(import.meta.dirname, 'graphql', 'codegen.ts');
+const RECIPE_DOC = join(ROOT, 'docs', 'graphql-codegen.md');
+const PLUGINS = { typescript: typescriptPlugin, 'typescript-operations': operationsPlugin };
 
 /** Client code a dashboard would write against the generated types; every line must type-check. */
 const USAGE = `import type {
   BomWithBuildableQuery, BomWithBuildableQueryVariables, CreateWorkOrderMutation, CreateWorkOrderMutationVariables,
-  MaterialsPageQuery, MaterialsPageQueryVariables, MoveWorkOrderMutationVariables, WorkOrderDetailQuery, WorkOrderStatus,
-} from './operations.ts';
-import type { RawMaterial, WorkOrder } from './schema-types.ts';
+  MaterialsPageQuery, MaterialsPageQueryVariables, MaterialUsesQuery, MoveWorkOrderMutationVariables, WorkOrderDetailQuery, WorkOrderStatus,
+} from './generated/operations.ts';
+import type { RawMaterial, WorkOrder } from './generated/schema-types.ts';
 
 export const materialsVariables: MaterialsPageQueryVariables = {
   first: 25, search: 'wick', originFilter: 'virtual', usageFilter: 'used', vendorFilter: ['WickWorks'], sortBy: 'productName', sortOrder: 'asc',
@@ -51,6 +47,13 @@ export function materialRows(result: MaterialsPageQuery): { id: string; label: s
     stock: m.levels.map((l) => \`\${l.locationName ?? l.locationId}: \${l.available}\`).join(', ') || m.inventoryQuantity,
     next: page.pageInfo.hasNextPage ? page.pageInfo.endCursor ?? null : null,
   }));
+}
+
+/** The BOMs that use a material, and the open work orders building each: one request through the graph's links. */
+export function buildsUsing(result: MaterialUsesQuery): { bomId: string; perUnit: string; workOrders: string[] }[] {
+  return result.rawMaterial.connections.boms.flatMap((use) => (use.bom ? [{
+    bomId: use.bom.bomId, perUnit: use.quantity, workOrders: use.bom.workOrders.nodes.map((w) => \`\${w.shortId} (\${w.status})\`),
+  }] : []));
 }
 
 export const bomVariables: BomWithBuildableQueryVariables = { bomId: 'BOM-1001', locationIds: ['101'] };
@@ -120,32 +123,43 @@ function typeCheck(dir: string, files: string[]): string[] {
 }
 
 /**
- * Two generated files, as GraphQL Code Generator 6 lays them out: `schema-types.ts` (plugin typescript:
- * every type of the schema) and `operations.ts` (plugin typescript-operations: the result and variables
- * types of each operation, with the enums and inputs they use; standalone since version 6, so the two
- * plugins do not share one file).
+ * What `npx graphql-codegen` does with the config in a client project `project`: reads its `schema`
+ * and `documents`, then writes each `generates` file with its plugins and the shared `config`.
+ * GraphQL Code Generator 6 lays the types out in two files: `schema-types.ts` (plugin typescript:
+ * every type of the schema) and `operations.ts` (plugin typescript-operations: the result and
+ * variables types of each operation with the enums and inputs they use; standalone since version 6).
  */
-async function generate(schemaSource: string, operationsSource: string): Promise<{ schemaTypes: string; operations: string }> {
-  const common = {
-    schema: parse(schemaSource),
-    documents: [{ location: OPERATIONS_FILE, document: parse(operationsSource) }],
-    config: CODEGEN_CONFIG,
-    pluginMap: { typescript: typescriptPlugin, 'typescript-operations': operationsPlugin },
-  };
-  return {
-    schemaTypes: await codegen({ ...common, filename: 'schema-types.ts', plugins: [{ typescript: {} }] }),
-    operations: await codegen({ ...common, filename: 'operations.ts', plugins: [{ 'typescript-operations': {} }] }),
-  };
+async function runCodegen(project: string): Promise<Record<string, string>> {
+  const schema = parse(readFileSync(join(project, codegenConfig.schema), 'utf8'));
+  const documents = globSync(codegenConfig.documents, { cwd: project }).map((file) => ({
+    location: file, document: parse(readFileSync(join(project, file), 'utf8')),
+  }));
+  const written: Record<string, string> = {};
+  for (const [file, output] of Object.entries(codegenConfig.generates)) {
+    const source = await codegen({
+      filename: file, schema, documents, config: { ...codegenConfig.config },
+      plugins: output.plugins.map((name) => ({ [name]: {} })), pluginMap: PLUGINS,
+    });
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    writeFileSync(join(project, file), source);
+    written[file] = source;
+  }
+  return written;
 }
 
-/** Writes the generated files, a usage file and `package.json` (ES modules, as in this project) into `into`. */
-function writeClient(into: string, generated: { schemaTypes: string; operations: string }, usage: string): string[] {
-  mkdirSync(into, { recursive: true });
+/**
+ * A client project in `into` as the recipe sets it up: `package.json` (ES modules, as in this
+ * project), the client schema as `schema.graphql`, the dashboard's operations under `src/`, the
+ * generated files and `src/usage.ts`. Returns the files to type-check.
+ */
+async function clientProject(into: string, usage: string, schemaText = schemaSource): Promise<{ files: string[]; generated: Record<string, string> }> {
+  mkdirSync(join(into, 'src'), { recursive: true });
   writeFileSync(join(into, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  writeFileSync(join(into, 'schema-types.ts'), generated.schemaTypes);
-  writeFileSync(join(into, 'operations.ts'), generated.operations);
-  writeFileSync(join(into, 'usage.ts'), usage);
-  return ['schema-types.ts', 'operations.ts', 'usage.ts'];
+  writeFileSync(join(into, 'schema.graphql'), schemaText);
+  writeFileSync(join(into, 'src', 'dashboard.graphql'), operationsSource);
+  writeFileSync(join(into, 'src', 'usage.ts'), usage);
+  const generated = await runCodegen(into);
+  return { files: [...Object.keys(generated), 'src/usage.ts'], generated };
 }
 
 const schemaSource = readFileSync(SCHEMA_FILE, 'utf8');
@@ -165,15 +179,21 @@ describe('GraphQL Code Generator over schema/schema.graphql and the dashboard op
     expect(errors.map((e) => e.message)).toEqual([]);
   });
 
+  it('the recipe in docs/graphql-codegen.md is test/clients/graphql/codegen.ts, verbatim', () => {
+    expect(readFileSync(RECIPE_DOC, 'utf8')).toContain(`\`\`\`ts\n${readFileSync(CONFIG_FILE, 'utf8')}\`\`\`\n`);
+    expect(codegenConfig.config.strictScalars).toBe(true);
+  });
+
   it('generates types (typescript + typescript-operations) that compile strictly with a client that uses them', async () => {
-    const generated = await generate(schemaSource, operationsSource);
-    for (const name of ['MaterialsPageQuery', 'BomWithBuildableQuery', 'WorkOrderDetailQuery', 'CreateWorkOrderMutationVariables', 'MoveWorkOrderMutation']) {
-      expect(generated.operations, name).toContain(`export type ${name} =`);
+    const { files, generated } = await clientProject(dir, USAGE);
+    const operations = generated['src/generated/operations.ts']!;
+    const schemaTypes = generated['src/generated/schema-types.ts']!;
+    for (const name of ['MaterialsPageQuery', 'BomWithBuildableQuery', 'WorkOrderDetailQuery', 'MaterialUsesQuery', 'CreateWorkOrderMutationVariables', 'MoveWorkOrderMutation']) {
+      expect(operations, name).toContain(`export type ${name} =`);
     }
-    for (const name of ['RawMaterial', 'Bom', 'WorkOrder', 'QcReview', 'CreateWorkOrderInput']) {
-      expect(generated.schemaTypes, name).toContain(`export type ${name} =`);
+    for (const name of ['RawMaterial', 'Bom', 'WorkOrder', 'QcReview', 'MaterialUsage', 'CreateWorkOrderInput']) {
+      expect(schemaTypes, name).toContain(`export type ${name} =`);
     }
-    const files = writeClient(dir, generated, USAGE);
     const diagnostics = typeCheck(dir, files);
     expect(diagnostics, `the generated client does not compile (files in ${dir})`).toEqual([]);
   });
@@ -181,11 +201,16 @@ describe('GraphQL Code Generator over schema/schema.graphql and the dashboard op
   it('a usage that does not match the generated types fails to compile (the check can fail)', async () => {
     const broken = join(dir, 'broken');
     // A field the operation did not select is not on the result type.
-    writeClient(broken, await generate(schemaSource, operationsSource), `import type { BomWithBuildableQuery } from './operations.ts';
+    const { files } = await clientProject(broken, `import type { BomWithBuildableQuery } from './generated/operations.ts';
 export const cost = (r: BomWithBuildableQuery): string => r.bom.totalRawMaterialCost;
 `);
-    const diagnostics = typeCheck(broken, ['schema-types.ts', 'operations.ts', 'usage.ts']);
+    const diagnostics = typeCheck(broken, files);
     expect(diagnostics.join('\n')).toMatch(/TS2339 Property 'totalRawMaterialCost' does not exist/);
+  });
+
+  it('strictScalars refuses a schema scalar the config does not map (as the federation scalar _Any was)', async () => {
+    const extra = `${schemaSource}\nscalar _Any\n`;
+    await expect(clientProject(join(dir, 'unmapped'), USAGE, extra)).rejects.toThrow(/_Any/);
   });
 });
 
@@ -229,6 +254,10 @@ describe('the dashboard operations on a live app', () => {
     });
     expect(created.createWorkOrder.userErrors).toEqual([]);
     expect(created.createWorkOrder.createdWorkOrder.workOrder.status).toBe('draft');
+    const uses = await run('MaterialUses', { variantId: '44001', status: ['draft', 'in_progress'] });
+    expect(uses.rawMaterial.connections.boms).toEqual([{ quantity: '0.4', bom: {
+      bomId: 'BOM-1001', name: 'Large candle', workOrders: { totalCount: 1, nodes: [{ shortId: created.createWorkOrder.createdWorkOrder.shortId, status: 'draft' }] },
+    } }]);
     const detail = await run('WorkOrderDetail', { workOrderId: created.createWorkOrder.createdWorkOrder.workOrderId });
     expect(detail.workOrder.items).toHaveLength(1);
     expect(detail.workOrder.qcReviews).toEqual([]);

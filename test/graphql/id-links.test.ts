@@ -23,7 +23,19 @@ beforeAll(async () => {
     workOrder('wo_run', 'in_progress', candles),
     workOrder('wo_run_2', 'draft', candles),
     workOrder('wo_kit', 'draft', { items: [{ itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-3000', quantity: 1, completedQuantity: 0 }], productionLocationId: '102' }),
-  ], { preassembled: [{ itemId: 'ASM-SHELF', locationId: '101', quantity: 2 }] });
+    // Made for order 5001, assigned to Ana: a completed run of 4, reviewed (1 failed) and a rework item on that run.
+    workOrder('wo_done', 'in_progress', {
+      sourceOrderIds: ['5001'],
+      items: [{ itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: 4, completedQuantity: 4 }],
+      buildRuns: [{ buildRunId: 'run-d', status: 'completed', runType: 'production', startedAt: '2026-11-02T08:00:00.000Z', completedAt: '2026-11-02T09:00:00.000Z',
+        items: [{ itemId: 'woi_1', quantity: 4 }], picks: [{ variantId: '44001', locationId: '101', quantity: 1.68 }] }],
+      qcReviews: [{ reviewId: 'qc_1', buildRunId: 'run-d', decision: 'rejected', items: [{ itemId: 'woi_1', approvedQuantity: 3, failedQuantity: 1 }], createdAt: '2026-11-02T09:30:00.000Z' }],
+      reworkItems: [{ reworkItemId: 'rw_1', description: 'Re-pour', quantity: 1, status: 'open', buildRunId: 'run-d', createdAt: '2026-11-02T09:40:00.000Z' }],
+    }),
+  ], {
+    preassembled: [{ itemId: 'ASM-SHELF', locationId: '101', quantity: 2 }],
+    reservations: [{ kind: 'order', itemId: '44001', locationId: '101', orderId: '5001', quantity: 1 }],
+  });
   json.assemblyBills.push({ assemblyId: 'ASM-SHELF', name: 'Bought-in insert', rawMaterialReferences: [], subAssemblyReferences: [], costFactorReferences: [] });
   json.platform.variants.push({ ...json.platform.variants[1], variantId: '44200', productId: '8200', inventoryItemId: '46200', productName: 'Insert kit', sku: 'KIT' });
   json.boms.push({ bomId: 'BOM-4000', name: 'Kit', status: 'active', variantId: '44200', rawMaterialReferences: [], subAssemblyReferences: [{ nodeId: 'ASM-SHELF', quantity: 1 }],
@@ -104,7 +116,72 @@ describe('a work order leads to what its ids name', () => {
   });
 });
 
-describe('stock and buildable figures lead to their objects', () => {
+describe('a work order\'s parts lead to its items and runs; its header to its assignee and orders', () => {
+  it('a review and a rework item lead to their run; run items, review items, contributions, item plans and warnings to their item', async () => {
+    const d = await ok(`{ workOrder(workOrderId: "wo_done") {
+      assignee { assigneeId displayName } sourceOrderIds sourceOrders { orderId name }
+      buildRuns { buildRunId items { itemId item { itemId ownerId } } }
+      qcReviews { buildRunId buildRun { buildRunId status } items { itemId item { itemId quantity } } }
+      reworkItems { buildRunId buildRun { buildRunId } }
+      contributions { itemId item { itemId } }
+      itemConsumption { itemId item { itemId } }
+    } }`);
+    const wo = d.workOrder;
+    expect(wo.assignee).toEqual({ assigneeId: 'asg_ana', displayName: 'Ana' });
+    expect(wo.sourceOrderIds).toEqual(['5001']);
+    expect(wo.sourceOrders).toEqual([{ orderId: '5001', name: '#1001' }]);
+    expect(wo.buildRuns).toEqual([{ buildRunId: 'run-d', items: [{ itemId: 'woi_1', item: { itemId: 'woi_1', ownerId: 'BOM-1001' } }] }]);
+    expect(wo.qcReviews).toEqual([{ buildRunId: 'run-d', buildRun: { buildRunId: 'run-d', status: 'completed' }, items: [{ itemId: 'woi_1', item: { itemId: 'woi_1', quantity: '4' } }] }]);
+    expect(wo.reworkItems).toEqual([{ buildRunId: 'run-d', buildRun: { buildRunId: 'run-d' } }]);
+    expect(wo.contributions.length).toBeGreaterThan(0);
+    for (const c of wo.contributions) expect(c.item).toEqual({ itemId: c.itemId });
+    for (const c of wo.itemConsumption) expect(c.item).toEqual({ itemId: c.itemId });
+  });
+
+  it('the run history and a material plan read alone lead to items too; an unassigned work order has no assignee', async () => {
+    const d = await ok(`{
+      workOrderBuildRuns(workOrderId: "wo_done") { buildRuns { items { item { ownerId } } } }
+      workOrderMaterialPlan(workOrderId: "wo_done") { contributions { itemId item { itemId } } }
+      workOrderConnection(q: "wo_kit") { nodes { assignee { displayName } sourceOrders { orderId } } }
+    }`);
+    expect(d.workOrderBuildRuns.buildRuns[0].items).toEqual([{ item: { ownerId: 'BOM-1001' } }]);
+    for (const c of d.workOrderMaterialPlan.contributions) expect(c.item).toEqual({ itemId: c.itemId });
+    expect(d.workOrderConnection.nodes).toEqual([{ assignee: { displayName: 'Ana' }, sourceOrders: [] }]);
+  });
+});
+
+describe('catalogue, stock and order figures lead to their objects', () => {
+  it('a rule\'s line change leads to the material used and the one it replaces; versions and rules to their bill', async () => {
+    const d = await ok(`{
+      bomLocationRules(bomId: "BOM-1001") { bom { bomId } locations { locationId rules { lineChanges { change lineType nodeId replacesNodeId
+        material { variantId } assemblyBill { assemblyId } replacesMaterial { variantId } replacesAssemblyBill { assemblyId } } } } }
+      billVersions(ownerType: sub_assembly, ownerId: "ASM-1") { bom { bomId } assemblyBill { assemblyId } }
+    }`);
+    expect(d.bomLocationRules.bom).toEqual({ bomId: 'BOM-1001' });
+    const at102 = d.bomLocationRules.locations.find((l: Json) => l.locationId === '102');
+    expect(at102.rules[0].lineChanges).toEqual([{
+      change: 'replace', lineType: 'raw', nodeId: 'VMAT-VAR-0002', replacesNodeId: '44001',
+      material: { variantId: 'VMAT-VAR-0002' }, assemblyBill: null, replacesMaterial: { variantId: '44001' }, replacesAssemblyBill: null,
+    }]);
+    expect(d.billVersions).toEqual({ bom: null, assemblyBill: { assemblyId: 'ASM-1' } });
+  });
+
+  it('stock levels lead to their locations, a shelf to its bill, an order reservation to its order, an order\'s breakdown to its BOMs and materials', async () => {
+    const d = await ok(`{
+      rawMaterialInventory(variantId: "VMAT-VAR-0002") { levels { locationId location { name } } }
+      assemblyBillPreassembled(assemblyId: "ASM-SHELF") { itemType material { variantId } assemblyBill { assemblyId } levels { location { name } } }
+      rawMaterialCommitments(variantId: "44001") { levels { holders { holderType holderId order { name } bom { bomId } } } }
+      order(id: "5001") { breakdown { boms { bomId bom { name } materials { variantId material { variantId } } } totalMaterials { variantId material { productName } } } }
+    }`);
+    expect(d.rawMaterialInventory.levels).toEqual([{ locationId: '101', location: { name: 'Main Workshop' } }, { locationId: '102', location: { name: 'Downtown Store' } }]);
+    expect(d.assemblyBillPreassembled).toEqual({ itemType: 'assemblyBill', material: null, assemblyBill: { assemblyId: 'ASM-SHELF' }, levels: [{ location: { name: 'Main Workshop' } }] });
+    expect(d.rawMaterialCommitments.levels.flatMap((l: Json) => l.holders)).toEqual([{ holderType: 'order', holderId: '5001', order: { name: '#1001' }, bom: null }]);
+    const breakdown = d.order.breakdown;
+    expect(breakdown.boms.map((b: Json) => b.bom)).toEqual([{ name: 'Large candle' }]);
+    for (const m of breakdown.boms[0].materials) expect(m.material).toEqual({ variantId: m.variantId });
+    expect(breakdown.totalMaterials.map((m: Json) => m.material.productName).sort()).toEqual(['Cotton wick', 'Soy wax']);
+  });
+
   it('an adjustment leads to its material, location and work order; buildable to its BOM, locations and limiting materials or bills', async () => {
     const d = await ok(`{
       rawMaterial(variantId: "VMAT-VAR-0001") { adjustments(first: 1) { nodes { source material { variantId } location { name } workOrder { workOrderId status } } } }

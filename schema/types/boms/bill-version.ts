@@ -23,7 +23,7 @@ const BillVersionRef = builder.objectRef<BillVersionView>('BillVersion').impleme
   }),
 });
 
-const BillVersionPageRef = builder.objectRef<BillVersionPage>('BillVersionPage').implement({
+export const BillVersionPageRef = builder.objectRef<BillVersionPage>('BillVersionPage').implement({
   fields: (t) => ({
     ownerType: t.exposeString('ownerType'), ownerId: t.exposeString('ownerId'),
     versions: t.field({ type: [BillVersionRef], resolve: (p) => p.versions }),

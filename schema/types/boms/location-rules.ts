@@ -3,7 +3,7 @@ import {
 } from '../../../src/modules/recipes/location-rules.service.ts';
 import { builder } from '../../builder.ts';
 
-const LineChangeRef = builder.objectRef<LineChangeView>('RecipeLineChange').implement({
+export const LineChangeRef = builder.objectRef<LineChangeView>('RecipeLineChange').implement({
   description: 'A line a location rule changes, against the base recipe.',
   fields: (t) => ({
     change: t.exposeString('change', { description: 'replace | remove | add | adjust' }),
@@ -41,7 +41,7 @@ export const LocationRulesLocationRef = builder.objectRef<LocationRulesLocationV
   }),
 });
 
-const LocationRulesRef = builder.objectRef<LocationRulesView>('BomLocationRules').implement({
+export const LocationRulesRef = builder.objectRef<LocationRulesView>('BomLocationRules').implement({
   fields: (t) => ({
     bomId: t.exposeString('bomId'),
     locations: t.field({ type: [LocationRulesLocationRef], resolve: (v) => v.locations }),

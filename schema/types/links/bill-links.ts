@@ -2,7 +2,9 @@ import { MaterialUsageRef } from '../materials/raw-material.ts';
 import { CommitmentHolderRef } from '../materials/stock.ts';
 import { ShelfHolderRef, WoHolderRef } from '../materials/allocation.ts';
 import { BuildableRef } from '../boms/buildable.ts';
-import { BillRuleRef } from '../boms/location-rules.ts';
+import { BillVersionPageRef } from '../boms/bill-version.ts';
+import { BillRuleRef, LocationRulesRef } from '../boms/location-rules.ts';
+import { BreakdownBomRef } from '../orders/breakdown.ts';
 import { PlanContributionRef, WorkOrderItemRef } from '../work-orders/work-order.ts';
 import { AdjustmentRef } from '../graph/adjustments.ts';
 import { billOwnerFields, linkField } from './link-field.ts';
@@ -17,7 +19,12 @@ billOwnerFields(PlanContributionRef, (c) => c, 'whose recipe this contribution c
 billOwnerFields(BillRuleRef, (r) => r, 'whose rule this is');
 billOwnerFields(ShelfHolderRef, (h) => ({ ownerType: h.holderType, ownerId: h.holderId }), 'whose shelf units embed the material');
 billOwnerFields(CommitmentHolderRef, (h) => ({ ownerType: h.holderType, ownerId: h.holderId }), 'behind a safety-stock hold (holderType `bom` / `sub_assembly`)');
+billOwnerFields(BillVersionPageRef, (p) => p, 'whose versions these are');
+linkField(CommitmentHolderRef, 'order', 'Order', 'The platform order of an order reservation (holderType `order`); null for a safety-stock hold.',
+  (h) => (h.holderType === 'order' ? h.holderId : null));
 
 linkField(BuildableRef, 'bom', 'Bom', 'The BOM these figures are for.', (b) => b.bomId);
+linkField(LocationRulesRef, 'bom', 'Bom', 'The BOM these rules are for.', (r) => r.bomId);
+linkField(BreakdownBomRef, 'bom', 'Bom', 'The BOM of this order line (null if it no longer exists).', (b) => b.bomId);
 linkField(WoHolderRef, 'workOrder', 'WorkOrder', 'The work order that holds the allocation (holderId).', (h) => h.holderId);
 linkField(AdjustmentRef, 'workOrder', 'WorkOrder', 'The work order of a build-run change; null for inventory updates.', (a) => a.workOrderId);

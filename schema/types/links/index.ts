@@ -5,3 +5,5 @@ import './order.ts';
 import './bill-links.ts';
 import './location-links.ts';
 import './material-links.ts';
+import './work-order-part-links.ts';
+import './header-links.ts';

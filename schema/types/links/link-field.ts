@@ -2,9 +2,11 @@ import type { InterfaceRef, ObjectRef } from '@pothos/core';
 import { builder } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';
 import { loadersOf } from '../../loaders.ts';
+import { AssigneeRef } from '../assignee.ts';
 import { AssemblyBillRef, BomRef } from '../boms/bom.ts';
 import type { Types } from '../graph/connection.ts';
 import { LocationRef } from '../location.ts';
+import { OrderRef } from './order.ts';
 import { RawMaterialRef } from '../materials/raw-material.ts';
 import { WorkOrderRef } from '../work-orders/work-order.ts';
 
@@ -16,6 +18,8 @@ const TARGETS = {
   Bom: { ref: BomRef, load: (ctx: GraphQLContext, id: string) => loadersOf(ctx).bom.load(id) },
   AssemblyBill: { ref: AssemblyBillRef, load: (ctx: GraphQLContext, id: string) => loadersOf(ctx).assemblyBillOf(id) },
   WorkOrder: { ref: WorkOrderRef, load: (ctx: GraphQLContext, id: string) => loadersOf(ctx).workOrder.load(id) },
+  Assignee: { ref: AssigneeRef, load: (ctx: GraphQLContext, id: string) => loadersOf(ctx).assignee.load(id) },
+  Order: { ref: OrderRef, load: (ctx: GraphQLContext, id: string) => loadersOf(ctx).order.load(id) },
 } as const;
 
 export type LinkTarget = keyof typeof TARGETS;

@@ -1,6 +1,7 @@
 import { AdjustmentRef } from '../graph/adjustments.ts';
 import { BuildableLocationRef } from '../boms/buildable.ts';
 import { LocationRulesLocationRef } from '../boms/location-rules.ts';
+import { LevelRef as InventoryLevelRef, RowRef as InventoryRowRef } from '../materials/inventory.ts';
 import { MaterialUsageRef } from '../materials/raw-material.ts';
 import { CommitmentLevelRef, PreassembledLevelRef, ResidualLevelRef } from '../materials/stock.ts';
 import { ShelfLevelRef, WoLevelRef } from '../materials/allocation.ts';
@@ -28,6 +29,6 @@ linkField(WarningRef, 'location', 'Location', AT_OR_NONE, (w) => w.locationId);
 linkField(AdjustmentRef, 'location', 'Location', AT, (a) => a.locationId);
 linkField(BuildableLocationRef, 'location', 'Location', AT, (l) => l.locationId);
 linkField(LocationRulesLocationRef, 'location', 'Location', AT, (l) => l.locationId);
-for (const level of [ResidualLevelRef, PreassembledLevelRef, CommitmentLevelRef, ShelfLevelRef, WoLevelRef]) {
+for (const level of [ResidualLevelRef, PreassembledLevelRef, CommitmentLevelRef, ShelfLevelRef, WoLevelRef, InventoryLevelRef, InventoryRowRef]) {
   linkField<{ locationId: string }>(level, 'location', 'Location', AT, (l) => l.locationId);
 }

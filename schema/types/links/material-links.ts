@@ -1,6 +1,8 @@
 import { AdjustmentRef } from '../graph/adjustments.ts';
 import { LimitingComponentRef } from '../boms/buildable.ts';
-import { MaterialNeedChangeRef } from '../boms/location-rules.ts';
+import { LineChangeRef, MaterialNeedChangeRef } from '../boms/location-rules.ts';
+import { PreassembledRef } from '../materials/stock.ts';
+import { OrderMaterialRef } from '../orders/breakdown.ts';
 import { PickRef, PlanConsumptionRowRef, PlanContributionRef, PlanMaterialRef, WarningRef } from '../work-orders/work-order.ts';
 import { linkField } from './link-field.ts';
 
@@ -14,6 +16,20 @@ linkField(PlanContributionRef, 'material', 'RawMaterial', MATERIAL, (c) => c.var
 linkField(MaterialNeedChangeRef, 'material', 'RawMaterial', MATERIAL, (c) => c.variantId);
 linkField(AdjustmentRef, 'material', 'RawMaterial', MATERIAL, (a) => a.variantId);
 linkField(WarningRef, 'material', 'RawMaterial', 'The raw material the warning is about; null when it names none.', (w) => w.variantId);
+linkField(OrderMaterialRef, 'material', 'RawMaterial', MATERIAL, (m) => m.variantId);
+
+// A pre-assembled shelf holds a variant (a finished good or a material) or an assembly bill's units.
+linkField(PreassembledRef, 'material', 'RawMaterial', 'The raw material of a variant shelf (itemType `variant`); null for a finished good that is no material, or an assembly bill.',
+  (p) => (p.itemType === 'variant' ? p.itemId : null));
+linkField(PreassembledRef, 'assemblyBill', 'AssemblyBill', 'The assembly bill of an assembly shelf (itemType `assemblyBill`); null for a variant.',
+  (p) => (p.itemType === 'assemblyBill' ? p.itemId : null));
+
+// A rule's line change names a material (lineType `raw`) or an assembly bill (`sub`); what a
+// replacement replaces is looked up as both (the id names one of them, the other is null).
+linkField(LineChangeRef, 'material', 'RawMaterial', 'The raw material of a `raw` line as used here; null for a `sub` line.', (c) => (c.lineType === 'raw' ? c.nodeId : null));
+linkField(LineChangeRef, 'assemblyBill', 'AssemblyBill', 'The assembly bill of a `sub` line as used here; null for a `raw` line.', (c) => (c.lineType === 'sub' ? c.nodeId : null));
+linkField(LineChangeRef, 'replacesMaterial', 'RawMaterial', 'The raw material a replacement replaces; null when it replaces none or an assembly bill.', (c) => c.replacesNodeId);
+linkField(LineChangeRef, 'replacesAssemblyBill', 'AssemblyBill', 'The assembly bill a replacement replaces; null when it replaces none or a material.', (c) => c.replacesNodeId);
 
 // `stock: material` rows name a material by itemId; `stock: preassembled` rows an assembly bill's shelf.
 for (const [ref, what] of [[PickRef, 'picked'], [PlanConsumptionRowRef, 'to take']] as const) {

@@ -4,7 +4,7 @@ import { builder } from '../../builder.ts';
 import { payloadField } from '../writes/payload.ts';
 import { MaterialOriginEnum } from './raw-material.ts';
 
-const LevelRef = builder.objectRef<InventoryLevelView>('RawMaterialInventoryLevel').implement({
+export const LevelRef = builder.objectRef<InventoryLevelView>('RawMaterialInventoryLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
     locationName: t.exposeString('locationName', { nullable: true, description: 'Platform-linked levels only (null for virtual levels).' }),
@@ -46,7 +46,7 @@ const RowErrorRef = builder.objectRef<{ code: string; message: string }>('RawMat
   fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
 
-const RowRef = builder.objectRef<InventoryRowResult>('RawMaterialInventoryRowResult').implement({
+export const RowRef = builder.objectRef<InventoryRowResult>('RawMaterialInventoryRowResult').implement({
   fields: (t) => ({
     index: t.exposeInt('index'),
     ok: t.exposeBoolean('ok'),

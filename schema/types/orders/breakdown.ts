@@ -7,7 +7,7 @@ import { builder } from '../../builder.ts';
 type MaterialIdentity = Omit<BreakdownMaterial, 'quantity'>;
 
 /** The identity of a material, shared by the per-line and the total lists. */
-const OrderMaterialRef = builder.interfaceRef<MaterialIdentity>('OrderMaterial').implement({
+export const OrderMaterialRef = builder.interfaceRef<MaterialIdentity>('OrderMaterial').implement({
   fields: (t) => ({
     productId: t.exposeString('productId', { nullable: true }),
     variantId: t.exposeString('variantId'),
@@ -29,7 +29,7 @@ const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMater
   }),
 });
 
-const BreakdownBomRef = builder.objectRef<BreakdownBom>('OrderBomLine').implement({
+export const BreakdownBomRef = builder.objectRef<BreakdownBom>('OrderBomLine').implement({
   description: 'One order line whose product has a BOM, expanded to leaf raw materials.',
   fields: (t) => ({
     bomId: t.exposeString('bomId'),

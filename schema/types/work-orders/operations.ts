@@ -12,6 +12,7 @@ import {
   BuildRunModeEnum, BuildRunTypeEnum, TransitionDirectionEnum, WorkOrderPriorityEnum, WorkOrderSortDirectionEnum, WorkOrderSortEnum,
   WorkOrderSourceTypeEnum, WorkOrderStatusEnum,
 } from './enums.ts';
+import { adopt } from './parent.ts';
 import { BuildRunRef, MaterialPlanRef, WorkOrderRef, WorkOrderRowRef } from './work-order.ts';
 
 const FacetRef = builder.objectRef<FacetEntry>('WorkOrderFacetEntry').implement({
@@ -44,7 +45,7 @@ const ListRef = builder.objectRef<WorkOrderListPage>('WorkOrderListPage').implem
 });
 
 const RunHistoryRef = builder.objectRef<{ workOrderId: string; buildRuns: BuildRunView[] }>('WorkOrderBuildRunHistory').implement({
-  fields: (t) => ({ workOrderId: t.exposeID('workOrderId'), buildRuns: t.field({ type: [BuildRunRef], resolve: (h) => h.buildRuns }) }),
+  fields: (t) => ({ workOrderId: t.exposeID('workOrderId'), buildRuns: t.field({ type: [BuildRunRef], resolve: (h) => adopt(h.workOrderId, h.buildRuns) }) }),
 });
 
 builder.queryFields((t) => ({

@@ -12,6 +12,7 @@ import { builder } from '../../builder.ts';
 import {
   BuildRunStatusEnum, BuildRunTypeEnum, StockKindEnum, TransitionDirectionEnum, WorkOrderPriorityEnum, WorkOrderSourceTypeEnum, WorkOrderStatusEnum,
 } from './enums.ts';
+import { adopt, parentOf } from './parent.ts';
 
 /** The header fields, declared once: list rows (`WorkOrderRow`) and the whole read (`WorkOrder`) implement it. */
 export const WorkOrderHeaderRef = builder.interfaceRef<WorkOrderHeaderView>('WorkOrderHeader').implement({
@@ -128,7 +129,7 @@ export const MaterialPlanRef = builder.objectRef<MaterialPlan>('WorkOrderMateria
   fields: (t) => ({
     workOrderId: t.exposeID('workOrderId'),
     materials: t.field({ type: [PlanMaterialRef], resolve: (p) => p.materials }),
-    contributions: t.field({ type: [PlanContributionRef], resolve: (p) => p.contributions }),
+    contributions: t.field({ type: [PlanContributionRef], resolve: (p) => adopt(p.workOrderId, p.contributions) }),
     consumptionPlan: t.field({ type: [PlanConsumptionRowRef], resolve: (p) => p.consumptionPlan }),
     cost: t.field({ type: PlanCostRef, resolve: (p) => p.cost }),
   }),
@@ -158,7 +159,7 @@ export const WarningRef = builder.objectRef<WorkOrderWarning | BuildRunWarning>(
   }),
 });
 
-const RunItemRef = builder.objectRef<{ itemId: string; quantity: string }>('BuildRunItem').implement({
+export const RunItemRef = builder.objectRef<{ itemId: string; quantity: string }>('BuildRunItem').implement({
   fields: (t) => ({ itemId: t.exposeString('itemId'), quantity: t.expose('quantity', { type: 'Decimal' }) }),
 });
 
@@ -177,9 +178,9 @@ export const BuildRunRef = builder.objectRef<BuildRunView>('BuildRun').implement
     reversedAt: t.expose('reversedAt', { type: 'DateTime', nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'The run\'s own change time.' }),
     workOrderUpdatedAt: t.expose('workOrderUpdatedAt', { type: 'DateTime', description: 'The work order\'s current change token.' }),
-    items: t.field({ type: [RunItemRef], resolve: (r) => r.items }),
+    items: t.field({ type: [RunItemRef], resolve: (r) => adopt(parentOf(r), r.items) }),
     picks: t.field({ type: [PickRef], resolve: (r) => r.picks }),
-    warnings: t.field({ type: [WarningRef], resolve: (r) => r.warnings, description: 'Warnings of the start (stored, so a replay returns them too).' }),
+    warnings: t.field({ type: [WarningRef], resolve: (r) => adopt(parentOf(r), r.warnings), description: 'Warnings of the start (stored, so a replay returns them too).' }),
   }),
 });
 
@@ -190,7 +191,7 @@ const TransitionMoveRef = builder.objectRef<TransitionMove>('WorkOrderTransition
   }),
 });
 
-const QcReviewItemRef = builder.objectRef<QcItemRow>('QcReviewItem').implement({
+export const QcReviewItemRef = builder.objectRef<QcItemRow>('QcReviewItem').implement({
   description: 'What a QC review judged of one item of its build run.',
   fields: (t) => ({
     itemId: t.exposeID('item_id'),
@@ -199,13 +200,13 @@ const QcReviewItemRef = builder.objectRef<QcItemRow>('QcReviewItem').implement({
   }),
 });
 
-const recordFields = {
+export const recordFields = {
   QcReview: builder.objectRef<QcRow>('QcReview').implement({
     description: 'A QC review of a build run: per item, units approved and failed.',
     fields: (t) => ({
       reviewId: t.exposeID('review_id'), buildRunId: t.exposeString('build_run_id', { nullable: true }),
       decision: t.exposeString('decision', { description: 'rejected when any unit failed, else approved.' }),
-      items: t.field({ type: [QcReviewItemRef], description: 'What the review judged of each item of its run.', resolve: (q) => q.items }),
+      items: t.field({ type: [QcReviewItemRef], description: 'What the review judged of each item of its run.', resolve: (q) => adopt(parentOf(q), q.items) }),
       note: t.exposeString('note', { nullable: true }), reviewerName: t.exposeString('reviewer_name', { nullable: true }), createdAt: t.expose('created_at', { type: 'DateTime' }),
     }),
   }),
@@ -240,17 +241,17 @@ export const WorkOrderRef = builder.objectRef<WholeWorkOrder>('WorkOrder').imple
   fields: (t) => ({
     items: t.field({ type: [WorkOrderItemRef], resolve: (w) => w.items }),
     materials: t.field({ type: [PlanMaterialRef], resolve: (w) => w.plan.materials }),
-    contributions: t.field({ type: [PlanContributionRef], resolve: (w) => w.plan.contributions }),
+    contributions: t.field({ type: [PlanContributionRef], resolve: (w) => adopt(w, w.plan.contributions) }),
     consumptionPlan: t.field({ type: [PlanConsumptionRowRef], resolve: (w) => w.plan.consumptionPlan }),
-    itemConsumption: t.field({ type: [ItemConsumptionRef], resolve: (w) => w.plan.itemConsumption, description: 'Per-item consumption plans of the remaining quantities.' }),
+    itemConsumption: t.field({ type: [ItemConsumptionRef], resolve: (w) => adopt(w, w.plan.itemConsumption), description: 'Per-item consumption plans of the remaining quantities.' }),
     cost: t.field({ type: PlanCostRef, resolve: (w) => w.plan.cost }),
-    buildRuns: t.field({ type: [BuildRunRef], resolve: (w) => w.buildRuns }),
-    qcReviews: t.field({ type: [recordFields.QcReview], resolve: (w) => w.qcReviews }),
-    reworkItems: t.field({ type: [recordFields.ReworkItem], resolve: (w) => w.reworkItems }),
+    buildRuns: t.field({ type: [BuildRunRef], resolve: (w) => adopt(w, w.buildRuns) }),
+    qcReviews: t.field({ type: [recordFields.QcReview], resolve: (w) => adopt(w, w.qcReviews) }),
+    reworkItems: t.field({ type: [recordFields.ReworkItem], resolve: (w) => adopt(w, w.reworkItems) }),
     documents: t.field({ type: [recordFields.Document], resolve: (w) => w.documents }),
     conversation: t.field({ type: [recordFields.Message], resolve: (w) => w.conversation }),
     lifecycleEvents: t.field({ type: [recordFields.Lifecycle], resolve: (w) => w.lifecycleEvents }),
     availableTransitions: t.field({ type: [TransitionMoveRef], resolve: (w) => w.availableTransitions, description: 'Exactly the moves that would succeed now.' }),
-    warnings: t.field({ type: [WarningRef], resolve: (w) => w.warnings }),
+    warnings: t.field({ type: [WarningRef], resolve: (w) => adopt(w, w.warnings) }),
   }),
 });

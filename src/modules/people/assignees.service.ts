@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { openWorkOrderSql } from '../work-orders/work-order-vocabulary.ts';
@@ -13,19 +14,19 @@ type AssigneeRow = { assignee_id: string; display_name: string; active: boolean;
 
 /**
  * Assignees with the number of live (open) work orders naming each, sorted by display name (ties
- * by id). One query: the count is a grouped left join, not one query per assignee. `assigneeId`
- * narrows it to one.
+ * by id). One query: the count is a grouped left join, not one query per assignee. `assigneeIds`
+ * narrows it to those.
  */
-async function assigneeRows(ctx: ShopContext, filter: { includeInactive: boolean; assigneeId?: string }): Promise<AssigneeView[]> {
+async function assigneeRows(ctx: ShopContext, filter: { includeInactive: boolean; assigneeIds?: readonly string[] }): Promise<AssigneeView[]> {
   const rows = await ctx.em.execute<AssigneeRow[]>(
     `select a.assignee_id, a.display_name, a.active, count(w.work_order_id) as usage_count
        from assignees a
        left join work_orders w on w.shop_id = a.shop_id and w.assignee_id = a.assignee_id
                               and ${openWorkOrderSql('w')}
-      where a.shop_id = ? ${filter.includeInactive ? '' : 'and a.active'} ${filter.assigneeId === undefined ? '' : 'and a.assignee_id = ?'}
+      where a.shop_id = ? ${filter.includeInactive ? '' : 'and a.active'} ${filter.assigneeIds === undefined ? '' : 'and a.assignee_id = any(?::text[])'}
       group by a.shop_id, a.assignee_id
       order by a.display_name, a.assignee_id`,
-    filter.assigneeId === undefined ? [ctx.shopId] : [ctx.shopId, filter.assigneeId],
+    filter.assigneeIds === undefined ? [ctx.shopId] : [ctx.shopId, textArrayLiteral(filter.assigneeIds)],
   );
   return rows.map((r) => ({ assigneeId: r.assignee_id, displayName: r.display_name, active: r.active, usageCount: Number(r.usage_count) }));
 }
@@ -35,8 +36,13 @@ export function listAssignees(ctx: ShopContext, options: { includeInactive: bool
   return assigneeRows(ctx, options);
 }
 
+/** The assignees among `assigneeIds`, retired ones included, in one query (any order). */
+export function assigneesByIds(ctx: ShopContext, assigneeIds: readonly string[]): Promise<AssigneeView[]> {
+  return assigneeRows(ctx, { includeInactive: true, assigneeIds });
+}
+
 async function requireAssignee(ctx: ShopContext, assigneeId: string): Promise<AssigneeView> {
-  const [view] = await assigneeRows(ctx, { includeInactive: true, assigneeId });
+  const [view] = await assigneeRows(ctx, { includeInactive: true, assigneeIds: [assigneeId] });
   if (!view) throw DomainError.notFound('assignee', assigneeId);
   return view;
 }
