@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pageExamples, type Example, type PageExamples } from '../helpers/doc-examples.ts';
 import { DocShell } from '../helpers/doc-shell.ts';
 import { prepareDocsDemo } from '../helpers/docs-demo.ts';
@@ -126,7 +126,7 @@ describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
   beforeAll(async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bomcore-docs-examples-'));
     const copies = PAGES.filter((page) => runnable(page) && shopOf(page) !== 'demo').map(shopOf);
-    for (const [shop, key] of await prepareDocsDemo(dataDir, copies)) keys.set(shop, key);
+    for (const [shop, key] of await prepareDocsDemo(dataDir, copies, inject('pgliteSnapshot'))) keys.set(shop, key);
     server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir }, { startTimeoutMs: 180_000 });
     // The key `npm start` prints is the demo shop's, the one a reader exports as BOMCORE_KEY.
     keys.set('demo', /(bck_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { prepareEmbeddedDemo } from '../../src/cli/demo-shop.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -14,9 +15,13 @@ const DEMO_FILE = new URL('../../data/demo-dataset.json', import.meta.url);
  * `copies`, the demo dataset loaded again under that shop id with a read-write key of its own.
  * Every id of the demo (work orders, BOMs, `CF-<n>` and `BOM-<n>` sequences, timestamps) is per
  * shop, so each copy is a freshly started demo that no other copy's writes can reach: one server
- * runs every page of the docs as if it were the only one. Returns each copy's key.
+ * runs every page of the docs as if it were the only one. `migratedSnapshot`, the migrated PGlite
+ * of the test run's global setup (test/helpers/global-setup.ts), starts the directory when given.
+ * Returns each copy's key.
  */
-export async function prepareDocsDemo(dataDir: string, copies: string[]): Promise<Map<string, string>> {
+export async function prepareDocsDemo(dataDir: string, copies: string[], migratedSnapshot: string | null): Promise<Map<string, string>> {
+  // A dump of PGlite is its data directory as a tarball: unpacked, it spares initdb and the migrations.
+  if (migratedSnapshot) execFileSync('tar', ['-xf', migratedSnapshot, '-C', dataDir], { stdio: 'ignore' });
   const config = loadConfig({ ...process.env, DATABASE_URL: '', BOMCORE_DATA_DIR: dataDir });
   const orm = await openDatabase(forBatchWork(config));
   const keys = new Map<string, string>();
