@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pageExamples, type Example, type PageExamples } from '../helpers/doc-examples.ts';
+import { curlCalls, pageExamples, shellCommands, unsafeCommands, type Example, type PageExamples } from '../helpers/doc-examples.ts';
 import { DocShell } from '../helpers/doc-shell.ts';
 import { prepareDocsDemo } from '../helpers/docs-demo.ts';
 import { startServer, type Server } from '../helpers/server-process.ts';
@@ -182,6 +182,24 @@ describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
     for (const page of PAGES.filter((p) => /^docs\/graphql-(reads|writes|work-order-writes|federation)\.md$/.test(p))) {
       expect(ran.get(page)!.operations, page).toBeGreaterThanOrEqual(4);
     }
+  });
+
+  it('a shell block is read as bash reads it: continuation lines and multi-line quoted bodies are one command, comments are dropped', () => {
+    const block = [
+      'WO=wo_1   # a work order',
+      "curl -s localhost:3000/graphql -d '[{ \"query\": \"{ a }\" },",
+      "  { \"query\": \"{ b }\", \"note\": \"#1007\" }]' \\",
+      '  -H "X: y"',
+      '# npm test',
+      'echo "$WO"',
+    ].join('\n');
+    expect(shellCommands(block)).toEqual([
+      'WO=wo_1',
+      'curl -s localhost:3000/graphql -d \'[{ "query": "{ a }" },   { "query": "{ b }", "note": "#1007" }]\'    -H "X: y"',
+      'echo "$WO"',
+    ]);
+    expect(curlCalls(block)).toBe(1);
+    expect(unsafeCommands(`${block}\nnpm test`)).toEqual(['npm test']);
   });
 
   it('the server that ran every page stops cleanly on SIGTERM', async () => {

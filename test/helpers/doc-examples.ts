@@ -90,9 +90,35 @@ export function fencedBlocks(markdown: string): { blocks: FencedBlock[]; problem
   return { blocks, problems };
 }
 
-/** A shell block's commands: continuation lines joined, comments and blank lines dropped. */
+/**
+ * A shell block's commands, one per line as bash reads them: continuation lines and quoted text
+ * spanning lines (a multi-line `-d '…'` body) joined, comments and blank lines dropped.
+ */
 export function shellCommands(block: string): string[] {
-  return block.replace(/\\\n/g, ' ').split('\n').map((line) => line.replace(/(^|\s)#.*$/, '').trim()).filter(Boolean);
+  const commands: string[] = [];
+  let current = '';
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < block.length; i++) {
+    const c = block[i]!;
+    if (quote) {
+      if (c === '\\' && quote === '"') current += c + (block[++i] ?? '');
+      else current += c === '\n' ? ' ' : c;
+      if (c === quote) quote = null;
+    } else if (c === '\\' && block[i + 1] === '\n') {
+      current += ' ';
+      i++;
+    } else if (c === '#' && /(^|\s)$/.test(current)) {
+      while (i + 1 < block.length && block[i + 1] !== '\n') i++;
+    } else if (c === '\n') {
+      commands.push(current.trim());
+      current = '';
+    } else {
+      if (c === '"' || c === "'") quote = c;
+      current += c;
+    }
+  }
+  commands.push(current.trim());
+  return commands.filter(Boolean);
 }
 
 /** Occurrences of a curl command (at the start of a command, or in `$(…)` / after a pipe or `;`) in a block. */
