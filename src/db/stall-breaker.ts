@@ -110,14 +110,20 @@ export function installStallBreaker(pool: PoolLike, options: { now?: () => numbe
       const result = query(...args);
       if (!result || typeof (result as Promise<unknown>).then !== 'function') return result; // a cursor or a callback
       let settled = false;
-      const suspect = setTimeout(() => {
-        void databaseAnswers().then((answers) => {
-          if (answers || settled) return;
-          trip();
-          client.connection?.stream?.destroy(new DatabaseStalledError());
-        });
-      }, PROBE_AFTER_MS);
-      suspect.unref();
+      let suspect: NodeJS.Timeout | undefined;
+      // Asked again every PROBE_AFTER_MS while unanswered: a slow statement may meet a stall later.
+      const arm = () => {
+        suspect = setTimeout(() => {
+          void databaseAnswers().then((answers) => {
+            if (settled) return;
+            if (answers) return arm();
+            trip();
+            client.connection?.stream?.destroy(new DatabaseStalledError());
+          });
+        }, PROBE_AFTER_MS);
+        suspect.unref();
+      };
+      arm();
       (result as Promise<unknown>).then(() => {
         settled = true;
         clearTimeout(suspect);

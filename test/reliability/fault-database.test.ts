@@ -312,8 +312,8 @@ describe.runIf(usingPostgres)('through a TCP proxy to PostgreSQL: cut, stall, re
     const statuses: number[] = [];
     let stop = false;
     // Faults while the first half of the writes run: every connection cut every 50 ms, and a 100 ms
-    // refusal in the middle; the second half meets a database that works again (on a loaded machine
-    // a write can take longer than 50 ms, and every write of the faulty half may be cut).
+    // refusal in the middle; the second half runs once they stopped (on a loaded machine a write can
+    // take longer than 50 ms, and every write of the faulty half may be cut).
     const faults = (async () => {
       for (let round = 0; !stop && round < 12; round++) {
         await new Promise((r) => setTimeout(r, 50));
@@ -326,17 +326,23 @@ describe.runIf(usingPostgres)('through a TCP proxy to PostgreSQL: cut, stall, re
         }
       }
     })();
-    await Promise.all(materials.map(async (m, i) => {
-      await new Promise((r) => setTimeout(r, i * 30));
+    const write = async (i: number) => {
+      const m = materials[i]!;
       const res = await t.request({
         method: 'PATCH', url: `/api/v1/raw-materials/${m.variantId}`, key, headers: { 'content-type': 'application/json' }, payload: { vendor: `ack-${i}` },
       });
       statuses.push(res.statusCode);
       if (res.statusCode === 200) acknowledged.push(m.variantId);
+    };
+    const half = materials.length / 2;
+    await Promise.all(Array.from({ length: half }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 30));
+      await write(i);
     }));
     stop = true;
     await faults;
     await proxy.setMode('pass');
+    await Promise.all(Array.from({ length: half }, (_, i) => write(half + i)));
     expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
     const { rows } = await direct.query<{ variant_id: string; vendor: string }>(
       'select variant_id, vendor from materials where shop_id = $1 and variant_id = any($2::text[])', [shop, acknowledged],
