@@ -30,9 +30,9 @@ function savedKey(path: string): string | null {
  * On the embedded database: loads the demo shop when the database is empty, and gives the
  * read-write key of the demo shop: the one a previous start created while it is still valid (so a
  * key a user exported keeps working across restarts), else a new one (first start, or the
- * previous one was revoked or expired).
+ * previous one was revoked or expired). In memory (`dataDir` null) there is no previous start to keep a key from.
  */
-export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: string): Promise<DemoKey | null> {
+export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: string | null): Promise<DemoKey | null> {
   const em = orm.em.fork();
   const [shops] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
   if (Number(shops?.count ?? 0) === 0) {
@@ -43,14 +43,14 @@ export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: str
   }
   const [demo] = await em.execute<{ id: string }[]>(`select id from shops where id = '${DEMO_SHOP}'`);
   if (!demo) return null;
-  const file = join(dataDir, DEMO_KEY_FILE);
-  const saved = savedKey(file);
+  const file = dataDir ? join(dataDir, DEMO_KEY_FILE) : null;
+  const saved = file ? savedKey(file) : null;
   const previous = saved ? await authenticate(orm.em.fork(), `Bearer ${saved}`) : null;
   if (saved && typeof previous === 'object' && previous !== null && previous.shopId === DEMO_SHOP && previous.scopes.includes('write')) {
     return { shopId: DEMO_SHOP, keyId: previous.keyId, key: saved, replaced: null };
   }
   const created = await createApiKey(orm.em.fork(), { shopId: DEMO_SHOP, scopes: ['read', 'write'], name: DEMO_KEY_NAME });
-  writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
+  if (file) writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
   const replaced = previous === 'revoked' || previous === 'expired' ? previous : null;
   return { shopId: DEMO_SHOP, keyId: created.id, key: created.key, replaced };
 }

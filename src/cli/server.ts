@@ -55,8 +55,10 @@ export async function runServer(config: Config): Promise<void> {
   }
   const orm = await openDatabase(config);
   const dataDir = embeddedDataDir(config);
-  if (dataDir) await migrate(orm);
-  const demo = dataDir ? await prepareEmbeddedDemo(orm, config, dataDir) : null;
+  // The embedded database, on disk or in memory (`memory://`): this process is its only user.
+  const embedded = !config.databaseUrl;
+  if (embedded) await migrate(orm);
+  const demo = embedded ? await prepareEmbeddedDemo(orm, config, dataDir) : null;
   const app = await buildApp({ config, orm });
   // On the embedded database no other process may open it: `bomcore key` and `export` come here.
   let admin: AdminSocket | null = null;
