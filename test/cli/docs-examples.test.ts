@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ const runnable = (page: string) => parsed.get(page)!.examples.some((e) => e.kind
 const shopOf = (page: string) => (page === 'README.md' ? 'demo' : `docs-${basename(page, '.md')}`);
 
 let server: Server;
+let dataDir = '';
 const keys = new Map<string, string>();
 const report: string[] = [];
 const ran = new Map<string, Tally>();
@@ -117,14 +118,14 @@ async function runExamples(examples: Example[], key: string, tally: Tally = { cu
       failures.push(...found.map((p) => `line ${example.block.line} (${example.kind}): ${p}`));
     }
   } finally {
-    shell?.close();
+    await shell?.close();
   }
   return failures;
 }
 
 describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
   beforeAll(async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'bomcore-docs-examples-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'bomcore-docs-examples-'));
     const copies = PAGES.filter((page) => runnable(page) && shopOf(page) !== 'demo').map(shopOf);
     for (const [shop, key] of await prepareDocsDemo(dataDir, copies, inject('pgliteSnapshot'))) keys.set(shop, key);
     server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir }, { startTimeoutMs: 180_000 });
@@ -133,7 +134,12 @@ describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
   }, 300_000);
 
   afterAll(async () => {
-    if (server?.child.exitCode === null) server.child.kill('SIGKILL');
+    if (server?.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    // The data directory holds a whole PGlite (tens of MB): not left behind run after run.
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     console.log(`Examples of the docs, per page:\n${report.join('\n')}`);
   });
 

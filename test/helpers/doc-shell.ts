@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -67,8 +67,12 @@ export class DocShell {
     return { calls, failedCommands: lines('failed'), stderr: this.stderr };
   }
 
-  close(): void {
+  /** Ends the shell and removes its folder (and what the blocks wrote there). */
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => (this.child.exitCode !== null ? resolve(null) : this.child.once('exit', resolve)));
     this.child.stdin.end();
     if (this.child.exitCode === null) this.child.kill('SIGTERM');
+    await exited;
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
