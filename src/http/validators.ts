@@ -40,6 +40,43 @@ export function findUnstorableString(value: unknown, path = ''): StringProblem |
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
+/** Fields (values of a list counted apiece) whose errors a refusal names; and the errors kept for them. */
+export const MAX_REPORTED_FIELDS = 20;
+const MAX_REPORTED_ERRORS = 200;
+
+/**
+ * The errors of the first MAX_REPORTED_FIELDS fields only. AJV with allErrors reports every failing
+ * value: 5,000 `status` values outside an enum were 5,000 anyOf errors and 20,000 branch errors,
+ * and turning them into messages (src/http/error-handler.ts pairs each anyOf with its branches)
+ * took minutes of CPU for one GET. A field is the first two segments of the error's path
+ * (`/status/17`, `/updates/3`), so an anyOf keeps its branches.
+ */
+export function firstFieldsErrors<E extends { instancePath: string }>(errors: E[] | null | undefined): E[] | null {
+  if (!errors || errors.length <= MAX_REPORTED_FIELDS) return errors ?? null;
+  const fields = new Set<string>();
+  const kept: E[] = [];
+  for (const error of errors) {
+    const field = error.instancePath.split('/').slice(0, 3).join('/');
+    if (!fields.has(field)) {
+      if (fields.size >= MAX_REPORTED_FIELDS) continue;
+      fields.add(field);
+    }
+    kept.push(error);
+    if (kept.length >= MAX_REPORTED_ERRORS) break;
+  }
+  return kept;
+}
+
+/** A validator whose errors are cut to the first fields (firstFieldsErrors), whatever it wraps. */
+function boundedErrors(validate: Validate): Validate {
+  const wrapped: Validate = (data: unknown) => {
+    const ok = validate(data);
+    wrapped.errors = firstFieldsErrors(validate.errors);
+    return ok;
+  };
+  return wrapped;
+}
+
 /** Wraps a compiled schema: text the database cannot store is refused first, as a field error of the part (query, params, body). */
 function refusingUnstorable(validate: Validate): Validate {
   const wrapped: Validate = (data: unknown) => {
@@ -92,12 +129,13 @@ export function registerValidators(app: FastifyInstance, sharedSchemas: object[]
     coercing.addSchema(schema);
     exact.addSchema(schema);
   }
-  app.setValidatorCompiler(({ schema, httpPart, url }: { schema: FastifySchema; httpPart?: string; url?: string }) => {
+  const compile = ({ schema, httpPart, url }: { schema: FastifySchema; httpPart?: string; url?: string }): Validate => {
     const ajv = httpPart === 'body' ? exact : coercing;
     // /graphql checks its arguments itself (schema/input-limits.ts), naming the argument rather than the variable.
     if (url === '/graphql') return ajv.compile(schema as object) as Validate;
     if (httpPart !== 'querystring') return refusingUnstorable(ajv.compile(schema as object) as Validate);
     // List parameters: repeated and comma-separated values alike, each item checked (src/http/query-lists.ts).
     return splittingLists(listParameters(schema), refusingUnstorable(ajv.compile(listValidationSchema(schema as Record<string, unknown>)) as Validate));
-  });
+  };
+  app.setValidatorCompiler((route: { schema: FastifySchema; httpPart?: string; url?: string }) => boundedErrors(compile(route)));
 }
