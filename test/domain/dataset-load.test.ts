@@ -165,6 +165,7 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     expect(report.analyzed).toEqual(expect.arrayContaining([...Object.keys(report.rows), 'shops', 'bill_costs', 'bom_list_entries']));
     expect(report.analyzed).toEqual(expect.arrayContaining(['materials', 'material_levels', 'platform_levels', 'work_orders', 'recipe_lines']));
     expect(await staleSince(report.analyzed, new Date(started))).toEqual([]);
+    expect(report.analyzeError).toBeUndefined();
 
     // Reloaded without its work orders: the emptied tables changed too, and are analyzed again.
     const [{ again }] = await orm.em.fork().execute<[{ again: Date }]>('select now() as again');
@@ -172,6 +173,29 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     expect(reload.rows.work_orders).toBeUndefined();
     expect(reload.analyzed).toEqual(expect.arrayContaining(['work_orders', 'build_runs', 'reservations']));
     expect(await staleSince(reload.analyzed, new Date(again))).toEqual([]);
+  });
+
+  it.runIf(usingPostgres)('a failed ANALYZE after the commit does not fail the load: the data is in, the report says why statistics were not refreshed', async () => {
+    const { Client } = await import('pg');
+    const { openOrm } = await import('../../src/db/orm.ts');
+    const { entities } = await import('../../src/modules/entities.ts');
+    // Another session holds the lock ANALYZE needs on `shops`; this ORM gives up on a statement after 1 s.
+    const holder = new Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    const impatient = await openOrm({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'memory://', dbReadTimeoutMs: 1000 }, entities as never);
+    try {
+      await holder.query('begin');
+      await holder.query('lock table shops in share update exclusive mode');
+      const shopId = uniqueShopId('ds-analyze-fails');
+      const report = await loadDataset(impatient.em, toDataset(datasetJson(shopId)));
+      expect(report.analyzeError).toBeTruthy();
+      await holder.query('rollback');
+      expect((await exportDataset(orm.em.fork(), shopId)).shop.id).toBe(shopId);
+    } finally {
+      await holder.query('rollback').catch(() => undefined);
+      await holder.end();
+      await impatient.close();
+    }
   });
 
   it('exporting an unknown shop is NOT_FOUND', async () => {

@@ -12,6 +12,11 @@ export interface LoadReport {
   rows: Record<string, number>;
   /** The tables analyzed after the commit: those the load changed. */
   analyzed: string[];
+  /**
+   * Why the ANALYZE after the commit failed, if it did (a lock held by another session's ANALYZE, a
+   * timeout). The data is loaded either way; only the planner statistics wait for autovacuum.
+   */
+  analyzeError?: string;
 }
 
 /**
@@ -66,8 +71,14 @@ export async function loadDataset(
   });
   report.analyzed = [...changed];
   const started = Date.now();
-  await analyzeTables(rootEm, report.analyzed);
-  onProgress(`analyzed ${report.analyzed.length} tables in ${Date.now() - started} ms`);
+  // The load has committed: a failed ANALYZE must not report the load itself as failed.
+  try {
+    await analyzeTables(rootEm, report.analyzed);
+    onProgress(`analyzed ${report.analyzed.length} tables in ${Date.now() - started} ms`);
+  } catch (error) {
+    report.analyzeError = (error as Error).message;
+    onProgress(`loaded, but ANALYZE failed (${report.analyzeError}): statistics wait for autovacuum; run ANALYZE to plan on them now`);
+  }
   return report;
 }
 
