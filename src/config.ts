@@ -14,7 +14,7 @@ export interface Config {
   rateLimitRefillPerSecond: number;
   /**
    * Work (rows, ids and locations its arguments ask for, src/http/request-price.ts) above which a request is costly and
-   * waits its turn (BOMCORE_HEAVY_WORK, default 100: a page of up to 100 rows runs at once). Rate-limit tokens do not depend on it: one per REST call.
+   * waits its turn (BOMCORE_HEAVY_WORK, default 20). Rate-limit tokens do not depend on it: one per REST call.
    */
   heavyWork: number;
   /** PostgreSQL `statement_timeout` of every connection, in ms; 0 turns it off (BOMCORE_STATEMENT_TIMEOUT_MS, default 5000). */
@@ -163,7 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metafieldNamespace: namespace,
     rateLimitBurst: positiveNumber(env, 'RATE_LIMIT_BURST', 40, true),
     rateLimitRefillPerSecond: positiveNumber(env, 'RATE_LIMIT_REFILL_PER_SECOND', 4),
-    heavyWork: nonNegativeInteger(env, 'BOMCORE_HEAVY_WORK', 100),
+    heavyWork: nonNegativeInteger(env, 'BOMCORE_HEAVY_WORK', 20),
     statementTimeoutMs: nonNegativeInteger(env, 'BOMCORE_STATEMENT_TIMEOUT_MS', 5000),
     requestDeadlineMs: nonNegativeInteger(env, 'BOMCORE_REQUEST_DEADLINE_MS', 10_000),
     loadShedLagMs: nonNegativeInteger(env, 'BOMCORE_LOAD_SHED_LAG_MS', 1000),

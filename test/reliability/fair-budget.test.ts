@@ -238,8 +238,8 @@ describe('costly requests take turns, round-robin by shop (BOMCORE_HEAVY_CONCURR
   });
 
   it('defaults: one costly request at a time; work above 20 (rows, ids, locations) is costly', () => {
-    expect(loadConfig({})).toMatchObject({ heavyConcurrency: 1, heavyWork: 100 });
-    expect(loadConfig({ BOMCORE_HEAVY_CONCURRENCY: '0', BOMCORE_HEAVY_WORK: '20' })).toMatchObject({ heavyConcurrency: 0, heavyWork: 20 });
+    expect(loadConfig({})).toMatchObject({ heavyConcurrency: 1, heavyWork: 20 });
+    expect(loadConfig({ BOMCORE_HEAVY_CONCURRENCY: '0', BOMCORE_HEAVY_WORK: '100' })).toMatchObject({ heavyConcurrency: 0, heavyWork: 100 });
   });
 });
 
