@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { WINDOW_MS, type CountedAttempt, type FailureCounter, type MemoryFailureCounter } from './auth-failure-counter.ts';
+import { FailOpenRedis, type WarnLogger } from './redis-connection.ts';
 
 /**
  * Counts one attempt of an address, atomically: refused (nothing counted) when the window already
@@ -27,8 +28,6 @@ if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) >
 end
 return 0
 `;
-
-interface WarnLogger { warn(obj: object, msg: string): void }
 
 type CounterClient = Redis & {
   bomcoreAuthBegin(key: string, limit: number, windowMs: number): Promise<[number, number]>;
@@ -58,39 +57,26 @@ export class RedisFailureCounter implements FailureCounter {
   readonly #limit: number;
   readonly #prefix: string;
   readonly #fallback: MemoryFailureCounter;
-  readonly #logger: WarnLogger;
-  #lastWarnAt = 0;
-  #failuresSinceWarn = 0;
+  readonly #redis: FailOpenRedis<CounterClient>;
 
   constructor(options: RedisFailureCounterOptions) {
     this.#limit = options.limit;
     this.#prefix = options.keyPrefix;
     this.#fallback = options.fallback;
-    this.#logger = options.logger;
-    this.#client = new Redis(options.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 250,
-      connectTimeout: 1000,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-    }) as CounterClient;
-    this.#client.defineCommand('bomcoreAuthBegin', { numberOfKeys: 1, lua: BEGIN_SCRIPT });
-    this.#client.defineCommand('bomcoreAuthUndo', { numberOfKeys: 1, lua: UNDO_SCRIPT });
-    this.#client.on('error', (error: Error) => this.#warn(error));
+    this.#redis = new FailOpenRedis<CounterClient>({
+      url: options.url, commandTimeoutMs: options.commandTimeoutMs ?? 250, logger: options.logger,
+      outage: 'auth throttle: Redis unreachable, failed authentications are counted per instance meanwhile',
+      scripts: { bomcoreAuthBegin: BEGIN_SCRIPT, bomcoreAuthUndo: UNDO_SCRIPT },
+    });
+    this.#client = this.#redis.client;
   }
 
-  /** Connects; when Redis is not reachable yet, warns and keeps retrying in the background. */
-  async connect(): Promise<void> {
-    try {
-      await this.#client.connect();
-    } catch (error) {
-      this.#warn(error as Error);
-    }
+  connect(): Promise<void> {
+    return this.#redis.connect();
   }
 
-  async close(): Promise<void> {
-    this.#client.disconnect(false);
+  close(): Promise<void> {
+    return this.#redis.close();
   }
 
   async begin(address: string): Promise<CountedAttempt> {
@@ -100,7 +86,7 @@ export class RedisFailureCounter implements FailureCounter {
     try {
       [counted, leftMs] = await this.#client.bomcoreAuthBegin(key, this.#limit, WINDOW_MS);
     } catch (error) {
-      this.#warn(error as Error);
+      this.#redis.warn(error as Error);
       return this.#fallback.beginNow(address);
     }
     if (counted !== 1) return { retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)), undo: async () => {} };
@@ -110,21 +96,9 @@ export class RedisFailureCounter implements FailureCounter {
         try {
           await this.#client.bomcoreAuthUndo(key);
         } catch (error) {
-          this.#warn(error as Error);
+          this.#redis.warn(error as Error);
         }
       },
     };
-  }
-
-  #warn(error: Error): void {
-    this.#failuresSinceWarn++;
-    const now = Date.now();
-    if (now - this.#lastWarnAt < 10_000) return;
-    this.#logger.warn(
-      { err: { message: error.message }, failures: this.#failuresSinceWarn },
-      'auth throttle: Redis unreachable, failed authentications are counted per instance meanwhile',
-    );
-    this.#lastWarnAt = now;
-    this.#failuresSinceWarn = 0;
   }
 }

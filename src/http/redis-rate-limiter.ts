@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RateDecision, RateLimiter } from './rate-limiter.ts';
+import { FailOpenRedis, type WarnLogger } from './redis-connection.ts';
 
 /**
  * The token bucket of one key, taken atomically in Redis: refill by elapsed time, spend `cost` if
@@ -35,8 +36,6 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return { allowed, tostring(tokens) }
 `;
-
-interface WarnLogger { warn(obj: object, msg: string): void }
 
 const TIMED_OUT = Symbol('timed out');
 
@@ -94,43 +93,33 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #refillPerMs: number;
   readonly #ttlMs: number;
   readonly #prefix: string;
-  readonly #logger: WarnLogger;
+  readonly #redis: FailOpenRedis<TakeClient>;
   readonly #timeoutMs: number;
-  #lastWarnAt = 0;
-  #failuresSinceWarn = 0;
 
   constructor(options: RedisRateLimiterOptions) {
     this.#burst = options.burst;
     this.#refillPerMs = options.refillPerSecond / 1000;
     this.#ttlMs = Math.ceil(options.burst / this.#refillPerMs) + 1000;
     this.#prefix = options.keyPrefix;
-    this.#logger = options.logger;
     this.#timeoutMs = options.commandTimeoutMs ?? 250;
-    this.#client = new Redis(options.url, {
-      lazyConnect: true,
-      // Down is down: fail at once (and open) rather than queue requests behind a reconnect.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
+    this.#redis = new FailOpenRedis<TakeClient>({
+      url: options.url,
       // A slow answer is judged by `answerWithin`; this only drops commands a hung Redis never answers.
-      commandTimeout: Math.max(5000, this.#timeoutMs * 10),
-      connectTimeout: 1000,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-    }) as TakeClient;
-    this.#client.defineCommand('bomcoreTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    this.#client.on('error', (error: Error) => this.#warn(error));
+      commandTimeoutMs: Math.max(5000, this.#timeoutMs * 10),
+      logger: options.logger,
+      outage: 'rate limiter: Redis unreachable, requests are allowed without a rate limit (fail open)',
+      scripts: { bomcoreTake: TAKE_SCRIPT },
+    });
+    this.#client = this.#redis.client;
   }
 
   /** Connects; when Redis is not reachable yet, warns and keeps retrying in the background (requests fail open meanwhile). */
-  async connect(): Promise<void> {
-    try {
-      await this.#client.connect();
-    } catch (error) {
-      this.#warn(error as Error);
-    }
+  connect(): Promise<void> {
+    return this.#redis.connect();
   }
 
-  async close(): Promise<void> {
-    this.#client.disconnect(false);
+  close(): Promise<void> {
+    return this.#redis.close();
   }
 
   get burst(): number {
@@ -152,20 +141,8 @@ export class RedisRateLimiter implements RateLimiter {
         retryAfterSeconds: ok ? 0 : Math.max(1, Math.ceil((Math.min(cost, this.#burst) - tokens) / this.#refillPerMs / 1000)),
       };
     } catch (error) {
-      this.#warn(error as Error);
+      this.#redis.warn(error as Error);
       return { allowed: true, limit: this.#burst, remaining: this.#burst, resetSeconds: 0, retryAfterSeconds: 0 };
     }
-  }
-
-  #warn(error: Error): void {
-    this.#failuresSinceWarn++;
-    const now = Date.now();
-    if (now - this.#lastWarnAt < 10_000) return;
-    this.#logger.warn(
-      { err: { message: error.message }, failures: this.#failuresSinceWarn },
-      'rate limiter: Redis unreachable, requests are allowed without a rate limit (fail open)',
-    );
-    this.#lastWarnAt = now;
-    this.#failuresSinceWarn = 0;
   }
 }
