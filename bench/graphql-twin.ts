@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import type { FastifyRequest } from 'fastify';
 import { routes } from '../rest-facade/routes/index.ts';
 import type { FacadeRoute } from '../rest-facade/define-route.ts';
+import { listParameters, listValidationSchema, splitListParameters } from '../src/http/query-lists.ts';
 
 // Query strings are coerced and defaulted as the facade's validator does (src/http/validators.ts).
 const ajv = new Ajv({ removeAdditional: false, useDefaults: true, allErrors: true, strict: false, coerceTypes: 'array' });
@@ -44,7 +45,10 @@ export function graphqlTwin(method: 'GET', path: string): GraphqlBody {
   const url = new URL(path, 'http://bench.invalid');
   const { route, params } = matchRoute(method, url.pathname);
   const query = queryObject(url.searchParams);
-  if (route.querystring && !ajv.validate(route.querystring, query)) {
+  // As the server's validator does: list parameters split on commas, items checked one by one.
+  const listProblem = splitListParameters(query, listParameters(route.querystring));
+  if (listProblem) throw new Error(`${path}: ${listProblem.name}: ${listProblem.message}`);
+  if (route.querystring && !ajv.validate(listValidationSchema(route.querystring as Record<string, unknown>), query)) {
     throw new Error(`${path}: the query string does not validate: ${ajv.errorsText()}`);
   }
   const variables = route.variables({ query, params, body: undefined }, {} as FastifyRequest);
