@@ -9,23 +9,13 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';
 import { materialShop } from '../helpers/material-fixtures.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { REDIS_URL, redisReachable as isRedisReachable } from '../helpers/redis.ts';
 
 // Rules: with REDIS_URL every instance spends one token bucket per key (atomically), and an
 // unreachable Redis fails open with a warning; two instances on one PostgreSQL database answer the
 // same reads alike and see each other's writes (and idempotency keys).
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisReachable = await (async () => {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-})();
+const redisReachable = await isRedisReachable();
 
 if (!redisReachable) console.warn(`Redis at ${REDIS_URL} is not reachable: the shared rate-limiter tests are skipped`);
 

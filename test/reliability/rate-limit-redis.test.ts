@@ -2,23 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisRateLimiter } from '../../src/http/redis-rate-limiter.ts';
+import { REDIS_URL, redisReachable as isRedisReachable } from '../helpers/redis.ts';
 
 // Rule: the Redis token bucket is taken atomically (one Lua script per take): of N concurrent takes
 // exactly `burst` are allowed, also when a CPU-heavy request holds the event loop past the command
 // timeout while Redis answers (the answer is read before the timeout is judged, not taken for an outage).
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisReachable = await (async () => {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-})();
+const redisReachable = await isRedisReachable();
 
 if (!redisReachable) console.warn(`Redis at ${REDIS_URL} is not reachable: the Redis rate-limiter tests are skipped`);
 
