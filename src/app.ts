@@ -24,6 +24,7 @@ import { fastifyTrustProxy } from './http/client-address.ts';
 import { HTTP_SERVER_OPTIONS, registerHostRequirement } from './http/host-header.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { registerConditionalGet } from './http/conditional-get.ts';
+import { registerRequestTurns } from './http/request-turns.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { registerCors } from './http/cors.ts';
 import { registerIdempotency } from './http/idempotency-hooks.ts';
@@ -72,6 +73,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     shuttingDown = true;
   };
   app.decorateRequest('auth', null);
+  // Cheap requests go first: a costly request's yields wait for them (src/cooperative.ts). First hook, so all run in the turn.
+  registerRequestTurns(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     if (shuttingDown && !request.url.startsWith('/healthz')) {

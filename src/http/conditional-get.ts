@@ -34,11 +34,22 @@ const LARGE_BODY = 64 * 1024;
 
 /** The tag of a read of `shopId` whose serialized body is `body` (the request's own id left out). */
 export function entityTag(shopId: string, body: string, requestId: string): string {
+  const hash = createHash('sha256').update(shopId).update('\n');
+  // The body is hashed piece by piece between the left-out spans: no copy of a 1.5 MB body is made.
   const marker = `"requestId":${JSON.stringify(requestId)}`;
-  const at = body.lastIndexOf(marker);
-  const content = (at < 0 ? body : body.slice(0, at) + body.slice(at + marker.length)).replace(MOMENT_FIELDS, '');
-  const digest = createHash('sha256').update(shopId).update('\n').update(content).digest('base64url');
-  return `W/"${digest}"`;
+  const markerAt = body.lastIndexOf(marker);
+  const skipped: [number, number][] = [];
+  for (const match of body.matchAll(MOMENT_FIELDS)) skipped.push([match.index, match.index + match[0].length]);
+  if (markerAt >= 0) skipped.push([markerAt, markerAt + marker.length]);
+  skipped.sort((a, b) => a[0] - b[0]);
+  let from = 0;
+  for (const [start, end] of skipped) {
+    if (start < from) continue;
+    if (start > from) hash.update(body.slice(from, start));
+    from = end;
+  }
+  if (from < body.length) hash.update(from === 0 ? body : body.slice(from));
+  return `W/"${hash.digest('base64url')}"`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { sendProblem } from './problem.ts';
 import { resolvedFieldWork } from './request-price.ts';
+import { markRequestCostly } from './request-turns.ts';
 
 /** Seconds a client refused for a full queue is told to wait. */
 const RETRY_AFTER_SECONDS = '1';
@@ -205,7 +206,10 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
 
   return {
     async admit(request, reply, work) {
-      if (options.concurrency <= 0 || work <= options.heavyWork) return true;
+      if (work <= options.heavyWork) return true;
+      // Costly from here on, gate or no gate: its yields give way to cheap requests (src/cooperative.ts).
+      markRequestCostly(request);
+      if (options.concurrency <= 0) return true;
       const admission: Admission = { shop: request.auth?.shopId ?? '', holding: false, done: false };
       (request as Admitted)[ADMISSION] = admission;
       // Answered, or the client went away: the slot is given back, the lane runs no further costly field. (Not
