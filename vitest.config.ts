@@ -16,5 +16,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // A worker imports the app once and runs its files one after another in that module graph (about
+    // 1.4 s of imports per file saved); on the embedded default its files also share one PGlite
+    // (test/helpers/database.ts), as the files of a PostgreSQL run share one database. Files work in
+    // shops of their own (uniqueShopId) and leave no process-wide state behind.
+    isolate: false,
   },
 });

@@ -60,6 +60,8 @@ export async function openOrm(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs' | 'statementTimeoutMs'>> & {
     /** An in-memory PGlite starts from this data-directory dump (`dumpDataDir`) instead of a fresh initdb (tests). */
     pgliteSnapshot?: Blob;
+    /** An in-memory PGlite instance to use as it is (tests share one per worker); closing the ORM leaves it open. */
+    pglite?: object;
   },
   entities: readonly EntitySchema[],
 ): Promise<Orm> {
@@ -87,7 +89,9 @@ export async function openOrm(
   const inMemory = config.dataDir.startsWith('memory:');
   if (!inMemory) mkdirSync(config.dataDir, { recursive: true });
   // A function: MikroORM copies plain option objects, and a copied Blob loses its contents.
-  const snapshot = inMemory && config.pgliteSnapshot ? { driverOptions: () => ({ loadDataDir: config.pgliteSnapshot }) } : {};
+  const snapshot = !inMemory ? {}
+    : config.pglite ? { driverOptions: () => ({ pglite: config.pglite }) }
+      : config.pgliteSnapshot ? { driverOptions: () => ({ loadDataDir: config.pgliteSnapshot }) } : {};
   return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir, ...snapshot } as never)) as unknown as Orm;
 }
 

@@ -16,13 +16,27 @@ function pgliteSnapshot(): Blob | undefined {
   return snapshot;
 }
 
-/** The test database: PostgreSQL when DATABASE_URL is set (migrated by global setup), else an in-memory PGlite, migrated. */
+let workerPglite: Promise<object> | undefined;
+
+/**
+ * The worker's in-memory PGlite, made once from the snapshot and migrated: the test files a worker
+ * runs share it, as the files of a PostgreSQL run share one database (each works in shops of its
+ * own). The ORM that made it is never closed, so it stays open for the worker's next file.
+ */
+function sharedPglite(): Promise<object> {
+  workerPglite ??= (async () => {
+    const keeper = await openDatabase({ databaseUrl: null, dataDir: 'memory://', pgliteSnapshot: pgliteSnapshot() });
+    // From the snapshot this finds nothing pending; a migration added since is applied here.
+    await migrate(keeper);
+    return (keeper.em.getDriver().getConnection() as unknown as { getNativeClient(): Promise<object> }).getNativeClient();
+  })();
+  return workerPglite;
+}
+
+/** The test database: PostgreSQL when DATABASE_URL is set (migrated by global setup), else the worker's in-memory PGlite. */
 export async function openTestOrm(): Promise<Orm> {
   if (usingPostgres) return openDatabase({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'memory://' });
-  const orm = await openDatabase({ databaseUrl: null, dataDir: 'memory://', pgliteSnapshot: pgliteSnapshot() });
-  // From the snapshot this finds nothing pending; a migration added since is applied here.
-  await migrate(orm);
-  return orm;
+  return openDatabase({ databaseUrl: null, dataDir: 'memory://', pglite: await sharedPglite() });
 }
 
 /** A shop id no other test file uses, so files can share one PostgreSQL database. */
