@@ -1,4 +1,4 @@
-import { Type, type TString, type TUnsafe } from '@sinclair/typebox';
+import { Type, type TUnsafe } from '@sinclair/typebox';
 import { GraphQLEnumType } from 'graphql';
 import { getSchema } from '../schema/index.ts';
 
@@ -15,10 +15,4 @@ export function graphqlEnumValues(name: string): string[] {
 /** A JSON-schema union of the enum's values. */
 export function EnumOf(name: string, options: { description?: string; default?: string } = {}): TUnsafe<string> {
   return Type.Unsafe<string>(Type.Union(graphqlEnumValues(name).map((v) => Type.Literal(v)), options));
-}
-
-/** A comma-separated list of the enum's values (`draft,ready`): anything else is 400 naming the parameter. */
-export function EnumListParameter(name: string, description: string): TString {
-  const one = `(${graphqlEnumValues(name).join('|')})`;
-  return Type.String({ pattern: `^${one}(,${one})*$`, maxLength: 1000, description: `${description} Values: ${graphqlEnumValues(name).join(', ')}.` });
 }
