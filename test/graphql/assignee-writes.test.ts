@@ -30,7 +30,7 @@ afterAll(() => t.close());
 
 /** Runs a one-mutation document; returns its result or its failure. */
 async function gql(query: string, variables: Record<string, unknown> = {}, k = key) {
-  return only((await t.request({ method: 'POST', url: '/graphql', key: k, payload: { query, variables } })).json());
+  return only((await t.graphql(k, query, variables)).body);
 }
 
 const CREATE = `mutation($displayName: String!, $assigneeId: String) { createAssignee(displayName: $displayName, assigneeId: $assigneeId) { assignee { assigneeId displayName active usageCount } ${USER_ERRORS} } }`;

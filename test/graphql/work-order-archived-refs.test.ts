@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
-  return (await t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } })).json();
+  return (await t.graphql(key, query, variables)).body;
 }
 const create = async (input: Record<string, unknown>) => only(await gql(`mutation($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { createdWorkOrder { workOrderId } ${USER_ERRORS} } }`, { input }));
 

@@ -16,6 +16,8 @@ export interface TestApp {
   request(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
   /** GET with a key, returning the response and its parsed JSON body. */
   get(url: string, key: string): Promise<{ status: number; body: any; headers: LightMyRequestResponse['headers'] }>;
+  /** PATCHes a JSON body with a key (Content-Type: application/json, plus `headers`). */
+  patch(url: string, key: string, payload: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** POSTs a GraphQL operation; `statements` is the SQL statements it sent (its X-Query-Count). */
   graphql(key: string, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any; statements: number }>;
   createKey(shopId: string, scopes: ('read' | 'write')[], extra?: { expiresInMs?: number }): Promise<string>;
@@ -53,6 +55,9 @@ export async function createTestApp(options: { config?: Partial<Config>; orm?: O
     async get(url, key) {
       const response = await request({ method: 'GET', url, key });
       return { status: response.statusCode, body: response.json(), headers: response.headers };
+    },
+    patch(url, key, payload, headers = {}) {
+      return request({ method: 'PATCH', url, key, payload: payload as InjectOptions['payload'], headers: { 'content-type': 'application/json', ...headers } });
     },
     async graphql(key, query, variables = {}) {
       const response = await request({ method: 'POST', url: '/graphql', key, payload: { query, variables } });

@@ -26,8 +26,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const list = (key: string, q = '') => t.get(`/api/v1/bills-of-materials${q}`, key);
-const patch = (key: string, id: string, payload: Record<string, unknown>) =>
-  t.request({ method: 'PATCH', url: `/api/v1/raw-materials/${id}`, key, payload, headers: { 'content-type': 'application/json' } });
+const patch = (key: string, id: string, payload: Record<string, unknown>) => t.patch(`/api/v1/raw-materials/${id}`, key, payload);
 
 /** Stats as a full recompute gives them: every BOM costed in memory from the current rows, summed exactly. */
 async function recomputedStats(shopId: string) {

@@ -169,7 +169,7 @@ describe('GET /bill-versions/{ownerType}/{ownerId}', () => {
 
 describe('GraphQL', () => {
   const gql = async (query: string, variables: Record<string, unknown> = {}) =>
-    (await t.request({ method: 'POST', url: '/graphql', key, payload: { query, variables } })).json();
+    (await t.graphql(key, query, variables)).body;
 
   it('bom, assemblyBill and costFactors expose the recipe with exact decimals as strings', async () => {
     const body = await gql(`{ bom(bomId: "BOM-1001") { totalCost assemblyBills { assemblyId unitCost } rawMaterialLines { nodeId quantity node { productName } } }

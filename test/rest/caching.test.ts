@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const read = (url: string, headers: Record<string, string> = {}, as = key) => t.request({ method: 'GET', url, key: as, headers });
-const patch = (url: string, payload: Json) => t.request({ method: 'PATCH', url, key, headers: { 'content-type': 'application/json' }, payload });
+const patch = (url: string, payload: Json) => t.patch(url, key, payload);
 
 describe('a GET read of shop data is tagged', () => {
   it('a 200 carries a weak ETag and Cache-Control: private, no-cache', async () => {

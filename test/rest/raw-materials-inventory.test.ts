@@ -19,8 +19,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const inventory = (id: string, query = '', k = key) => t.get(`/api/v1/raw-materials/${id}/inventory${query}`, k);
-const patch = (id: string, payload: unknown, k = writeKey, headers: Record<string, string> = {}) =>
-  t.request({ method: 'PATCH', url: `/api/v1/raw-materials/${id}/inventory`, key: k, payload: payload as any, headers: { 'content-type': 'application/json', ...headers } });
+const patch = (id: string, payload: unknown, k = writeKey, headers: Record<string, string> = {}) => t.patch(`/api/v1/raw-materials/${id}/inventory`, k, payload, headers);
 const history = (variantId: string) => t.orm.em.fork().execute<any[]>(
   'select location_id, before, after, delta, requested_delta, source, request_id, api_key_id from inventory_adjustments where shop_id = ? and variant_id = ? order by created_at, location_id', [shop, variantId]);
 

@@ -165,8 +165,7 @@ describe('GET /raw-materials/{variantId}', () => {
 });
 
 describe('PATCH /raw-materials/{variantId}', () => {
-  const patch = (id: string, payload: unknown, k = writeKey) =>
-    t.request({ method: 'PATCH', url: `/api/v1/raw-materials/${id}`, key: k, payload: payload as any, headers: { 'content-type': 'application/json' } });
+  const patch = (id: string, payload: unknown, k = writeKey) => t.patch(`/api/v1/raw-materials/${id}`, k, payload);
 
   it('changes only the fields sent, ignores unknown fields and returns the full row', async () => {
     const res = await patch('VMAT-VAR-0002', { vendor: 'New Vendor', unitCost: 0.1, specifications: null, bogus: 1 });

@@ -23,8 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const patch = (id: string, body: Record<string, unknown>, k = key) =>
-  t.request({ method: 'PATCH', url: `/api/v1/work-orders/${id}`, key: k, payload: { expectedUpdatedAt: T0, ...body }, headers: { 'content-type': 'application/json' } });
+const patch = (id: string, body: Record<string, unknown>, k = key) => t.patch(`/api/v1/work-orders/${id}`, k, { expectedUpdatedAt: T0, ...body });
 const read = async (id: string) => (await t.get(`/api/v1/work-orders/${id}`, key)).body.data;
 
 describe('PATCH /work-orders/{id}', () => {
