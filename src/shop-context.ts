@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import type { Em, Orm } from './db/orm.ts';
-import type { Scope } from './http/scopes.ts';
+import type { Scope } from './scopes.ts';
 import type { PlatformGateway, PlatformGatewayFactory } from './platform/gateway.ts';
 import { LocalPlatformGateway } from './platform/local-gateway.ts';
 import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
