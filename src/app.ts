@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { getSchema } from '../schema/index.ts';
+import { checkOperationInput } from '../schema/input-limits.ts';
 import { restFacade } from '../rest-facade/plugin.ts';
 import { ProblemSchema, registerSwagger } from '../rest-facade/openapi.ts';
 import { MetaSchema } from '../rest-facade/envelope.ts';
@@ -172,7 +173,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   await registerGraphql(app, {
-    schema, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
   // GET /: a public index of what this server offers, registered last (src/http/index-page.ts).
   registerIndexPage(app);
