@@ -5,6 +5,8 @@ export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // CommonJS configuration files (.dependency-cruiser.cjs).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
     rules: {

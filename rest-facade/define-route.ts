@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Scope } from '../src/http/scopes.ts';
+import type { Scope } from '../src/scopes.ts';
 
 /** What a route's functions receive: the request as its schemas validated (and coerced) it. */
 export interface RouteInput<Q = Record<string, unknown>, P = Record<string, string>, B = unknown> {

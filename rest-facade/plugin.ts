@@ -5,7 +5,7 @@ import { yieldToLoop } from '../src/cooperative.ts';
 import { operationPrice, type OperationPrice } from '../src/http/request-price.ts';
 import { sendProblem } from '../src/http/problem.ts';
 import { lostConnectionIn, retryReadOnce } from '../src/http/retry-read.ts';
-import type { Scope } from '../src/http/scopes.ts';
+import type { Scope } from '../src/scopes.ts';
 import type { ShopContext } from '../src/shop-context.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
 import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';

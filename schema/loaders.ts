@@ -2,17 +2,19 @@ import DataLoader from 'dataloader';
 import type { InventoryView } from '../src/modules/materials/inventory.service.ts';
 import { materialInventories, materialsByIds } from '../src/modules/materials/material-batch.service.ts';
 import { materialConnectionsOf, type MaterialConnections } from '../src/modules/materials/material-connections.service.ts';
-import { normaliseScope, type MaterialView } from '../src/modules/materials/material-view.ts';
+import type { MaterialView } from '../src/modules/materials/material-view.ts';
 import { buildBreakdowns, type OrderBreakdown } from '../src/modules/orders/breakdown.service.ts';
 import { parseOrderId } from '../src/modules/orders/order-ids.ts';
 import { assigneesByIds } from '../src/modules/people/assignees.service.ts';
 import type { AssigneeView } from '../src/modules/people/assignees.service.ts';
+import { normaliseScope } from '../src/modules/platform/location-scope.ts';
 import { listLocations, type LocationView } from '../src/modules/platform/locations.service.ts';
 import { billViewsByIds } from '../src/modules/recipes/bill-batch.service.ts';
 import type { AssemblyBillView, BomView } from '../src/modules/recipes/bom-views.ts';
 import { bomWorkOrderConnections, type WorkOrderConnectionParams } from '../src/modules/work-orders/work-order-cursor.ts';
 import { wholeWorkOrders, type WholeWorkOrder } from '../src/modules/work-orders/work-order-read.service.ts';
 import type { WorkOrderHeaderView } from '../src/modules/work-orders/work-order-view.ts';
+import { openWorkOrderSql } from '../src/modules/work-orders/work-order-vocabulary.ts';
 import type { Connection } from '../src/db/keyset.ts';
 import type { PlatformOrderInfo } from '../src/platform/gateway.ts';
 import type { GraphQLContext } from './context.ts';
@@ -134,7 +136,7 @@ function createLoaders(ctx: GraphQLContext): Loaders {
 
   const material = new DataLoader<string, MaterialView | null>(async (ids) => inKeyOrder(ids, await materialsByIds(ctx, ids)));
   const assignee = new DataLoader<string, AssigneeView | null>(async (ids) =>
-    inKeyOrder(ids, new Map((await assigneesByIds(ctx, ids)).map((a) => [a.assigneeId, a]))));
+    inKeyOrder(ids, new Map((await assigneesByIds(ctx, ids, openWorkOrderSql)).map((a) => [a.assigneeId, a]))));
   const materialUsages = new DataLoader<string, MaterialConnections>((ids) => materialConnectionsOf(ctx, ids));
   // Whole work orders in the statements of one (headers, parts, plans and stuck pushes batched).
   const workOrder = new DataLoader<string, WholeWorkOrder | null>(async (ids) => inKeyOrder(ids, await wholeWorkOrders(ctx, ids)));

@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { getSchema } from '../schema/index.ts';
+import { checkOperationInput } from '../schema/input-limits.ts';
 import { restFacade } from '../rest-facade/plugin.ts';
 import { ProblemSchema, registerSwagger } from '../rest-facade/openapi.ts';
 import { MetaSchema } from '../rest-facade/envelope.ts';
@@ -33,6 +34,7 @@ import { requestIdFor } from './http/request-id.ts';
 import { registerValidators } from './http/validators.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
+import { contextDeps } from './composition.ts';
 
 export interface AppOptions {
   config: Config;
@@ -49,7 +51,6 @@ export interface App extends FastifyInstance {
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
-  const platform = options.platform;
   const app = Fastify({
     // Repeated failures logged once per window with a count, every logged value cut at 2 KB (src/http/log-limits.ts).
     logger: options.logger ?? { level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }) },
@@ -139,8 +140,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const gate = registerWorkGate(app, { concurrency: config.heavyConcurrency, heavyWork: config.heavyWork });
   const charge = async (request: Parameters<typeof chargeRequest>[1], reply: Parameters<typeof chargeRequest>[2], price: OperationPrice) =>
     (await chargeRequest({ limiter }, request, reply, price.tokens)) && gate.admit(request, reply, price.work);
+  // The platform port of every request's context: the given adapter (the local store by default) with the outbox's pending pushes.
+  const deps = contextDeps(orm, config, options.platform);
   const makeContext = (request: Parameters<typeof createShopContext>[1]) =>
-    withWorkLane(createShopContext({ orm, config, ...(platform ? { platform } : {}) }, request), gate.laneOf(request));
+    withWorkLane(createShopContext(deps, request), gate.laneOf(request));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
@@ -172,7 +175,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   await registerGraphql(app, {
-    schema, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
   });
   // GET /: a public index of what this server offers, registered last (src/http/index-page.ts).
   registerIndexPage(app);

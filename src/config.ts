@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { parseCorsOrigins, type CorsOrigins } from './http/cors.ts';
-import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
+import { isIP } from 'node:net';
 
 /** Runtime configuration, read once from the environment and validated. */
 export interface Config {
@@ -185,4 +184,79 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     corsOrigins: corsOrigins(env),
   };
+}
+
+// Parsers of the values whose use lives in src/http (CORS, the client address): here, so the
+// kernel's configuration imports no HTTP code.
+
+/**
+ * CORS (CORS_ORIGINS): which browser origins may call the API. `*` allows any origin; a list
+ * allows those origins exactly; unset (null) leaves CORS off: no CORS header on any response, and
+ * OPTIONS answers what it answers without CORS (405 on a REST path, 404 elsewhere).
+ */
+export type CorsOrigins = '*' | string[] | null;
+
+/**
+ * Parses CORS_ORIGINS: `*`, or comma-separated origins (`https://app.example.com`, scheme, host and
+ * port; a trailing slash is dropped). Throws a message naming the value that is not an origin.
+ */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
+  if (raw === undefined || raw.trim() === '') return null;
+  const parts = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (parts.includes('*')) {
+    if (parts.length > 1) throw new Error('CORS_ORIGINS is either * or a list of origins, not both');
+    return '*';
+  }
+  return parts.map((part) => {
+    const text = part.endsWith('/') ? part.slice(0, -1) : part;
+    let origin: string | null = null;
+    try {
+      const url = new URL(text);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+    } catch { /* not a URL */ }
+    if (origin === null || origin !== text.toLowerCase()) {
+      throw new Error(`CORS_ORIGINS: "${part}" is not an origin; write scheme://host[:port], e.g. https://app.example.com`);
+    }
+    return origin;
+  });
+}
+
+/**
+ * Which hops of `X-Forwarded-For` the server believes (TRUST_PROXY). `false`: none, the client is
+ * the socket's peer; a number: that many proxies stand in front (the peer and the entries it and
+ * the ones before it appended); a list: peers whose address is in one of these ranges are proxies.
+ */
+export type TrustProxy = false | number | string[];
+
+/** Named ranges the list form also accepts (those of Fastify's proxy-addr). */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Parses TRUST_PROXY: unset, empty, `0`, `false` or `off` → off; a positive integer → hop count;
+ * otherwise a comma-separated list of addresses, CIDR ranges or `loopback`/`linklocal`/`uniquelocal`.
+ * `true` is refused: believing every client's `X-Forwarded-For` lets any client pick its address
+ * (and so escape the failed-authentication throttle). Throws an Error naming the bad entry.
+ */
+export function parseTrustProxy(raw: string | undefined): TrustProxy {
+  const value = (raw ?? '').trim();
+  if (['', '0', 'false', 'off'].includes(value.toLowerCase())) return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (['true', 'on', 'yes'].includes(value.toLowerCase())) {
+    throw new Error(`TRUST_PROXY=${value} would believe any client's X-Forwarded-For; give the number of proxies in front of the server (e.g. 1) or their addresses (e.g. 10.0.0.0/8)`);
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !isAddressOrRange(entry));
+  if (bad !== undefined) {
+    throw new Error(`TRUST_PROXY must be a number of proxies (e.g. 1) or a comma-separated list of proxy addresses or CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1); "${bad}" is neither`);
+  }
+  return entries;
 }

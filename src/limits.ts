@@ -37,6 +37,13 @@ export const STRING_LIMITS = {
 
 export type StringKind = keyof typeof STRING_LIMITS;
 
+/**
+ * Any text field of a dataset file (src/modules/dataset/shape.ts) or a catalogue write
+ * (src/modules/recipes/catalog-input.ts): generous, but a bound (the database columns are unbounded
+ * text). One constant, so anything written through the API exports and loads again.
+ */
+export const MAX_STRING_LENGTH = 10_000;
+
 /** Maxima of lists (items per array argument or body field). */
 export const LIST_LIMITS = {
   /** Ids filtering a read (locationIds, vendorFilter, status, representations…): the default. */

@@ -1,9 +1,7 @@
 import type { Config } from './config.ts';
 import type { Em, Orm } from './db/orm.ts';
-import type { Scope } from './http/scopes.ts';
 import type { PlatformGateway, PlatformGatewayFactory } from './platform/gateway.ts';
-import { LocalPlatformGateway } from './platform/local-gateway.ts';
-import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
+import type { Scope } from './scopes.ts';
 
 /**
  * What every service receives first: the tenant, its EntityManager (forked per request, with the
@@ -21,7 +19,16 @@ export interface ShopContext {
   platformFor: (em: Em) => PlatformGateway;
 }
 
-export interface ContextDeps { orm: Orm; config: Config; platform?: PlatformGatewayFactory }
+export interface ContextDeps {
+  orm: Orm;
+  config: Config;
+  /**
+   * The platform port as services see it, per shop and EntityManager. The composition root builds it
+   * (src/composition.ts, `contextDeps`: the adapter with the outbox's pending pushes included); the
+   * kernel knows only the port.
+   */
+  platform: PlatformGatewayFactory;
+}
 
 /** A fork of the ORM's EntityManager bound to one shop by the tenant filter. */
 export function shopEm(orm: Orm, shopId: string): Em {
@@ -30,14 +37,9 @@ export function shopEm(orm: Orm, shopId: string): Em {
   return em;
 }
 
-/** The platform adapter itself for a shop (the local store unless a factory is given), with no outbox view. */
-export function platformGatewayFor(factory: PlatformGatewayFactory | undefined, shop: { shopId: string; em: Em }): PlatformGateway {
-  return (factory ?? ((s) => new LocalPlatformGateway(s)))(shop);
-}
-
 /**
  * A fresh context for one shop: its own EntityManager fork, bound to the shop by the tenant
- * filter. Its platform port reads live levels with the outbox's pending pushes included.
+ * filter, and the platform port of `deps.platform` on it.
  */
 export function shopContextFor(
   deps: ContextDeps,
@@ -45,7 +47,7 @@ export function shopContextFor(
   identity: { requestId: string; apiKeyId: string | null; scopes: readonly Scope[] },
 ): ShopContext {
   const em = shopEm(deps.orm, shopId);
-  const platformFor = (bound: Em) => new PendingAwarePlatformGateway(platformGatewayFor(deps.platform, { shopId, em: bound }), { shopId, em: bound });
+  const platformFor = (bound: Em) => deps.platform({ shopId, em: bound });
   return { shopId, em, platform: platformFor(em), platformFor, config: deps.config, ...identity };
 }
 

@@ -46,6 +46,6 @@ async function checkSdl(file: string, shown: string, sdl: string, hint: string):
 
 export async function printOpenApiCommand(args: string[]): Promise<void> {
   parse(args, {});
-  const { buildOpenApiDocument } = await import('../openapi-document.ts');
+  const { buildOpenApiDocument } = await import('./openapi-document.ts');
   process.stdout.write(`${JSON.stringify(await buildOpenApiDocument(), null, 2)}\n`);
 }

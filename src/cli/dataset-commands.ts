@@ -60,8 +60,8 @@ export async function loadCommand(args: string[]): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE is required: bomcore load FILE');
   checkReadable(file);
-  const [{ closeDatasetFile, validateDatasetFile }, { importDataset }, { withDatabase }] = await Promise.all([
-    import('../modules/dataset/dataset-file.ts'), import('../modules/dataset/import.ts'), import('./database.ts'),
+  const [{ closeDatasetFile, validateDatasetFile }, { importDataset }, { withDatabase }, { contextDeps }] = await Promise.all([
+    import('../modules/dataset/dataset-file.ts'), import('../modules/dataset/import.ts'), import('./database.ts'), import('../composition.ts'),
   ]);
   keepHeapNearLiveSet();
   const started = Date.now();
@@ -96,7 +96,7 @@ export async function loadCommand(args: string[]): Promise<void> {
       const loadStarted = Date.now();
       let report;
       try {
-        report = await importDataset({ orm, config }, dataset, (message) => bar.message(message));
+        report = await importDataset(contextDeps(orm, config), dataset, (message) => bar.message(message));
       } finally {
         bar.finish();
       }

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { contextDeps } from '../composition.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../database.ts';
 import { authenticate, createApiKey } from '../modules/auth/keys.ts';
@@ -38,7 +39,7 @@ export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: str
   if (Number(shops?.count ?? 0) === 0) {
     const parsed = parseDatasetText(await readFile(DEMO_FILE, 'utf8'));
     if (!parsed.ok) throw new Error(`the bundled demo dataset is invalid: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
-    await importDataset({ orm, config }, parsed.dataset);
+    await importDataset(contextDeps(orm, config), parsed.dataset);
     console.log(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
   }
   const [demo] = await em.execute<{ id: string }[]>(`select id from shops where id = '${DEMO_SHOP}'`);

@@ -4,7 +4,7 @@ import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket } from '../database.ts';
 import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
-import { startOutboxDrainer } from '../platform/outbox-drainer.ts';
+import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';

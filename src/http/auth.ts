@@ -5,7 +5,7 @@ import { shopContextFor, type ContextDeps, type ShopContext } from '../shop-cont
 import type { AuthThrottle } from './auth-throttle.ts';
 import { sendProblem } from './problem.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../scopes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,12 +1,8 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CorsOrigins } from '../config.ts';
 
-/**
- * CORS (CORS_ORIGINS): which browser origins may call the API. `*` allows any origin; a list
- * allows those origins exactly; unset (null) leaves CORS off: no CORS header on any response, and
- * OPTIONS answers what it answers without CORS (405 on a REST path, 404 elsewhere).
- */
-export type CorsOrigins = '*' | string[] | null;
+// CORS_ORIGINS is parsed with the rest of the configuration (src/config.ts, parseCorsOrigins).
 
 /** Methods a browser may send, by scope. */
 const METHODS_BY_SCOPE = { rest: 'GET, PATCH', graphql: 'GET, POST' } as const;
@@ -26,31 +22,6 @@ function scopeOf(url: string): keyof typeof METHODS_BY_SCOPE | null {
 }
 
 const OFF: FastifyCorsOptions = { origin: false };
-
-/**
- * Parses CORS_ORIGINS: `*`, or comma-separated origins (`https://app.example.com`, scheme, host and
- * port; a trailing slash is dropped). Throws a message naming the value that is not an origin.
- */
-export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
-  if (raw === undefined || raw.trim() === '') return null;
-  const parts = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  if (parts.includes('*')) {
-    if (parts.length > 1) throw new Error('CORS_ORIGINS is either * or a list of origins, not both');
-    return '*';
-  }
-  return parts.map((part) => {
-    const text = part.endsWith('/') ? part.slice(0, -1) : part;
-    let origin: string | null = null;
-    try {
-      const url = new URL(text);
-      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
-    } catch { /* not a URL */ }
-    if (origin === null || origin !== text.toLowerCase()) {
-      throw new Error(`CORS_ORIGINS: "${part}" is not an origin; write scheme://host[:port], e.g. https://app.example.com`);
-    }
-    return origin;
-  });
-}
 
 /**
  * Registers @fastify/cors in an `onRequest` hook (register it before the hooks that may refuse a

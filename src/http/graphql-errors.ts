@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { detailOf, DomainError, type FieldError } from '../domain-error.ts';
 import { fieldErrors } from './error-handler.ts';
-import { GraphQLLimitError, isLimitCode, isTooManyTokens, LIMIT_CODES, tooManyTokensMessage } from './graphql-limits.ts';
+import { GraphQLLimitError, isLimitCode, isTooManyTokens, LIMIT_CODES, tooManyTokensMessage } from '../graphql-limits.ts';
 import { isUnavailable, RETRY_AFTER_SECONDS } from './unavailable.ts';
 
 /** A request that is not a GraphQL request (no `query` string, `variables` not an object, a batch too long). */

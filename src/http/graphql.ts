@@ -5,11 +5,10 @@ import type { GraphqlConfig } from '../config.ts';
 import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
 import { detailOf, type FieldError } from '../domain-error.ts';
 import type { ShopContext } from '../shop-context.ts';
-import { checkOperationInput } from '../../schema/input-limits.ts';
 import { graphqlNestingDepth } from '../json-depth.ts';
 import { MAX_JSON_DEPTH } from '../limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
-import { federationSdlRule, LIMIT_CODES, operationShapeRule, tooComplex, withComplexityLimit } from './graphql-limits.ts';
+import { federationSdlRule, LIMIT_CODES, operationShapeRule, tooComplex, withComplexityLimit } from '../graphql-limits.ts';
 import { requestedOperations, type OperationPrice } from './request-price.ts';
 import { prefersHtml } from './index-page.ts';
 import { sendProblem } from './problem.ts';
@@ -22,6 +21,12 @@ const GRAPHIQL_STATIC = '/graphiql/static/';
 
 export interface GraphqlDeps {
   schema: GraphQLSchema;
+  /**
+   * Checks every argument of the operation about to run against the input limits (src/limits.ts),
+   * throwing INVALID_INPUT: the schema's `checkOperationInput` (schema/input-limits.ts), handed in by
+   * the composition root so src/http imports no schema code.
+   */
+  checkInput: (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined) => void;
   config: GraphqlConfig;
   /** Authenticates the key (401 / 403 / 429 replied by it); true when the request may go on. */
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: 'read') => Promise<boolean>;
@@ -158,7 +163,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     scope.addHook('preHandler', async (request) => {
       if (request.method === 'POST') checkRequestBody(request.body, config.maxBatch);
     });
-    // Cost, before anything runs (src/http/graphql-limits.ts): an operation over the complexity
+    // Cost, before anything runs (src/graphql-limits.ts): an operation over the complexity
     // limit is refused here, stating its cost and the limit, without being validated or compiled
     // (in a batch, it fails alone when it starts); the rest is charged its tokens and admitted by its work
     // (src/http/request-price.ts).
@@ -237,7 +242,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     });
     // Input limits (src/limits.ts): every argument, from literals and variables, before anything runs.
     scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
-      checkOperationInput(schema, document, variables as Record<string, unknown> | undefined, operationNameOf(context));
+      deps.checkInput(schema, document, variables as Record<string, unknown> | undefined, operationNameOf(context));
     });
   });
 

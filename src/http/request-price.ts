@@ -4,7 +4,7 @@ import {
   type DirectiveNode, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLResolveInfo, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
-import { operationCost, requestedRows, scopeCount } from './graphql-limits.ts';
+import { operationCost, requestedRows, scopeCount } from '../graphql-limits.ts';
 
 /**
  * What a request costs, in two units that are never mixed:

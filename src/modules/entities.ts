@@ -3,7 +3,7 @@ import { InventoryAdjustment, Material, MaterialLevel } from './materials/materi
 import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
   PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
-} from './platform/platform.entity.ts';
+} from '../platform/local-store.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
 import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency.entity.ts';

@@ -1,7 +1,7 @@
 import type { Em } from '../db/orm.ts';
-import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from '../modules/platform/platform.entity.ts';
+import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
 import type {
-  OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from './gateway.ts';
 
 /** Adjustments per statement: 4 bind parameters each, under PostgreSQL's 65,535. */
@@ -120,3 +120,6 @@ export class LocalPlatformGateway implements PlatformGateway {
     });
   }
 }
+
+/** The local platform store as the adapter of each shop (the default of the app, the CLI and the outbox drainer). */
+export const localPlatformGateway: PlatformGatewayFactory = (shop) => new LocalPlatformGateway(shop);

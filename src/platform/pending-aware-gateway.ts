@@ -1,9 +1,27 @@
 import { exact } from '../numbers/index.ts';
 import type { Em } from '../db/orm.ts';
-import { levelKey, pendingLevelDeltas } from '../modules/stock/platform-push.repository.ts';
 import type {
   OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from './gateway.ts';
+
+/** Key of a (variant, location) level in the reader's map: `${variantId}|${locationId}`. */
+export function levelKey(variantId: string, locationId: string): string {
+  return `${variantId}|${locationId}`;
+}
+
+/**
+ * What the pending-aware gateway reads of the platform-push outbox. Declared here, implemented by
+ * the stock module (its outbox, `platformPushOutboxReader`), wired by the composition root
+ * (src/composition.ts): the platform layer imports no module.
+ */
+export interface PendingPushReader {
+  /**
+   * Σ delta of the shop's pending pushes per (variant, location), for the given variants and
+   * locations (`locationIds` null = every location), as exact decimal text keyed by `levelKey`;
+   * pairs with nothing pending are absent. One round trip on `em`.
+   */
+  pendingLevelDeltas(em: Em, shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null): Promise<Map<string, string>>;
+}
 
 /**
  * The platform port as bomcore's services see it: live levels include the outbox's pending pushes
@@ -16,17 +34,19 @@ export class PendingAwarePlatformGateway implements PlatformGateway {
   readonly #inner: PlatformGateway;
   readonly #em: Em;
   readonly #shopId: string;
+  readonly #outbox: PendingPushReader;
 
-  constructor(inner: PlatformGateway, shop: { shopId: string; em: Em }) {
+  constructor(inner: PlatformGateway, shop: { shopId: string; em: Em }, outbox: PendingPushReader) {
     this.#inner = inner;
     this.#em = shop.em;
     this.#shopId = shop.shopId;
+    this.#outbox = outbox;
   }
 
   async getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]> {
     const [levels, pending] = await Promise.all([
       this.#inner.getLevels(variantIds, locationIds),
-      pendingLevelDeltas(this.#em, this.#shopId, variantIds, locationIds),
+      this.#outbox.pendingLevelDeltas(this.#em, this.#shopId, variantIds, locationIds),
     ]);
     if (pending.size === 0) return levels;
     const merged = levels.map((level) => {

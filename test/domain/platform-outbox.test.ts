@@ -6,7 +6,7 @@ import {
 } from '../../src/modules/stock/platform-push.repository.ts';
 import type { PlatformGatewayFactory, PlatformLevelAdjustment } from '../../src/platform/gateway.ts';
 import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
-import { startOutboxDrainer, type OutboxDrainerOptions } from '../../src/platform/outbox-drainer.ts';
+import { startOutboxDrainer, type OutboxDrainerOptions } from '../../src/modules/stock/outbox-drainer.ts';
 import { shopEm } from '../../src/shop-context.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';

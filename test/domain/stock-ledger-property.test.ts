@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjustMaterialInventory } from '../../src/modules/materials/inventory-batch.service.ts';
 import { completeBuildRun, listBuildRuns, reverseBuildRun, startBuildRun } from '../../src/modules/work-orders/build-run.service.ts';
 import { requireWorkOrder } from '../../src/modules/work-orders/work-order-read.service.ts';
-import { startOutboxDrainer } from '../../src/platform/outbox-drainer.ts';
+import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -9,7 +9,7 @@ import { routes } from '../../rest-facade/routes/index.ts';
 import { getSchema } from '../../schema/index.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { measureOperation, operationCost } from '../../src/http/graphql-limits.ts';
+import { measureOperation, operationCost } from '../../src/graphql-limits.ts';
 import { LIST_LIMITS } from '../../src/limits.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -1,3 +1,4 @@
+import { contextDeps } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
 import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import type { Orm } from '../../src/db/orm.ts';
@@ -5,7 +6,7 @@ import { shopContextFor, type ShopContext } from '../../src/shop-context.ts';
 
 /** A ShopContext for calling services directly in domain tests (what a request would get). */
 export function shopContext(orm: Orm, shopId: string): ShopContext {
-  return shopContextFor({ orm, config: { ...loadConfig({}), dataDir: 'memory://' } }, shopId, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
+  return shopContextFor(contextDeps(orm, { ...loadConfig({}), dataDir: 'memory://' }), shopId, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
 }
 
 /** Runs `fn` and returns its result with the number of SQL round trips it made. */

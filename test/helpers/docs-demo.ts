@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { prepareEmbeddedDemo } from '../../src/cli/demo-shop.ts';
+import { contextDeps } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
 import { forBatchWork, migrate, openDatabase } from '../../src/database.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
@@ -32,7 +33,7 @@ export async function prepareDocsDemo(dataDir: string, copies: string[], migrate
     for (const shopId of copies) {
       const parsed = parseDatasetText(JSON.stringify({ ...demo, shop: { ...demo.shop, id: shopId } }));
       if (!parsed.ok) throw new Error(`the demo dataset as shop ${shopId}: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
-      await importDataset({ orm, config }, parsed.dataset);
+      await importDataset(contextDeps(orm, config), parsed.dataset);
       const created = await createApiKey(orm.em.fork(), { shopId, scopes: ['read', 'write'], name: 'docs examples' });
       keys.set(shopId, created.key);
     }

@@ -101,7 +101,7 @@ describe('tenancy (a key never sees another shop\'s data)', () => {
   });
 
   it('an EntityManager that was never bound to a shop refuses entity queries (tenant filter)', async () => {
-    const { PlatformLocation } = await import('../../src/modules/platform/platform.entity.ts');
+    const { PlatformLocation } = await import('../../src/platform/local-store.entity.ts');
     await expect(t.orm.em.fork().find(PlatformLocation, {})).rejects.toThrow(/No arguments provided for filter 'tenant'/);
   });
 });

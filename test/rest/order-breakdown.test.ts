@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextDeps } from '../../src/composition.ts';
 import { importDataset } from '../../src/modules/dataset/import.ts';
 import { shopContextFor } from '../../src/shop-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
@@ -165,13 +166,13 @@ describe('GET /order-bom-breakdown?ids=…', () => {
 
 describe('order metafield <namespace>.material_requirements_json (opt-in)', () => {
   const read = async (shopId: string) => {
-    const ctx = shopContextFor({ orm: t.orm, config: t.config }, shopId, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
+    const ctx = shopContextFor(contextDeps(t.orm, t.config), shopId, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
     return ctx.platform.readOrderMetafields(['5001', '5002', '5003'], 'bomcore', 'material_requirements_json');
   };
 
   it('when the shop enables it, loading the orders writes the boms + totalMaterials document to every order', async () => {
     const on = uniqueShopId('mf-on');
-    const result = await importDataset({ orm: t.orm, config: t.config }, toDataset(orderDataset(on, { metafield: true })));
+    const result = await importDataset(contextDeps(t.orm, t.config), toDataset(orderDataset(on, { metafield: true })));
     expect(result.metafields).toMatchObject({ enabled: true, written: 3 });
     const fields = await read(on);
     expect(fields.map((f) => f.orderId)).toEqual(['5001', '5002', '5003']);
@@ -185,14 +186,14 @@ describe('order metafield <namespace>.material_requirements_json (opt-in)', () =
 
   it('when the shop does not enable it, nothing is written', async () => {
     const off = uniqueShopId('mf-off');
-    const result = await importDataset({ orm: t.orm, config: t.config }, toDataset(orderDataset(off, { metafield: false })));
+    const result = await importDataset(contextDeps(t.orm, t.config), toDataset(orderDataset(off, { metafield: false })));
     expect(result.metafields).toMatchObject({ enabled: false, written: 0 });
     expect(await read(off)).toEqual([]);
   });
 
   it('the endpoint never depends on the metafield: it reflects the current lines after they change', async () => {
     const on = uniqueShopId('mf-live');
-    await importDataset({ orm: t.orm, config: t.config }, toDataset(orderDataset(on, { metafield: true })));
+    await importDataset(contextDeps(t.orm, t.config), toDataset(orderDataset(on, { metafield: true })));
     await t.orm.em.fork().execute(`update platform_order_lines set quantity = 10 where shop_id = ? and order_id = '5003'`, [on]);
     const onKey = await t.createKey(on, ['read']);
     const live = (await t.get('/api/v1/order-bom-breakdown/5003', onKey)).body.data;
@@ -203,7 +204,7 @@ describe('order metafield <namespace>.material_requirements_json (opt-in)', () =
 describe('GraphQL mutation syncOrderMaterialRequirements (on demand)', () => {
   it('rewrites the metafield from the current lines with a write key, and needs the write scope', async () => {
     const on = uniqueShopId('mf-gql');
-    await importDataset({ orm: t.orm, config: t.config }, toDataset(orderDataset(on, { metafield: true })));
+    await importDataset(contextDeps(t.orm, t.config), toDataset(orderDataset(on, { metafield: true })));
     await t.orm.em.fork().execute(`update platform_order_lines set quantity = 7 where shop_id = ? and order_id = '5003'`, [on]);
     const readOnly = await t.createKey(on, ['read']);
     const mutation = { query: 'mutation { syncOrderMaterialRequirements(orderIds: ["gid://shopify/Order/5003"]) { materialRequirementsSync { enabled written } userErrors { code } } }' };
@@ -212,7 +213,7 @@ describe('GraphQL mutation syncOrderMaterialRequirements (on demand)', () => {
     const writeKey = await t.createKey(on, ['read', 'write']);
     const res = await t.request({ method: 'POST', url: '/graphql', key: writeKey, payload: mutation });
     expect(res.json().data.syncOrderMaterialRequirements).toEqual({ materialRequirementsSync: { enabled: true, written: 1 }, userErrors: [] });
-    const ctx = shopContextFor({ orm: t.orm, config: t.config }, on, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
+    const ctx = shopContextFor(contextDeps(t.orm, t.config), on, { requestId: 'test', apiKeyId: null, scopes: ['read'] });
     const [field] = await ctx.platform.readOrderMetafields(['5003'], 'bomcore', 'material_requirements_json');
     expect((field!.value as any).boms[0].orderQuantity).toBe(7);
   });

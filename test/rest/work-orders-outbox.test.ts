@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformGatewayFactory } from '../../src/platform/gateway.ts';
 import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
-import { startOutboxDrainer } from '../../src/platform/outbox-drainer.ts';
+import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { liveLevel, stockSnapshot } from '../helpers/stock-snapshot.ts';

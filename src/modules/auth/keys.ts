@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Em } from '../../db/orm.ts';
 import { DomainError } from '../../domain-error.ts';
-import { SCOPES, type Scope } from '../../http/scopes.ts';
+import { SCOPES, type Scope } from '../../scopes.ts';
 import { Shop } from '../shops/shop.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 

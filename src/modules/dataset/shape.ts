@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js';
+import { MAX_STRING_LENGTH } from '../../limits.ts';
 import { canonicalDecimal, isJsonNumber, readDecimal } from './exact-number.ts';
 import type { ErrorSink } from './problems.ts';
 
@@ -172,9 +173,6 @@ function fail(errors: ErrorSink, parent: PathRef | null, step: string | number |
   errors.push({ path: pathText(refTo(parent, step)), message });
   return null;
 }
-
-/** Any text field: generous, but a bound (the database columns are unbounded text). */
-export const MAX_STRING_LENGTH = 10_000;
 
 function normalizeScalar(shape: StringShape | DecimalShape | IntegerShape | BooleanShape | EnumShape, raw: unknown): unknown {
   switch (shape.type) {

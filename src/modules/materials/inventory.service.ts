@@ -1,6 +1,7 @@
 import { exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { compareLocationIds, findMaterialRow, normaliseScope } from './material-view.ts';
+import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
+import { findMaterialRow } from './material-view.ts';
 
 export interface InventoryLevelView { locationId: string; locationName: string | null; available: string }
 

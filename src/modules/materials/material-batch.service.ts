@@ -2,7 +2,8 @@ import { exact, ZERO } from '../../numbers/index.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { InventoryLevelView, InventoryView } from './inventory.service.ts';
-import { compareLocationIds, MATERIAL_COLUMNS, normaliseScope, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
+import { MATERIAL_COLUMNS, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
 
 // Batched reads of materials by id (GraphQL loaders, federation entities): one statement for any
 // number of ids, always filtered on the caller's shop.

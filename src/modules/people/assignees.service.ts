@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { openWorkOrderSql } from '../work-orders/work-order-vocabulary.ts';
 
 export interface AssigneeView { assigneeId: string; displayName: string; active: boolean; usageCount: number }
 
@@ -13,11 +12,20 @@ const ASSIGNEE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 type AssigneeRow = { assignee_id: string; display_name: string; active: boolean; usage_count: string };
 
 /**
+ * SQL condition "work order `alias` is open", for the usage counts: the work-order module's
+ * `openWorkOrderSql`, passed in by the caller (people sit below work orders and import nothing of
+ * them; .dependency-cruiser.cjs).
+ */
+export type OpenWorkOrderSql = (alias: string) => string;
+
+/**
  * Assignees with the number of live (open) work orders naming each, sorted by display name (ties
  * by id). One query: the count is a grouped left join, not one query per assignee. `assigneeIds`
  * narrows it to those.
  */
-async function assigneeRows(ctx: ShopContext, filter: { includeInactive: boolean; assigneeIds?: readonly string[] }): Promise<AssigneeView[]> {
+async function assigneeRows(
+  ctx: ShopContext, filter: { includeInactive: boolean; assigneeIds?: readonly string[] }, openWorkOrderSql: OpenWorkOrderSql,
+): Promise<AssigneeView[]> {
   const rows = await ctx.em.execute<AssigneeRow[]>(
     `select a.assignee_id, a.display_name, a.active, count(w.work_order_id) as usage_count
        from assignees a
@@ -32,17 +40,17 @@ async function assigneeRows(ctx: ShopContext, filter: { includeInactive: boolean
 }
 
 /** Assignees sorted by display name (ties by id); retired ones only with `includeInactive`. */
-export function listAssignees(ctx: ShopContext, options: { includeInactive: boolean }): Promise<AssigneeView[]> {
-  return assigneeRows(ctx, options);
+export function listAssignees(ctx: ShopContext, options: { includeInactive: boolean }, openWorkOrderSql: OpenWorkOrderSql): Promise<AssigneeView[]> {
+  return assigneeRows(ctx, options, openWorkOrderSql);
 }
 
 /** The assignees among `assigneeIds`, retired ones included, in one query (any order). */
-export function assigneesByIds(ctx: ShopContext, assigneeIds: readonly string[]): Promise<AssigneeView[]> {
-  return assigneeRows(ctx, { includeInactive: true, assigneeIds });
+export function assigneesByIds(ctx: ShopContext, assigneeIds: readonly string[], openWorkOrderSql: OpenWorkOrderSql): Promise<AssigneeView[]> {
+  return assigneeRows(ctx, { includeInactive: true, assigneeIds }, openWorkOrderSql);
 }
 
-async function requireAssignee(ctx: ShopContext, assigneeId: string): Promise<AssigneeView> {
-  const [view] = await assigneeRows(ctx, { includeInactive: true, assigneeIds: [assigneeId] });
+async function requireAssignee(ctx: ShopContext, assigneeId: string, openWorkOrderSql: OpenWorkOrderSql): Promise<AssigneeView> {
+  const [view] = await assigneeRows(ctx, { includeInactive: true, assigneeIds: [assigneeId] }, openWorkOrderSql);
   if (!view) throw DomainError.notFound('assignee', assigneeId);
   return view;
 }
@@ -81,9 +89,9 @@ export async function createAssignee(ctx: ShopContext, input: { assigneeId?: str
  * them (and show a RETIRED_ASSIGNEE warning while open). Retiring a retired assignee changes
  * nothing and answers the same.
  */
-export async function retireAssignee(ctx: ShopContext, assigneeId: string): Promise<AssigneeView> {
+export async function retireAssignee(ctx: ShopContext, assigneeId: string, openWorkOrderSql: OpenWorkOrderSql): Promise<AssigneeView> {
   return inShopTransaction(ctx, async (tx) => {
     await tx.em.execute('update assignees set active = false where shop_id = ? and assignee_id = ? and active', [tx.shopId, assigneeId], 'run');
-    return requireAssignee(tx, assigneeId);
+    return requireAssignee(tx, assigneeId, openWorkOrderSql);
   });
 }

@@ -1,6 +1,6 @@
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
-import { MAX_STRING_LENGTH } from '../dataset/shape.ts';
+import { MAX_STRING_LENGTH } from '../../limits.ts';
 
 // Input checks shared by the catalogue writes (materials, cost factors, assembly bills, BOMs):
 // the same bounds a dataset file is held to, so anything written here exports and loads again.

@@ -2,7 +2,7 @@ import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { PlatformGateway } from '../../platform/gateway.ts';
-import { platformGatewayFor } from '../../shop-context.ts';
+import { LocalPlatformGateway } from '../../platform/local-gateway.ts';
 import type { BillKey } from './engine/index.ts';
 
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
@@ -168,7 +168,7 @@ export async function refreshCostRollup(scope: RollupScope, changes: CostRollupC
  */
 export async function rebuildShopCostRollup(em: Em, shopId: string): Promise<void> {
   em.setFilterParams('tenant', { shopId });
-  await refreshCostRollup({ shopId, em, platform: platformGatewayFor(undefined, { shopId, em }) }, 'shop');
+  await refreshCostRollup({ shopId, em, platform: new LocalPlatformGateway({ shopId, em }) }, 'shop');
 }
 
 /** Dense ranks of `values` in collator order (equal under the collator = equal rank); null stays null. */

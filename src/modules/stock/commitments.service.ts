@@ -1,6 +1,6 @@
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
+import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { assertStockItem, HOLDER_CAP, locationNames, scopeArgs, scopeSql } from './holders.ts';
 
 /** Who holds committed units: an order (open quantity) or a bill (active safety-stock hold). */

@@ -3,6 +3,7 @@ import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from '../../db/orm.ts';
 import { exact, fromParts } from '../../numbers/index.ts';
 import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../numbers/decimal-text.ts';
+import { levelKey, type PendingPushReader } from '../../platform/pending-aware-gateway.ts';
 
 // The only code that reads and writes `platform_pushes` (the outbox of platform-linked stock
 // moves). Plain SQL, a constant number of round trips per call. Shop-scoped functions take the
@@ -38,11 +39,6 @@ export interface StuckPlatformPushes {
   oldestAt: Date;
   /** The most recent failure's message. */
   lastError: string | null;
-}
-
-/** Key of the maps below: `${variantId}|${locationId}`. */
-export function levelKey(variantId: string, locationId: string): string {
-  return `${variantId}|${locationId}`;
 }
 
 /** Longest `last_error` kept: a message, never a stack or a response body. */
@@ -83,8 +79,8 @@ export async function enqueuePlatformPushes(em: Em, shopId: string, pushes: read
 
 /**
  * Σ delta of the shop's pending pushes per (variant, location), for the given variants and
- * locations (`locationIds` null = every location). Keys are `levelKey(variantId, locationId)`;
- * pairs with nothing pending are absent. One round trip.
+ * locations (`locationIds` null = every location). Keys are `levelKey(variantId, locationId)`
+ * (src/platform/pending-aware-gateway.ts); pairs with nothing pending are absent. One round trip.
  */
 export async function pendingLevelDeltas(
   em: Em, shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null,
@@ -100,6 +96,9 @@ export async function pendingLevelDeltas(
   for (const r of rows) deltas.set(levelKey(r.variant_id, r.location_id), exact(r.delta).toFixed());
   return deltas;
 }
+
+/** The outbox as the pending-aware platform gateway reads it (wired by src/composition.ts). */
+export const platformPushOutboxReader: PendingPushReader = { pendingLevelDeltas };
 
 /**
  * Per work order: its pending pushes that have failed at least one attempt (the

@@ -2,8 +2,8 @@ import { DomainError } from '../../domain-error.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
-import { PARENTS_CTE } from '../materials/material-parents.ts';
-import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
+import { PARENTS_CTE } from '../recipes/material-parents.ts';
+import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { capHolders, locationNames, scopeArgs, scopeSql } from './holders.ts';
 
 export interface ShelfHolder {

@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain-error.ts';
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
+import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { assertStockItem, locationNames, scopeArgs, scopeSql } from './holders.ts';
 
 export interface ResidualLevel { locationId: string; locationName: string | null; buildRun: string; safetyStock: string }

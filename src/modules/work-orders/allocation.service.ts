@@ -1,8 +1,8 @@
 import { DomainError } from '../../domain-error.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { PARENTS_CTE } from '../materials/material-parents.ts';
-import { compareLocationIds, normaliseScope } from '../materials/material-view.ts';
+import { PARENTS_CTE } from '../recipes/material-parents.ts';
+import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
 import { openWorkOrderSql } from './work-order-vocabulary.ts';

@@ -1,8 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+import { decimal, tenantFilter, timestamp } from '../db/columns.ts';
 
-// What the e-commerce platform holds. Only the local platform adapter reads and writes these
-// tables; the rest of the service goes through the PlatformGateway port.
+// The local platform store: what the e-commerce platform holds, filled by dataset loads. Only the
+// local platform adapter (local-gateway.ts) serves these tables; the rest of the service goes
+// through the PlatformGateway port. Beside its adapter, so src/platform imports no module.
 
 export const PlatformLocation = defineEntity({
   name: 'PlatformLocation',

@@ -1,10 +1,11 @@
-import type { Orm } from '../db/orm.ts';
-import { startPeriodicPass } from '../jobs/periodic-pass.ts';
+import type { Orm } from '../../db/orm.ts';
+import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
+import type { PlatformGatewayFactory } from '../../platform/gateway.ts';
+import { localPlatformGateway } from '../../platform/local-gateway.ts';
+import { shopEm } from '../../shop-context.ts';
 import {
   claimDuePlatformPushes, markPlatformPushesFailed, markPlatformPushesPushed, MAX_PUSH_ERROR_LENGTH, type ClaimedPlatformPush,
-} from '../modules/stock/platform-push.repository.ts';
-import { platformGatewayFor, shopEm } from '../shop-context.ts';
-import type { PlatformGatewayFactory } from './gateway.ts';
+} from './platform-push.repository.ts';
 
 /** The part of a pino logger the drainer uses. */
 export interface OutboxLogger {
@@ -13,7 +14,7 @@ export interface OutboxLogger {
 
 export interface OutboxDrainerOptions {
   orm: Orm;
-  /** The platform adapter per shop; the local platform store when absent (as in `shopContextFor`). */
+  /** The platform adapter per shop (no outbox view); the local platform store when absent. */
   platform?: PlatformGatewayFactory;
   /** Pause between passes (a pass that pushed a full batch is followed at once). 0 = no timer: `drainOnce` only. */
   intervalMs: number;
@@ -76,7 +77,7 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
     for (const [shopId, pushes] of byShop) {
       const pushIds = pushes.map((push) => push.pushId);
       try {
-        const gateway = platformGatewayFor(options.platform, { shopId, em: shopEm(orm, shopId) });
+        const gateway = (options.platform ?? localPlatformGateway)({ shopId, em: shopEm(orm, shopId) });
         await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta }) => ({ pushId, variantId, locationId, delta })));
       } catch (err) {
         const error = errorMessage(err);

@@ -1,0 +1,27 @@
+import type { Config } from './config.ts';
+import type { Orm } from './db/orm.ts';
+import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
+import type { PlatformGatewayFactory } from './platform/gateway.ts';
+import { localPlatformGateway } from './platform/local-gateway.ts';
+import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
+import type { ContextDeps } from './shop-context.ts';
+
+// The composition root's wiring of the platform port, shared by the HTTP app (src/app.ts), the CLI
+// and the tests that build shop contexts. The kernel's shop context knows only the port
+// (src/platform/gateway.ts); the platform layer knows the outbox only as an interface
+// (PendingPushReader); here both meet the stock module's outbox. Like src/app.ts, this file may
+// import every layer (.dependency-cruiser.cjs).
+
+/**
+ * The platform port as services see it: the adapter (the local platform store unless another is
+ * given) with live levels including the outbox's pending pushes, so no read shows stock already
+ * consumed but not yet pushed.
+ */
+export function servicePlatform(adapter: PlatformGatewayFactory = localPlatformGateway): PlatformGatewayFactory {
+  return (shop) => new PendingAwarePlatformGateway(adapter(shop), shop, platformPushOutboxReader);
+}
+
+/** What `shopContextFor` needs: the ORM, the configuration and the service platform port over `adapter`. */
+export function contextDeps(orm: Orm, config: Config, adapter?: PlatformGatewayFactory): ContextDeps {
+  return { orm, config, platform: servicePlatform(adapter) };
+}
