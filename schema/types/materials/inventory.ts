@@ -2,7 +2,7 @@ import { adjustMaterialInventory, type InventoryBatchResult, type InventoryRowRe
 import { materialInventory, type InventoryLevelView, type InventoryView } from '../../../src/modules/materials/inventory.service.ts';
 import { builder } from '../../builder.ts';
 import { payloadField } from '../writes/payload.ts';
-import { MaterialOriginEnum } from './raw-material.ts';
+import { MaterialOriginEnum } from './enums.ts';
 
 export const LevelRef = builder.objectRef<InventoryLevelView>('RawMaterialInventoryLevel').implement({
   fields: (t) => ({
