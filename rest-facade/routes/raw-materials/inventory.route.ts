@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { decimalVariable, LocationIdsQuery, NUMERIC_ID_PATTERN, scopeVariable, VariantIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
@@ -19,7 +20,7 @@ every virtual level), not scoped. Levels are ordered by location id.`,
   data: Type.Object(
     {
       variantId: Type.String(),
-      origin: Type.Union([Type.Literal('platform'), Type.Literal('virtual')]),
+      origin: EnumOf('RawMaterialOrigin'),
       totalAvailable: Type.Number(),
       cachedQuantity: Type.Number(),
       levels: Type.Array(Type.Object(
