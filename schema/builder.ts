@@ -56,3 +56,8 @@ builder.queryType({});
 export function describedValues<K extends string>(descriptions: Readonly<Record<K, string>>): Record<K, { description: string }> {
   return Object.fromEntries(Object.entries<string>(descriptions).map(([value, description]) => [value, { description }])) as Record<K, { description: string }>;
 }
+
+/** A value set as descriptions write it: `a (default) | b | c` (the first value marked when `markDefault`). */
+export function valueList(values: readonly string[], markDefault = false): string {
+  return values.map((v, i) => (markDefault && i === 0 ? `${v} (default)` : v)).join(' | ');
+}

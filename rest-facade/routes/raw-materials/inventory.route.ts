@@ -67,7 +67,7 @@ const RowResult = Type.Object(
     requestedDelta: Type.Optional(Type.Number({ description: 'The delta asked for (absolute − previous level for an absolute row).' })),
     appliedDelta: Type.Optional(Type.Number({ description: 'The delta applied (differs when clamping at zero truncated it).' })),
     truncated: Type.Optional(Type.Boolean({ description: 'True when clamping at zero cut the change short (still ok).' })),
-    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false })),
+    error: Type.Optional(Type.Object({ code: EnumOf('UserErrorCode'), message: Type.String() }, { additionalProperties: false })),
   },
   { additionalProperties: false, title: 'InventoryUpdateResult' },
 );

@@ -2,7 +2,7 @@ import { listBillVersions, type BillVersionPage, type BillVersionView } from '..
 import { DomainError } from '../../../src/domain-error.ts';
 import { PAGE_LIMITS } from '../../../src/limits.ts';
 import { BILL_SAVE_TRIGGERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
-import { builder } from '../../builder.ts';
+import { builder, valueList } from '../../builder.ts';
 import { BillOwnerTypeEnum, BillVersionStateEnum } from './enums.ts';
 
 const BillVersionChangesRef = builder.objectRef<BillVersionView['changes']>('BillVersionChanges').implement({
@@ -20,7 +20,7 @@ const BillVersionRef = builder.objectRef<BillVersionView>('BillVersion').impleme
     savedAt: t.expose('savedAt', { type: 'DateTime' }),
     savedBy: t.exposeString('savedBy', { nullable: true }),
     trigger: t.exposeString('trigger', {
-      description: `What made the save: ${BILL_SAVE_TRIGGERS.join(' | ')} when this service saved it; a loaded dataset may carry labels of its own.`,
+      description: `What made the save: ${valueList(BILL_SAVE_TRIGGERS)} when this service saved it; a loaded dataset may carry labels of its own.`,
     }),
     contentHash: t.exposeString('contentHash', { nullable: true }),
     changes: t.field({ type: BillVersionChangesRef, resolve: (v) => v.changes }),

@@ -3,7 +3,8 @@ import { listBoms, type BomListPage, type BomStats } from '../../../src/modules/
 import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
 import { DomainError } from '../../../src/domain-error.ts';
 import { PAGE_LIMITS } from '../../../src/limits.ts';
-import { builder } from '../../builder.ts';
+import { BOM_SORTS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
 import { BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
 
@@ -97,7 +98,7 @@ builder.queryField('assemblyBill', (t) =>
 builder.queryField('boms', (t) =>
   t.field({
     type: BomListPageRef,
-    description: 'BOMs filtered, sorted (name | bomId | sku | price | totalCost | status; unknown = name) and paged, with stats over all of them.',
+    description: `BOMs filtered, sorted (${valueList(BOM_SORTS)}; unknown = ${BOM_SORTS[0]}) and paged, with stats over all of them.`,
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false }),

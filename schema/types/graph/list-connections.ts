@@ -3,8 +3,12 @@ import { MATERIAL_PAGE_MAX, materialConnection } from '../../../src/modules/mate
 import type { ArgBuilder } from '@pothos/core';
 import type { ConnectionArgs, SortDirection } from '../../../src/db/keyset.ts';
 import { WORK_ORDER_PAGE_MAX, workOrderConnection, type WorkOrderConnectionParams } from '../../../src/modules/work-orders/work-order-cursor.ts';
-import type { WorkOrderSort, WorkOrderSourceType, WorkOrderStatus } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
-import { builder } from '../../builder.ts';
+import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
+import { BOM_SORTS, BOM_STATUS_FILTERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import {
+  WORK_ORDER_SORTS, type WorkOrderSort, type WorkOrderSourceType, type WorkOrderStatus,
+} from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
 import { BomRef } from '../boms/bom.ts';
 import { BomSortOrderEnum, BomStatusFilterEnum } from '../boms/enums.ts';
 import { MaterialOriginFilterEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum } from '../materials/enums.ts';
@@ -30,7 +34,7 @@ export function workOrderListArgs(arg: ArgBuilder<Types>) {
     locationId: arg.string({ required: false, description: 'productionLocationId.' }),
     assignedTo: arg.string({ required: false, description: 'An assigneeId.' }),
     sourceType: arg({ type: WorkOrderSourceTypeEnum, required: false, description: 'What the work order was made from.' }),
-    sortBy: arg({ type: WorkOrderSortEnum, required: false, description: 'updatedAt (default) | createdAt | dueDate | priority | name | status.' }),
+    sortBy: arg({ type: WorkOrderSortEnum, required: false, description: `${valueList(WORK_ORDER_SORTS, true)}.` }),
     sortDir: arg({ type: WorkOrderSortDirectionEnum, required: false, description: 'Default: desc for updatedAt, createdAt and priority; asc otherwise. Work orders without a due date come last either way.' }),
     ...connectionArgs(arg, WORK_ORDER_PAGE_MAX),
   };
@@ -67,7 +71,7 @@ builder.queryFields((t) => ({
       usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false, description: 'used: named by a recipe line of a BOM or assembly bill; unused: by none.' }),
       originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false, description: 'platform-linked or virtual materials only.' }),
       vendorFilter: t.arg.stringList({ required: false, description: 'Any of these vendors (OR).' }),
-      sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values sort by productName.' }),
+      sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values sort by ${MATERIAL_SORTS[0]}.` }),
       sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false, description: 'asc (default) | desc.' }),
       ...connectionArgs(t.arg, MATERIAL_PAGE_MAX),
     },
@@ -78,12 +82,12 @@ builder.queryFields((t) => ({
   }),
   bomConnection: t.field({
     type: BomConnectionRef,
-    description: 'BOMs as a cursor connection: the filters and sorts of boms (name | bomId | sku | price | totalCost | status); ties break on bomId.',
+    description: `BOMs as a cursor connection: the filters and sorts of boms (${valueList(BOM_SORTS)}); ties break on bomId.`,
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false, description: 'Case-insensitive substring of the name, SKU or bomId.' }),
-      statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, description: 'all (default) | active | inactive.' }),
-      sortBy: t.arg.string({ required: false, description: 'name (default) | bomId | sku | price | totalCost | status; other values sort by name.' }),
+      statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, description: `${valueList(BOM_STATUS_FILTERS, true)}.` }),
+      sortBy: t.arg.string({ required: false, description: `${valueList(BOM_SORTS, true)}; other values sort by ${BOM_SORTS[0]}.` }),
       sortOrder: t.arg({ type: BomSortOrderEnum, required: false, description: 'asc (default) | desc; empty SKUs and prices come last either way.' }),
       ...connectionArgs(t.arg, BOM_PAGE_MAX),
     },

@@ -4,7 +4,8 @@ import { updateMaterial } from '../../../src/modules/materials/material-update.s
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
 import { DomainError } from '../../../src/domain-error.ts';
 import { PAGE_LIMITS } from '../../../src/limits.ts';
-import { builder } from '../../builder.ts';
+import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
 import { BillOwnerTypeEnum, BomStatusEnum, LocationRuleActionEnum } from '../boms/enums.ts';
 import { payloadField } from '../writes/payload.ts';
@@ -113,7 +114,7 @@ builder.queryField('rawMaterials', (t) =>
       usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false }),
       originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false }),
       vendorFilter: t.arg.stringList({ required: false }),
-      sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' }),
+      sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values are ignored.` }),
       sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false }),
       page: t.arg.int({ required: false, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
       pageSize: t.arg.int({ required: false, description: `Materials per page, 1–${PAGE_LIMITS.rows} (default 50); outside that range is INVALID_INPUT, as in REST.` }),

@@ -7,8 +7,8 @@ import type {
   DocumentRow, LifecycleRow, MessageRow, QcItemRow, QcRow, ReworkRow,
 } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { WorkOrderHeaderView } from '../../../src/modules/work-orders/work-order-view.ts';
-import type { TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
-import { builder } from '../../builder.ts';
+import { TRANSITION_DIRECTIONS, type TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
 import { BillOwnerTypeEnum } from '../boms/enums.ts';
 import { StockKindEnum } from '../materials/enums.ts';
 import {
@@ -190,7 +190,7 @@ export const BuildRunRef = builder.objectRef<BuildRunView>('BuildRun').implement
 const TransitionMoveRef = builder.objectRef<TransitionMove>('WorkOrderTransitionMove').implement({
   fields: (t) => ({
     to: t.expose('to', { type: WorkOrderStatusEnum }),
-    direction: t.expose('direction', { type: TransitionDirectionEnum, nullable: true, description: 'forward | back where the move is one; null for the other moves.' }),
+    direction: t.expose('direction', { type: TransitionDirectionEnum, nullable: true, description: `${valueList(TRANSITION_DIRECTIONS)} where the move is one; null for the other moves.` }),
   }),
 });
 

@@ -15,7 +15,7 @@ import type { GraphQLContext } from '../../context.ts';
 
 type MutationFieldBuilder = PothosSchemaTypes.MutationFieldBuilder<Types, object>;
 
-const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
+export const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
   description: 'Why a mutation did nothing: the codes REST answers with 400, 404 and 409.',
   values: {
     INVALID_INPUT: { description: 'A field is wrong (`errors` names each one); REST 400.' },
