@@ -1,4 +1,4 @@
-import { Type, type TUnsafe } from '@sinclair/typebox';
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { GraphQLEnumType } from 'graphql';
 import { getSchema } from '../schema/index.ts';
 
@@ -12,7 +12,12 @@ export function graphqlEnumValues(name: string): string[] {
   return type.getValues().map((v) => v.name);
 }
 
-/** A JSON-schema union of the enum's values. */
-export function EnumOf(name: string, options: { description?: string; default?: string } = {}): TUnsafe<string> {
-  return Type.Unsafe<string>(Type.Union(graphqlEnumValues(name).map((v) => Type.Literal(v)), options));
+/**
+ * A JSON-schema union of the enum's values; `nullable` adds null to the union (responses only: a
+ * query-string parameter is never null).
+ */
+export function EnumOf(name: string, options: { description?: string; default?: string; nullable?: boolean } = {}): TUnsafe<string> {
+  const { nullable, ...rest } = options;
+  const values: TSchema[] = graphqlEnumValues(name).map((v) => Type.Literal(v));
+  return Type.Unsafe<string>(Type.Union(nullable ? [...values, Type.Null()] : values, rest));
 }

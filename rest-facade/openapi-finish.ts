@@ -207,7 +207,11 @@ function example(schema: Json, schemas: Json, property: string | undefined, with
   if (schema.example !== undefined) return schema.example;
   if (schema.default !== undefined) return schema.default;
   if (schema.const !== undefined) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum.find((v: unknown) => v !== null) ?? schema.enum[0];
+  if (Array.isArray(schema.enum)) {
+    // The property's hint when the enum holds it (a warning's example code), else its first value.
+    const hint = property === undefined ? undefined : VALUE_HINTS[property];
+    return schema.enum.includes(hint) ? hint : (schema.enum.find((v: unknown) => v !== null) ?? schema.enum[0]);
+  }
   const members: Json[] | undefined = schema.anyOf ?? schema.oneOf;
   if (members) {
     for (const member of members.filter((m) => m.type !== 'null')) {

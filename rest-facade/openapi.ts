@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { API_VERSION, STATUS_BY_CODE } from '../src/http/problem.ts';
 import type { FacadeRoute } from './define-route.ts';
 import { MetaSchema } from './envelope.ts';
+import { EnumOf } from './graphql-enums.ts';
 import { finishOpenApiDocument } from './openapi-finish.ts';
 
 export const ProblemSchema = Type.Object(
@@ -17,7 +18,7 @@ export const ProblemSchema = Type.Object(
     requestId: Type.String(),
     apiVersion: Type.String(),
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false, title: 'FieldError' }))),
-    blockers: Type.Optional(Type.Array(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false, title: 'Blocker' }))),
+    blockers: Type.Optional(Type.Array(Type.Object({ code: EnumOf('UserErrorBlockerCode'), message: Type.String() }, { additionalProperties: false, title: 'Blocker' }))),
     missing: Type.Optional(Type.Array(Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false, title: 'MissingReference' }))),
   },
   { $id: 'Problem', additionalProperties: false, description: 'RFC 9457 problem details with bomcore extension members.' },

@@ -48,3 +48,16 @@ export const builder = new SchemaBuilder<BuilderTypes>({
 
 builder.queryType({});
 // The mutation type is added by the first type file that defines a mutation (builder.mutationType).
+
+/**
+ * An enum's values with their descriptions, from a vocabulary's table of code → description
+ * (`builder.enumType(name, { values: describedValues(TABLE) })`): the values stay the table's keys.
+ */
+export function describedValues<K extends string>(descriptions: Readonly<Record<K, string>>): Record<K, { description: string }> {
+  return Object.fromEntries(Object.entries<string>(descriptions).map(([value, description]) => [value, { description }])) as Record<K, { description: string }>;
+}
+
+/** A value set as descriptions write it: `a (default) | b | c` (the first value marked when `markDefault`). */
+export function valueList(values: readonly string[], markDefault = false): string {
+  return values.map((v, i) => (markDefault && i === 0 ? `${v} (default)` : v)).join(' | ');
+}

@@ -64,6 +64,16 @@ export const LIST_LIMITS = {
 
 export type ListKind = keyof typeof LIST_LIMITS;
 
+/** Maxima of rows per page of a list (`pageSize`, `first`, `last`, `limit`). */
+export const PAGE_LIMITS = {
+  /** Raw materials, BOMs, a material's adjustment history (api-v1: up to 1000). */
+  rows: 1_000,
+  /** Work orders, whose rows carry their header and facets. */
+  workOrders: 100,
+  /** Versions of one bill. */
+  billVersions: 20,
+} as const;
+
 /**
  * Deepest nesting of arrays and objects in one JSON value: a request body, GraphQL variables, a
  * GraphQL argument value (`_Any` representations). `{}` is 1 level, `{"a":[1]}` 2. Measured without

@@ -5,10 +5,17 @@ import { DomainError } from '../domain-error.ts';
 // on the sort order: its cost follows the page size, not how deep in the list it lies.
 // Plain SQL building (no table access): each owning module runs the statement over its tables.
 
+/**
+ * The sort directions of every list, paged or keyset (GraphQL's RawMaterialSortOrder, BomSortOrder and
+ * WorkOrderSortDirection are built from it; REST learns them through those enums).
+ */
+export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+
 /** One column of a total order. Nullable columns sort nulls last in both directions (as the REST lists do). */
 export interface SortColumn {
   sql: string;
-  dir: 'asc' | 'desc';
+  dir: SortDirection;
   /** How a printed key value is read back (`?::<cast>`). */
   cast: 'text' | 'numeric' | 'int' | 'timestamptz' | 'date';
   nullable?: boolean;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { STRING_LIMITS } from '../../../src/limits.ts';
+import { PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { INT32_MAX, named } from '../../schema-helpers.ts';
 
 const nullableString = (description: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], description });
@@ -23,7 +24,7 @@ const description = `Saved versions of a BOM (\`bom\`) or assembly bill (\`sub_a
 Each row carries the change summary frozen when it was saved (counts of recipe fields, materials, location rules and
 overrides changed against the previous version), the content hash, the trigger and who saved it.
 Only \`ready\` versions are listed; \`pending\` counts versions allocated but not yet readable, so a page can hold fewer rows
-than were just saved. \`total\` = ready versions; \`hasMore\` = offset + rows < total. \`limit\` 1–20 (default 10), \`offset\` ≥ 0
+than were just saved. \`total\` = ready versions; \`hasMore\` = offset + rows < total. \`limit\` 1–${PAGE_LIMITS.billVersions} (default 10), \`offset\` ≥ 0
 (default 0). An ownerType other than bom | sub_assembly is 400; an unknown owner (or another shop's) is 404.`;
 
 export const billVersionsRoute = defineRoute({
@@ -35,15 +36,15 @@ export const billVersionsRoute = defineRoute({
   description,
   tag: 'bill-versions',
   params: Type.Object({
-    ownerType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]),
+    ownerType: EnumOf('BillOwnerType'),
     ownerId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }),
   }, { additionalProperties: false }),
   querystring: Type.Object({
-    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 20, default: 10 }),
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.billVersions, default: 10 }),
     offset: Type.Integer({ format: 'int32', minimum: 0, maximum: INT32_MAX, default: 0 }),
   }, { additionalProperties: false }),
   data: obj({
-    ownerType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]), ownerId: Type.String(),
+    ownerType: EnumOf('BillOwnerType'), ownerId: Type.String(),
     versions: Type.Array(BillVersion),
     total: Type.Integer({ minimum: 0, description: 'Ready versions.' }), limit: Type.Integer(), offset: Type.Integer(),
     hasMore: Type.Boolean(), pending: Type.Integer({ minimum: 0 }),

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { LocationIdsQuery, named, scopeVariable } from '../../schema-helpers.ts';
 import { BomIdParams, NullableString, Num, obj } from './schemas.ts';
 
 const LimitingComponent = named('BuildableLimitingComponent', obj({
   nodeId: Type.String({ description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
   name: Type.String({ description: 'Material productName, or the assembly bill name.' }),
-  origin: Type.Union([Type.Literal('platform'), Type.Literal('virtual'), Type.Literal('preassembled')]),
+  origin: EnumOf('LimitingComponentOrigin'),
   quantityPerUnit: Num('Need per finished unit: waste and nesting included, pre-assembled shelves not counted.'),
   wastePercentage: Num('Waste % of the first recipe line naming the leaf (depth-first, recipe order); 0 for pre-assembled leaves.'),
   isNonEssential: Type.Boolean({ description: 'Always false: non-essential materials never limit.' }),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { BomIdParams, CostFactorReference, Num, NullableNumber, NullableString, obj, RawReference } from './schemas.ts';
 import { named } from '../../schema-helpers.ts';
 
@@ -36,7 +37,7 @@ export const getBomRoute = defineRoute({
   params: BomIdParams,
   querystring: Type.Object({}, { additionalProperties: false }),
   data: named('BillOfMaterials', obj({
-    bomId: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]), name: Type.String(),
+    bomId: Type.String(), status: EnumOf('BomStatus'), name: Type.String(),
     productId: NullableString(), variantId: NullableString(), sku: NullableString(), price: NullableNumber(),
     totalRawMaterialCost: Num(), totalSubAssemblyCost: Num(), totalCost: Num(), directCostFactorCost: Num(),
     preAssembledQuantity: Num('Pre-assembled finished units summed over every location.'),

@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { Num, NullableNumber, NullableString, obj } from './schemas.ts';
 import { INT32_MAX, named } from '../../schema-helpers.ts';
-import { STRING_LIMITS } from '../../../src/limits.ts';
+import { PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 
 const BomRow = named('BillOfMaterialsListRow', obj({
   bomId: Type.String({ description: 'BOM-<digits>' }),
   name: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]),
+  status: EnumOf('BomStatus'),
   variantId: NullableString('Finished good platform variant; null when the BOM is not platform-linked.'),
   productId: NullableString(), sku: NullableString('The finished good variant sku (null when not platform-linked).'),
   price: NullableNumber('The finished good variant price.'),
@@ -23,7 +24,7 @@ const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\
 - \`sortBy\`: name (default, case-insensitive) | bomId (by its number) | sku | price | totalCost | status; an unknown value is
   ignored (name). \`sortOrder\`: asc (default) | desc. Nulls (sku, price of BOMs without a platform variant) sort last in
   both directions; ties break on bomId ascending.
-- \`page\` ≥ 1 (default 1), \`pageSize\` 1–1000 (default 50); totalPages = ceil(totalCount / pageSize); a page past the end
+- \`page\` ≥ 1 (default 1), \`pageSize\` 1–${PAGE_LIMITS.rows} (default 50); totalPages = ceil(totalCount / pageSize); a page past the end
   is 200 with no items.
 - Costs: raw lines unitCost × quantity × (1 + waste/100), sub lines quantity × the assembly bill's unit cost,
   cost-factor lines quantity × unitCost, on base recipes; exact, rounded half-up to 6 places in the response.
@@ -41,11 +42,11 @@ export const listBomsRoute = defineRoute({
   tag: 'bills-of-materials',
   querystring: Type.Object({
     search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
-    statusFilter: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('active'), Type.Literal('inactive')], { default: 'all' })),
+    statusFilter: Type.Optional(EnumOf('BomStatusFilter', { default: 'all' })),
     sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
-    sortOrder: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
+    sortOrder: Type.Optional(EnumOf('BomSortOrder', { default: 'asc' })),
     page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
-    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, default: 50 }),
+    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows, default: 50 }),
   }, { additionalProperties: false }),
   data: obj({
     items: Type.Array(BomRow),

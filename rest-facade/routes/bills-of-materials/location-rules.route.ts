@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { BomIdParams, NullableNumber, NullableString, Num, obj } from './schemas.ts';
 import { named } from '../../schema-helpers.ts';
 
 const LineChange = named('LocationRuleLineChange', obj({
-  change: Type.Union(['replace', 'remove', 'add', 'adjust'].map((v) => Type.Literal(v))),
-  lineType: Type.Union([Type.Literal('raw'), Type.Literal('sub')]),
+  change: EnumOf('LocationRuleAction'),
+  lineType: EnumOf('StockedLineType'),
   nodeId: Type.String({ description: 'The line as used at the location: the replacement for replace, the removed node for remove.' }),
   replacesNodeId: NullableString('replace only: the base line it swaps out.'),
   quantity: NullableNumber('Quantity at the location (null for remove).'),
@@ -37,7 +38,7 @@ export const bomLocationRulesRoute = defineRoute({
     locations: Type.Array(obj({
       locationId: Type.String(), locationName: Type.String(), usesBaseRecipe: Type.Boolean(),
       rules: Type.Array(obj({
-        ownerType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]), ownerId: Type.String(), name: Type.String(),
+        ownerType: EnumOf('BillOwnerType'), ownerId: Type.String(), name: Type.String(),
         lineChanges: Type.Array(LineChange),
       })),
       materialChanges: Type.Array(obj({ variantId: Type.String(), name: NullableString(), baseQuantityPerUnit: Num(), quantityPerUnit: Num() })),

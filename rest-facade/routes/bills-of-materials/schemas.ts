@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { EnumOf } from '../../graphql-enums.ts';
 import { named, NullableNumber, NullableString, Num, strictObject } from '../../schema-helpers.ts';
 import { STRING_LIMITS } from '../../../src/limits.ts';
 
@@ -11,10 +12,10 @@ export const BomIdParams = obj({ id: Type.String({ minLength: 1, maxLength: STRI
 export const MaterialNode = named('BomMaterialNode', obj({
   productName: Type.String(), variantName: NullableString(), sku: NullableString(), unit: NullableString(),
   unitCost: NullableNumber('The material unit cost (null when it has none; counted as 0 in costs).'),
-  origin: Type.Union([Type.Literal('platform'), Type.Literal('virtual')]), isNonEssential: Type.Boolean(),
+  origin: EnumOf('RawMaterialOrigin'), isNonEssential: Type.Boolean(),
 }));
 export const RawReference = named('BomRawMaterialReference', obj({ nodeId: Type.String(), quantity: Num(), wastePercentage: Num(), node: Type.Union([MaterialNode, Type.Null()]) }));
 export const CostFactorReference = named('BomCostFactorReference', obj({
   costFactorId: Type.String(), quantity: Num(),
-  node: Type.Union([obj({ name: Type.String(), kind: Type.String({ description: 'labor | overhead | packaging | machine | other' }), unit: NullableString(), unitCost: Num() }), Type.Null()]),
+  node: Type.Union([obj({ name: Type.String(), kind: EnumOf('CostFactorKind'), unit: NullableString(), unitCost: Num() }), Type.Null()]),
 }));

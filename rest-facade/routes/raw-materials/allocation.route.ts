@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
 import { holderFields, otherHolderFields } from './stock.route.ts';
 
@@ -31,7 +32,7 @@ An untouched material has empty levels and zero totals; an unknown material is 4
       locationName: LocationName,
       quantity: Type.Number({ description: 'Units of the material embedded in available shelf stock at this location.' }),
       holders: Type.Array(strict({
-        holderType: Type.Union([Type.Literal('bom'), Type.Literal('sub_assembly')]),
+        holderType: EnumOf('BillOwnerType'),
         ...holderFields,
         shelfUnits: Type.Number({ description: 'Available pre-assembled units of the parent (on the shelf − committed, ≥ 0).' }),
         quantityPerUnit: Type.Number({ description: 'Material per unit of the parent at this location (every depth, waste included).' }),
@@ -46,9 +47,9 @@ An untouched material has empty levels and zero totals; an unknown material is 4
 });
 
 const WoHolder = strict({
-  holderType: Type.Literal('work_order'),
+  holderType: EnumOf('WorkOrderAllocationHolderType'),
   ...holderFields,
-  status: Type.String({ description: 'Work-order status (open statuses only).' }),
+  status: EnumOf('WorkOrderStatus', { description: 'Work-order status (open statuses only).' }),
   picked: Type.Number(),
   remaining: Type.Number(),
   allocated: Type.Number({ description: '= picked + remaining = quantity.' }),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { decimalVariable, LocationIdsQuery, NUMERIC_ID_PATTERN, scopeVariable, VariantIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
@@ -19,7 +20,7 @@ every virtual level), not scoped. Levels are ordered by location id.`,
   data: Type.Object(
     {
       variantId: Type.String(),
-      origin: Type.Union([Type.Literal('platform'), Type.Literal('virtual')]),
+      origin: EnumOf('RawMaterialOrigin'),
       totalAvailable: Type.Number(),
       cachedQuantity: Type.Number(),
       levels: Type.Array(Type.Object(
@@ -66,7 +67,7 @@ const RowResult = Type.Object(
     requestedDelta: Type.Optional(Type.Number({ description: 'The delta asked for (absolute − previous level for an absolute row).' })),
     appliedDelta: Type.Optional(Type.Number({ description: 'The delta applied (differs when clamping at zero truncated it).' })),
     truncated: Type.Optional(Type.Boolean({ description: 'True when clamping at zero cut the change short (still ok).' })),
-    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false })),
+    error: Type.Optional(Type.Object({ code: EnumOf('UserErrorCode'), message: Type.String() }, { additionalProperties: false })),
   },
   { additionalProperties: false, title: 'InventoryUpdateResult' },
 );

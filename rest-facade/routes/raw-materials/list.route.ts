@@ -2,10 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { MaterialListRowSchema } from './schemas.ts';
 import { INT32_MAX, ListParameter } from '../../schema-helpers.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
-
-const enumOf = (values: string[], description: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { default: values[0], description });
+import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 
 export const listRawMaterialsRoute = defineRoute({
   method: 'GET',
@@ -13,7 +11,7 @@ export const listRawMaterialsRoute = defineRoute({
   scope: 'read',
   operationId: 'listRawMaterials',
   summary: 'List raw materials',
-  description: `Platform-linked and virtual materials in one list, paged (page ≥ 1, pageSize 1–1000, default 50;
+  description: `Platform-linked and virtual materials in one list, paged (page ≥ 1, pageSize 1–${PAGE_LIMITS.rows}, default 50;
 totalPages = ceil(totalCount / pageSize); a page past the end is 200 with no items). \`search\` is a
 case-insensitive substring over productName, variantName, sku and vendor; \`vendorFilter\` takes one or more vendors (OR),
 repeated or comma-separated (a vendor with a comma in double quotes: \`vendorFilter="Acme, Inc."\`).
@@ -25,13 +23,13 @@ Only this list's parameters are accepted (another list's filter, e.g. statusFilt
   querystring: Type.Object(
     {
       search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search, description: 'Case-insensitive substring of productName, variantName, sku or vendor.' })),
-      usageFilter: Type.Optional(enumOf(['all', 'used', 'unused'], '`used`: named by at least one BOM or assembly bill (own recipe lines).')),
-      originFilter: Type.Optional(enumOf(['all', 'platform', 'virtual'], 'Material origin.')),
+      usageFilter: Type.Optional(EnumOf('RawMaterialUsageFilter', { default: 'all', description: '`used`: named by at least one BOM or assembly bill (own recipe lines).' })),
+      originFilter: Type.Optional(EnumOf('RawMaterialOriginFilter', { default: 'all', description: 'Material origin.' })),
       vendorFilter: Type.Optional(ListParameter(Type.String({ maxLength: STRING_LIMITS.label }), { maxItems: LIST_LIMITS.ids, description: 'Vendors: a row matches any of them.' })),
       sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
-      sortOrder: Type.Optional(enumOf(['asc', 'desc'], 'Sort direction.')),
+      sortOrder: Type.Optional(EnumOf('RawMaterialSortOrder', { default: 'asc', description: 'Sort direction.' })),
       page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1, description: '1-based page number.' }),
-      pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, default: 50 }),
+      pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows, default: 50 }),
     },
     { additionalProperties: false },
   ),

@@ -1,18 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { decimalVariable, MaterialSchema, NullableNumber, NullableStr, Str, VariantIdParams } from './schemas.ts';
 
 const Connection = (idField: 'bomId' | 'assemblyId', bom: boolean) => Type.Object(
   {
     [idField]: Type.String({ description: bom ? 'The BOM (BOM-…).' : 'The assembly bill (ASM-…).' }),
     name: Type.String(),
-    ...(bom ? { status: Type.String({ description: 'active | inactive' }) } : {}),
+    ...(bom ? { status: EnumOf('BomStatus') } : {}),
     quantity: Type.Number({ description: 'Quantity of this material per unit of the bill (0 where a location rule removes it or replaces it by another node).' }),
     wastePercentage: Type.Number(),
-    source: Type.Union([Type.Literal('recipe'), Type.Literal('locationRule')], {
+    source: EnumOf('MaterialUsageSource', {
       description: '`recipe`: a line of the bill\'s base recipe (locationId null: every location without a rule changing it). `locationRule`: an override of the bill\'s rule at locationId.',
     }),
-    action: Type.Union([Type.Literal('add'), Type.Literal('adjust'), Type.Literal('replace'), Type.Literal('remove'), Type.Null()], { description: 'The override; null for recipe lines.' }),
+    action: EnumOf('LocationRuleAction', { nullable: true, description: 'The override; null for recipe lines.' }),
     locationId: Type.Union([Type.String(), Type.Null()], { description: 'Location context: null for the base recipe, the rule\'s location otherwise.' }),
     locationName: Type.Union([Type.String(), Type.Null()]),
   },

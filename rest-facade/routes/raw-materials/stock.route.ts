@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
+import { EnumOf } from '../../graphql-enums.ts';
 import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
 import { named } from '../../schema-helpers.ts';
 
@@ -32,7 +33,7 @@ and zero totals. A material or finished-good variant id; anything else is 404.`,
 
 export const PreassembledData = named('PreassembledStock', strict({
   itemId: Type.String({ description: 'The variant id (finished good) or assembly id the shelf stock is kept under.' }),
-  itemType: Type.Union([Type.Literal('variant'), Type.Literal('assemblyBill')]),
+  itemType: EnumOf('StockItemType'),
   levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, quantity: Type.Number({ description: 'Pre-assembled units on the shelf.' }) })),
   totals: strict({ quantity: Type.Number() }),
 }));
@@ -89,7 +90,7 @@ and must not be subtracted from it. An untouched item has empty levels and zero 
       orders: Type.Number({ description: 'Open quantity of order reservations.' }),
       safetyStock: Type.Number({ description: 'Held by active safety-stock reservations.' }),
       holders: Type.Array(strict({
-        holderType: Type.Union([Type.Literal('order'), Type.Literal('bom'), Type.Literal('sub_assembly')]),
+        holderType: EnumOf('StockCommitmentHolderType'),
         ...holderFields,
       })),
       ...otherHolderFields,

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
+import { EnumOf, graphqlEnumValues } from '../../graphql-enums.ts';
 import {
   BuildRun, ConsumptionRow, Cost, headerProperties, obj, PlanContribution, PlanMaterial, Warning, WorkOrderIdParams,
 } from './schemas.ts';
 import { INT32_MAX, ListParameter, named, Num, NullableString, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
+import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
 const HEADER = at('./header.fragment.graphql');
@@ -15,6 +15,9 @@ const RUN = at('./build-run.fragment.graphql');
 const Facet = Type.Array(named('WorkOrderFacetValue', obj({
   value: NullableString('null: work orders with no location / no assignee.'), label: Type.String(), count: Type.Integer({ minimum: 1 }),
 })));
+
+/** The sorts of the list (an unknown sortBy is ignored, not refused: REST takes it as text). */
+const WORK_ORDER_SORTS = graphqlEnumValues('WorkOrderSort');
 
 /** A list filter as a GraphQL variable: no values, no filter. */
 const anyOf = (values: readonly string[] | undefined) => (values?.length ? [...values] : null);
@@ -34,7 +37,7 @@ the location's name, the assignee's display name and the tag; work orders with n
 - \`sortBy\`: updatedAt (default) | createdAt | dueDate | priority | name | status; an unknown value is ignored. \`sortDir\`:
   asc | desc, by default desc for updatedAt, createdAt and priority (urgent first) and asc for the rest; dueDate puts work
   orders without one last; status follows the state table (draft … cancelled). Ties break on workOrderId ascending.
-- \`page\` ≥ 1, \`pageSize\` 1–100 (default 50); a page past the end is 200 with no rows.
+- \`page\` ≥ 1, \`pageSize\` 1–${PAGE_LIMITS.workOrders} (default 50); a page past the end is 200 with no rows.
 - Cost: 3 SQL round trips whatever the page size or the number of work orders.`,
   tag: 'work-orders',
   querystring: Type.Object({
@@ -44,10 +47,10 @@ the location's name, the assignee's display name and the tag; work orders with n
     locationId: Type.Optional(Type.String({ pattern: NUMERIC_ID_PATTERN, maxLength: STRING_LIMITS.id, description: 'A bare numeric location id (productionLocationId).' })),
     assignedTo: Type.Optional(Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'An assigneeId.' })),
     sourceType: Type.Optional(EnumOf('WorkOrderSourceType')),
-    sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'updatedAt | createdAt | dueDate | priority | name | status; anything else is ignored.' })),
-    sortDir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: `${WORK_ORDER_SORTS.join(' | ')}; anything else is ignored.` })),
+    sortDir: Type.Optional(EnumOf('WorkOrderSortDirection')),
     page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
-    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 50 }),
+    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.workOrders, default: 50 }),
   }, { additionalProperties: false }),
   data: obj({
     rows: Type.Array(named('WorkOrderListRow', obj(headerProperties))),
@@ -59,7 +62,7 @@ the location's name, the assignee's display name and the tag; work orders with n
   variables: ({ query }) => ({
     q: query.q ?? null, status: anyOf(query.status), tags: anyOf(query.tags), locationId: query.locationId ?? null,
     assignedTo: query.assignedTo ?? null, sourceType: query.sourceType ?? null,
-    sortBy: ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'].includes(query.sortBy ?? '') ? query.sortBy : null,
+    sortBy: WORK_ORDER_SORTS.includes(query.sortBy ?? '') ? query.sortBy : null,
     sortDir: query.sortDir ?? null, page: query.page, pageSize: query.pageSize,
   }),
 });
@@ -106,7 +109,7 @@ Another shop's id is 404.`,
     cost: Cost,
     buildRuns: Type.Array(BuildRun),
     qcReviews: Type.Array(obj({
-      reviewId: Type.String(), buildRunId: NullableString(), decision: Type.String({ description: 'approved | rejected (rejected when any unit failed)' }),
+      reviewId: Type.String(), buildRunId: NullableString(), decision: EnumOf('QcDecision', { description: 'rejected when any unit failed, else approved.' }),
       items: Type.Array(obj({ itemId: Type.String(), approvedQuantity: Num(), failedQuantity: Num() }), {
         description: 'Per item of the run: units approved and units failed. For each item, approved + failed over the run\'s reviews ≤ what it built.',
       }),
@@ -114,14 +117,14 @@ Another shop's id is 404.`,
       reviewerName: NullableString(), createdAt: Type.String({ format: 'date-time' }),
     })),
     reworkItems: Type.Array(obj({
-      reworkItemId: Type.String(), description: Type.String(), quantity: Num(), status: Type.String({ description: 'open | resolved' }),
+      reworkItemId: Type.String(), description: Type.String(), quantity: Num(), status: EnumOf('ReworkItemStatus'),
       buildRunId: NullableString(), createdAt: Type.String({ format: 'date-time' }),
       resolvedAt: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' }),
     })),
     documents: Type.Array(obj({ documentId: Type.String(), name: Type.String(), url: Type.String(), createdAt: Type.String({ format: 'date-time' }) })),
     conversation: Type.Array(obj({ messageId: Type.String(), authorName: NullableString(), body: Type.String(), createdAt: Type.String({ format: 'date-time' }) })),
     lifecycleEvents: Type.Array(obj({
-      eventId: Type.String(), fromStatus: NullableString(), toStatus: Type.String(), note: NullableString(), actorUserId: NullableString(),
+      eventId: Type.String(), fromStatus: EnumOf('WorkOrderStatus', { nullable: true }), toStatus: EnumOf('WorkOrderStatus'), note: NullableString(), actorUserId: NullableString(),
       actorDisplayName: NullableString(), createdAt: Type.String({ format: 'date-time' }),
     })),
     availableTransitions: Type.Array(TransitionMove),

@@ -38,7 +38,7 @@ export const headerProperties = {
 };
 
 export const Warning = named('WorkOrderWarning', obj({
-  code: Type.String({ description: 'e.g. RETIRED_ASSIGNEE, OVERDUE, STOCK_SHORT, SHELF_ONLY_SHORT, UNLOCATED_LINES, PLATFORM_PUSH_STUCK; on runs NEGATIVE_INVENTORY, PREASSEMBLED_SHORT.' }),
+  code: EnumOf('WorkOrderWarningCode', { description: 'What the warning is about; on runs NEGATIVE_INVENTORY or PREASSEMBLED_SHORT.' }),
   message: Type.String(),
   remedy: Type.String(),
   variantId: Opt(Type.String()),
@@ -58,9 +58,9 @@ export const PlanMaterial = named('WorkOrderMaterial', obj({
 
 export const PlanContribution = named('WorkOrderContribution', obj({
   variantId: Type.String(), locationId: NullableString(),
-  source: Type.Union([Type.Literal('recipe'), Type.Literal('manual')]),
+  source: EnumOf('WorkOrderContributionSource'),
   itemId: NullableString('The work-order item whose recipe gave it (recipe rows).'),
-  ownerType: NullableString(), ownerId: NullableString(), quantity: Num(), note: NullableString('Manual lines\' note.'),
+  ownerType: EnumOf('BillOwnerType', { nullable: true }), ownerId: NullableString(), quantity: Num(), note: NullableString('Manual lines\' note.'),
 }));
 
 export const ConsumptionRow = named('ConsumptionPlanRow', obj({

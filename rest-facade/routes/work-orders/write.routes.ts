@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { EnumOf } from '../../graphql-enums.ts';
+// The state table as the schema describes WorkOrderStatus, generated from the work-order vocabulary.
+import { WORK_ORDER_STATE_TABLE } from '../../../schema/types/work-orders/enums.ts';
 import { decimalVariable, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { BuildRun, ExpectedUpdatedAt, obj, WorkOrderIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../../../src/limits.ts';
@@ -83,16 +85,7 @@ export const transitionWorkOrderRoute = defineRoute({
   operationId: 'transitionWorkOrder',
   summary: 'Move a work order to another status',
   description: `Exactly one of \`to\` or \`direction\` (both or neither: 400). The state table:
-| from | forward | back | other moves |
-|---|---|---|---|
-| draft | ready | — | in_progress, cancelled |
-| ready | in_progress | draft | cancelled |
-| in_progress | quality_control | ready | paused, cancelled |
-| paused | in_progress | — | cancelled |
-| quality_control | qc_approved | in_progress | cancelled |
-| qc_approved | completed | quality_control | cancelled |
-| completed | — | qc_approved | — |
-| cancelled | — | draft | — |
+${WORK_ORDER_STATE_TABLE}
 
 A refused move is 409 with \`blockers\`: NOT_ALLOWED (not in the table), NO_ITEMS (leaving draft towards production with
 no items; cancelling an empty draft is allowed), NO_PRODUCTION_LOCATION (to in_progress without one), NO_BUILD_RUN (to

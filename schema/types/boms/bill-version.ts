@@ -1,7 +1,9 @@
 import { listBillVersions, type BillVersionPage, type BillVersionView } from '../../../src/modules/recipes/bill-versions.service.ts';
 import { DomainError } from '../../../src/domain-error.ts';
-import { builder } from '../../builder.ts';
-import { BILL_OWNER_TYPES } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { PAGE_LIMITS } from '../../../src/limits.ts';
+import { BILL_SAVE_TRIGGERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
+import { BillOwnerTypeEnum, BillVersionStateEnum } from './enums.ts';
 
 const BillVersionChangesRef = builder.objectRef<BillVersionView['changes']>('BillVersionChanges').implement({
   description: 'Counts changed against the previous version, frozen when saved.',
@@ -14,10 +16,12 @@ const BillVersionChangesRef = builder.objectRef<BillVersionView['changes']>('Bil
 const BillVersionRef = builder.objectRef<BillVersionView>('BillVersion').implement({
   fields: (t) => ({
     version: t.exposeInt('version'),
-    state: t.exposeString('state'),
+    state: t.expose('state', { type: BillVersionStateEnum, description: 'Always `ready`: pending versions are counted (`pending`), not listed.' }),
     savedAt: t.expose('savedAt', { type: 'DateTime' }),
     savedBy: t.exposeString('savedBy', { nullable: true }),
-    trigger: t.exposeString('trigger'),
+    trigger: t.exposeString('trigger', {
+      description: `What made the save: ${valueList(BILL_SAVE_TRIGGERS)} when this service saved it; a loaded dataset may carry labels of its own.`,
+    }),
     contentHash: t.exposeString('contentHash', { nullable: true }),
     changes: t.field({ type: BillVersionChangesRef, resolve: (v) => v.changes }),
   }),
@@ -25,14 +29,12 @@ const BillVersionRef = builder.objectRef<BillVersionView>('BillVersion').impleme
 
 export const BillVersionPageRef = builder.objectRef<BillVersionPage>('BillVersionPage').implement({
   fields: (t) => ({
-    ownerType: t.exposeString('ownerType'), ownerId: t.exposeString('ownerId'),
+    ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum }), ownerId: t.exposeString('ownerId'),
     versions: t.field({ type: [BillVersionRef], resolve: (p) => p.versions }),
     total: t.exposeInt('total'), limit: t.exposeInt('limit'), offset: t.exposeInt('offset'),
     hasMore: t.exposeBoolean('hasMore'), pending: t.exposeInt('pending'),
   }),
 });
-
-const BillOwnerType = builder.enumType('BillOwnerType', { values: BILL_OWNER_TYPES });
 
 builder.queryField('billVersions', (t) =>
   t.field({
@@ -40,15 +42,15 @@ builder.queryField('billVersions', (t) =>
     description: 'Ready versions of a BOM or assembly bill, newest first; NOT_FOUND for an unknown owner.',
     authScopes: { read: true },
     args: {
-      ownerType: t.arg({ type: BillOwnerType, required: true }),
+      ownerType: t.arg({ type: BillOwnerTypeEnum, required: true }),
       ownerId: t.arg.string({ required: true }),
-      limit: t.arg.int({ required: false, defaultValue: 10, description: 'Versions per page, 1–20 (default 10); outside that range is INVALID_INPUT.' }),
+      limit: t.arg.int({ required: false, defaultValue: 10, description: `Versions per page, 1–${PAGE_LIMITS.billVersions} (default 10); outside that range is INVALID_INPUT.` }),
       offset: t.arg.int({ required: false, defaultValue: 0, description: 'Versions to skip, ≥ 0 (default 0).' }),
     },
     resolve: (_root, args, ctx) => {
       const limit = args.limit ?? 10;
       const offset = args.offset ?? 0;
-      if (limit < 1 || limit > 20) throw DomainError.invalid('limit', 'must be between 1 and 20');
+      if (limit < 1 || limit > PAGE_LIMITS.billVersions) throw DomainError.invalid('limit', `must be between 1 and ${PAGE_LIMITS.billVersions}`);
       if (offset < 0) throw DomainError.invalid('offset', 'must be at least 0');
       return listBillVersions(ctx, { ownerType: args.ownerType, ownerId: args.ownerId, limit, offset });
     },

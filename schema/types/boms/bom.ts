@@ -1,8 +1,11 @@
 import type { AssemblyBillView, BomView } from '../../../src/modules/recipes/bom-views.ts';
-import { BOM_STATUS_FILTERS, listBoms, type BomListPage, type BomStats } from '../../../src/modules/recipes/bom-list.service.ts';
+import { listBoms, type BomListPage, type BomStats } from '../../../src/modules/recipes/bom-list.service.ts';
 import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
 import { DomainError } from '../../../src/domain-error.ts';
-import { builder } from '../../builder.ts';
+import { PAGE_LIMITS } from '../../../src/limits.ts';
+import { BOM_SORTS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
+import { BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
 
 /**
@@ -33,7 +36,7 @@ export const BomRef = builder.objectRef<BomView>('Bom').implement({
   fields: (t) => ({
     bomId: t.exposeString('bomId'),
     name: t.exposeString('name'),
-    status: t.exposeString('status', { description: 'active | inactive' }),
+    status: t.expose('status', { type: BomStatusEnum }),
     variantId: t.exposeString('variantId', { nullable: true, description: 'Finished good platform variant; null = not platform-linked.' }),
     productId: t.exposeString('productId', { nullable: true }),
     sku: t.exposeString('sku', { nullable: true }),
@@ -72,9 +75,6 @@ const BomListPageRef = builder.objectRef<BomListPage>('BomListPage').implement({
   }),
 });
 
-const BomStatusFilter = builder.enumType('BomStatusFilter', { values: BOM_STATUS_FILTERS });
-const BomSortOrder = builder.enumType('BomSortOrder', { values: ['asc', 'desc'] as const });
-
 builder.queryField('bom', (t) =>
   t.field({
     type: BomRef,
@@ -98,21 +98,21 @@ builder.queryField('assemblyBill', (t) =>
 builder.queryField('boms', (t) =>
   t.field({
     type: BomListPageRef,
-    description: 'BOMs filtered, sorted (name | bomId | sku | price | totalCost | status; unknown = name) and paged, with stats over all of them.',
+    description: `BOMs filtered, sorted (${valueList(BOM_SORTS)}; unknown = ${BOM_SORTS[0]}) and paged, with stats over all of them.`,
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false }),
-      statusFilter: t.arg({ type: BomStatusFilter, required: false, defaultValue: 'all' }),
+      statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, defaultValue: 'all' }),
       sortBy: t.arg.string({ required: false }),
-      sortOrder: t.arg({ type: BomSortOrder, required: false, defaultValue: 'asc' }),
+      sortOrder: t.arg({ type: BomSortOrderEnum, required: false, defaultValue: 'asc' }),
       page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
-      pageSize: t.arg.int({ required: false, defaultValue: 50, description: 'BOMs per page, 1–1000 (default 50); outside that range is INVALID_INPUT.' }),
+      pageSize: t.arg.int({ required: false, defaultValue: 50, description: `BOMs per page, 1–${PAGE_LIMITS.rows} (default 50); outside that range is INVALID_INPUT.` }),
     },
     resolve: (_root, args, ctx) => {
       const page = args.page ?? 1;
       const pageSize = args.pageSize ?? 50;
       if (page < 1) throw DomainError.invalid('page', 'must be at least 1');
-      if (pageSize < 1 || pageSize > 1000) throw DomainError.invalid('pageSize', 'must be between 1 and 1000');
+      if (pageSize < 1 || pageSize > PAGE_LIMITS.rows) throw DomainError.invalid('pageSize', `must be between 1 and ${PAGE_LIMITS.rows}`);
       return listBoms(ctx, {
         search: args.search ?? null, statusFilter: args.statusFilter ?? 'all', sortBy: args.sortBy ?? null,
         sortOrder: args.sortOrder ?? 'asc', page, pageSize,

@@ -1,13 +1,14 @@
 import { bomBuildable, type BuildableLocationView, type BuildableView, type LimitingComponentView } from '../../../src/modules/recipes/buildable/buildable.service.ts';
 import { DomainError } from '../../../src/domain-error.ts';
 import { builder } from '../../builder.ts';
+import { LimitingComponentOriginEnum } from './enums.ts';
 
 export const LimitingComponentRef = builder.objectRef<LimitingComponentView>('LimitingComponent').implement({
   description: 'A leaf of the recipe and how many finished units it alone allows at the location.',
   fields: (t) => ({
     nodeId: t.exposeString('nodeId', { description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
     name: t.exposeString('name'),
-    origin: t.exposeString('origin', { description: 'platform | virtual | preassembled' }),
+    origin: t.expose('origin', { type: LimitingComponentOriginEnum }),
     quantityPerUnit: t.expose('quantityPerUnit', { type: 'Decimal', description: 'Need per finished unit, waste and nesting included, shelves not counted.' }),
     wastePercentage: t.expose('wastePercentage', { type: 'Decimal' }),
     isNonEssential: t.exposeBoolean('isNonEssential'),

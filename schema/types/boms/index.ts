@@ -1,4 +1,5 @@
 // BOMs, assembly bills, cost factors, buildable, bill versions (issue 4): one file per type, imported here.
+import './enums.ts';
 import './recipe-lines.ts';
 import './bom.ts';
 import './buildable.ts';

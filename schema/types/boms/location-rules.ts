@@ -2,12 +2,13 @@ import {
   bomLocationRules, type BillRuleView, type LineChangeView, type LocationRulesLocationView, type LocationRulesView, type MaterialNeedChangeView,
 } from '../../../src/modules/recipes/location-rules.service.ts';
 import { builder } from '../../builder.ts';
+import { BillOwnerTypeEnum, LocationRuleActionEnum, StockedLineTypeEnum } from './enums.ts';
 
 export const LineChangeRef = builder.objectRef<LineChangeView>('RecipeLineChange').implement({
   description: 'A line a location rule changes, against the base recipe.',
   fields: (t) => ({
-    change: t.exposeString('change', { description: 'replace | remove | add | adjust' }),
-    lineType: t.exposeString('lineType', { description: 'raw | sub' }),
+    change: t.expose('change', { type: LocationRuleActionEnum }),
+    lineType: t.expose('lineType', { type: StockedLineTypeEnum }),
     nodeId: t.exposeString('nodeId', { description: 'The line as used here (the replacement for replace; the removed node for remove).' }),
     replacesNodeId: t.exposeString('replacesNodeId', { nullable: true }),
     quantity: t.expose('quantity', { type: 'Decimal', nullable: true }),
@@ -19,7 +20,7 @@ export const LineChangeRef = builder.objectRef<LineChangeView>('RecipeLineChange
 
 export const BillRuleRef = builder.objectRef<BillRuleView>('BillLocationRule').implement({
   fields: (t) => ({
-    ownerType: t.exposeString('ownerType'), ownerId: t.exposeString('ownerId'), name: t.exposeString('name'),
+    ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum }), ownerId: t.exposeString('ownerId'), name: t.exposeString('name'),
     lineChanges: t.field({ type: [LineChangeRef], resolve: (r) => r.lineChanges }),
   }),
 });

@@ -2,12 +2,14 @@ import type { CostLineView, RawLineView, SubLineView } from '../../../src/module
 import type { CostFactorInfo, MaterialInfo } from '../../../src/modules/recipes/recipe-data.ts';
 import { loadCostFactors } from '../../../src/modules/recipes/recipe-data.ts';
 import { builder } from '../../builder.ts';
+import { MaterialOriginEnum } from '../materials/enums.ts';
+import { CostFactorKindEnum } from './enums.ts';
 
 export const RecipeMaterialRef = builder.objectRef<MaterialInfo>('RecipeMaterial').implement({
   description: 'The raw material a recipe line names (catalogue fields needed to read a recipe).',
   fields: (t) => ({
     variantId: t.exposeString('variantId'),
-    origin: t.exposeString('origin', { description: '`platform` (platform-linked) or `virtual`.' }),
+    origin: t.expose('origin', { type: MaterialOriginEnum }),
     productName: t.exposeString('productName'),
     variantName: t.exposeString('variantName', { nullable: true }),
     sku: t.exposeString('sku', { nullable: true }),
@@ -22,7 +24,7 @@ export const CostFactorRef = builder.objectRef<CostFactorInfo>('CostFactor').imp
   fields: (t) => ({
     costFactorId: t.exposeString('costFactorId'),
     name: t.exposeString('name'),
-    kind: t.exposeString('kind', { description: 'labor | overhead | packaging | machine | other' }),
+    kind: t.expose('kind', { type: CostFactorKindEnum }),
     unit: t.exposeString('unit', { nullable: true }),
     unitCost: t.expose('unitCost', { type: 'Decimal' }),
   }),

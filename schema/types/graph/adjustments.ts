@@ -1,5 +1,6 @@
 import { ADJUSTMENT_PAGE_MAX, adjustmentConnections, adjustmentWindow, type AdjustmentView } from '../../../src/modules/stock/adjustment-history.ts';
 import { builder } from '../../builder.ts';
+import { InventoryAdjustmentSourceEnum } from '../materials/enums.ts';
 import { RawMaterialRef } from '../materials/raw-material.ts';
 import { connectionArgs, connectionType } from './connection.ts';
 
@@ -13,9 +14,7 @@ export const AdjustmentRef = builder.objectRef<AdjustmentView>('InventoryAdjustm
     after: t.expose('after', { type: 'Decimal', description: 'The level after the change.' }),
     delta: t.expose('delta', { type: 'Decimal', description: 'What the level moved by (after − before).' }),
     requestedDelta: t.expose('requestedDelta', { type: 'Decimal', description: 'What was asked for; differs from delta when the level was clamped at zero.' }),
-    source: t.exposeString('source', {
-      description: 'What moved the stock: api (an inventory update) | build_run (a run\'s picks) | build_run_reversal | build_run_completion | build_run_completion_reversal.',
-    }),
+    source: t.expose('source', { type: InventoryAdjustmentSourceEnum }),
     workOrderId: t.exposeString('workOrderId', { nullable: true, description: 'The work order of a build-run change; null for inventory updates.' }),
     buildRunId: t.exposeString('buildRunId', { nullable: true, description: 'The build run of a build-run change; null for inventory updates.' }),
     requestId: t.exposeString('requestId', { nullable: true, description: 'Id of the API request that made the change (the X-Request-Id of its response).' }),

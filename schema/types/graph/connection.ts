@@ -1,18 +1,9 @@
-import type { ArgBuilder, EnumRef, ObjectRef, SchemaTypes } from '@pothos/core';
+import type { ArgBuilder, ObjectRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../../builder.ts';
 import type { Connection, Edge, PageInfo } from '../../../src/db/keyset.ts';
 
 /** The schema builder's Pothos types (for helpers that take an argument builder or a ref). */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
-
-/**
- * An enum another type file declares (and does not export), by its GraphQL name: the connections
- * take the same filter values as the paged lists, so they reuse those enums rather than declare twins.
- * (Pothos resolves type names when the schema is built.)
- */
-export function declaredEnum<T extends string>(name: string): EnumRef<Types, T> {
-  return name as unknown as EnumRef<Types, T>;
-}
 
 /** An object type another type file declares (and does not export), by its GraphQL name. */
 export function declaredObject<T>(name: string): ObjectRef<Types, T> {

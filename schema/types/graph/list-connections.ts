@@ -1,16 +1,21 @@
 import { BOM_PAGE_MAX, bomConnection } from '../../../src/modules/recipes/bom-cursor.ts';
 import { MATERIAL_PAGE_MAX, materialConnection } from '../../../src/modules/materials/material-cursor.ts';
 import type { ArgBuilder } from '@pothos/core';
-import type { ConnectionArgs } from '../../../src/db/keyset.ts';
+import type { ConnectionArgs, SortDirection } from '../../../src/db/keyset.ts';
 import { WORK_ORDER_PAGE_MAX, workOrderConnection, type WorkOrderConnectionParams } from '../../../src/modules/work-orders/work-order-cursor.ts';
-import type { WorkOrderSort } from '../../../src/modules/work-orders/work-order-filters.ts';
-import type { WorkOrderSourceType, WorkOrderStatus } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
-import { builder } from '../../builder.ts';
+import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
+import { BOM_SORTS, BOM_STATUS_FILTERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import {
+  WORK_ORDER_SORTS, type WorkOrderSort, type WorkOrderSourceType, type WorkOrderStatus,
+} from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
 import { BomRef } from '../boms/bom.ts';
+import { BomSortOrderEnum, BomStatusFilterEnum } from '../boms/enums.ts';
+import { MaterialOriginFilterEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum } from '../materials/enums.ts';
 import { RawMaterialRef } from '../materials/raw-material.ts';
 import { WorkOrderSortDirectionEnum, WorkOrderSortEnum, WorkOrderSourceTypeEnum, WorkOrderStatusEnum } from '../work-orders/enums.ts';
 import { WorkOrderRowRef } from '../work-orders/work-order.ts';
-import { connectionArgs, connectionType, declaredEnum, type Types } from './connection.ts';
+import { connectionArgs, connectionType, type Types } from './connection.ts';
 
 // Cursor connections over the three lists: the same filters and sorts as the paged lists
 // (`rawMaterials`, `boms`, `workOrders`), keyset-paged so a page costs the same wherever it lies.
@@ -19,12 +24,6 @@ const RawMaterialConnectionRef = connectionType('RawMaterials', RawMaterialRef, 
 const BomConnectionRef = connectionType('Boms', BomRef, 'BOM');
 export const WorkOrderConnectionRef = connectionType('WorkOrders', WorkOrderRowRef, 'work order');
 
-// The paged lists' filter enums (declared beside those lists).
-const UsageFilter = declaredEnum<'all' | 'used' | 'unused'>('RawMaterialUsageFilter');
-const OriginFilter = declaredEnum<'all' | 'platform' | 'virtual'>('RawMaterialOriginFilter');
-const MaterialSortOrder = declaredEnum<'asc' | 'desc'>('RawMaterialSortOrder');
-const BomStatusFilter = declaredEnum<'all' | 'active' | 'inactive'>('BomStatusFilter');
-const BomSortOrder = declaredEnum<'asc' | 'desc'>('BomSortOrder');
 
 /** The filters, sorts and page arguments of the work-order connections (`workOrderConnection`, `Bom.workOrders`). */
 export function workOrderListArgs(arg: ArgBuilder<Types>) {
@@ -35,7 +34,7 @@ export function workOrderListArgs(arg: ArgBuilder<Types>) {
     locationId: arg.string({ required: false, description: 'productionLocationId.' }),
     assignedTo: arg.string({ required: false, description: 'An assigneeId.' }),
     sourceType: arg({ type: WorkOrderSourceTypeEnum, required: false, description: 'What the work order was made from.' }),
-    sortBy: arg({ type: WorkOrderSortEnum, required: false, description: 'updatedAt (default) | createdAt | dueDate | priority | name | status.' }),
+    sortBy: arg({ type: WorkOrderSortEnum, required: false, description: `${valueList(WORK_ORDER_SORTS, true)}.` }),
     sortDir: arg({ type: WorkOrderSortDirectionEnum, required: false, description: 'Default: desc for updatedAt, createdAt and priority; asc otherwise. Work orders without a due date come last either way.' }),
     ...connectionArgs(arg, WORK_ORDER_PAGE_MAX),
   };
@@ -50,7 +49,7 @@ interface WorkOrderListArgs extends ConnectionArgs {
   assignedTo?: string | null;
   sourceType?: WorkOrderSourceType | null;
   sortBy?: WorkOrderSort | null;
-  sortDir?: 'asc' | 'desc' | null;
+  sortDir?: SortDirection | null;
 }
 
 /** The service parameters of `workOrderListArgs` as a resolver receives them. */
@@ -69,11 +68,11 @@ builder.queryFields((t) => ({
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false, description: 'Case-insensitive substring of the product name, variant name, SKU or vendor.' }),
-      usageFilter: t.arg({ type: UsageFilter, required: false, description: 'used: named by a recipe line of a BOM or assembly bill; unused: by none.' }),
-      originFilter: t.arg({ type: OriginFilter, required: false, description: 'platform-linked or virtual materials only.' }),
+      usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false, description: 'used: named by a recipe line of a BOM or assembly bill; unused: by none.' }),
+      originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false, description: 'platform-linked or virtual materials only.' }),
       vendorFilter: t.arg.stringList({ required: false, description: 'Any of these vendors (OR).' }),
-      sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values sort by productName.' }),
-      sortOrder: t.arg({ type: MaterialSortOrder, required: false, description: 'asc (default) | desc.' }),
+      sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values sort by ${MATERIAL_SORTS[0]}.` }),
+      sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false, description: 'asc (default) | desc.' }),
       ...connectionArgs(t.arg, MATERIAL_PAGE_MAX),
     },
     resolve: (_root, args, ctx) => materialConnection(ctx, {
@@ -83,13 +82,13 @@ builder.queryFields((t) => ({
   }),
   bomConnection: t.field({
     type: BomConnectionRef,
-    description: 'BOMs as a cursor connection: the filters and sorts of boms (name | bomId | sku | price | totalCost | status); ties break on bomId.',
+    description: `BOMs as a cursor connection: the filters and sorts of boms (${valueList(BOM_SORTS)}); ties break on bomId.`,
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false, description: 'Case-insensitive substring of the name, SKU or bomId.' }),
-      statusFilter: t.arg({ type: BomStatusFilter, required: false, description: 'all (default) | active | inactive.' }),
-      sortBy: t.arg.string({ required: false, description: 'name (default) | bomId | sku | price | totalCost | status; other values sort by name.' }),
-      sortOrder: t.arg({ type: BomSortOrder, required: false, description: 'asc (default) | desc; empty SKUs and prices come last either way.' }),
+      statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, description: `${valueList(BOM_STATUS_FILTERS, true)}.` }),
+      sortBy: t.arg.string({ required: false, description: `${valueList(BOM_SORTS, true)}; other values sort by ${BOM_SORTS[0]}.` }),
+      sortOrder: t.arg({ type: BomSortOrderEnum, required: false, description: 'asc (default) | desc; empty SKUs and prices come last either way.' }),
       ...connectionArgs(t.arg, BOM_PAGE_MAX),
     },
     resolve: (_root, args, ctx) => bomConnection(ctx, {

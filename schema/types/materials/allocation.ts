@@ -3,13 +3,15 @@ import {
   workOrderAllocationOf, type AllocationFigures, type AllocationLevel, type WorkOrderAllocationView, type WorkOrderHolder,
 } from '../../../src/modules/work-orders/allocation.service.ts';
 import { builder } from '../../builder.ts';
+import { BillOwnerTypeEnum } from '../boms/enums.ts';
+import { WorkOrderAllocationHolderTypeEnum, WorkOrderStatusEnum } from '../work-orders/enums.ts';
 
 const SCOPE = { required: false, description: 'Bare numeric location ids; empty or absent: every location.' } as const;
 
 export const ShelfHolderRef = builder.objectRef<ShelfHolder>('StockShelfAllocationHolder').implement({
   description: 'A parent (BOM finished good or assembly bill) whose available shelf units embed the material.',
   fields: (t) => ({
-    holderType: t.exposeString('holderType', { description: '`bom` or `sub_assembly`.' }),
+    holderType: t.expose('holderType', { type: BillOwnerTypeEnum }),
     holderId: t.exposeString('holderId'),
     name: t.exposeString('name'),
     shelfUnits: t.expose('shelfUnits', { type: 'Decimal', description: 'Available pre-assembled units: on the shelf minus committed, never below 0.' }),
@@ -49,10 +51,10 @@ builder.queryField('rawMaterialShelfAllocation', (t) =>
 
 export const WoHolderRef = builder.objectRef<WorkOrderHolder>('WorkOrderAllocationHolder').implement({
   fields: (t) => ({
-    holderType: t.exposeString('holderType', { description: 'Always `work_order`.' }),
+    holderType: t.expose('holderType', { type: WorkOrderAllocationHolderTypeEnum }),
     holderId: t.exposeString('holderId', { description: 'The work order id.' }),
     name: t.exposeString('name'),
-    status: t.exposeString('status'),
+    status: t.expose('status', { type: WorkOrderStatusEnum }),
     picked: t.expose('picked', { type: 'Decimal' }),
     remaining: t.expose('remaining', { type: 'Decimal' }),
     allocated: t.expose('allocated', { type: 'Decimal' }),

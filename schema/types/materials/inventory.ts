@@ -1,8 +1,8 @@
 import { adjustMaterialInventory, type InventoryBatchResult, type InventoryRowResult } from '../../../src/modules/materials/inventory-batch.service.ts';
 import { materialInventory, type InventoryLevelView, type InventoryView } from '../../../src/modules/materials/inventory.service.ts';
 import { builder } from '../../builder.ts';
-import { payloadField } from '../writes/payload.ts';
-import { MaterialOriginEnum } from './raw-material.ts';
+import { payloadField, UserErrorCodeEnum } from '../writes/payload.ts';
+import { MaterialOriginEnum } from './enums.ts';
 
 export const LevelRef = builder.objectRef<InventoryLevelView>('RawMaterialInventoryLevel').implement({
   fields: (t) => ({
@@ -42,8 +42,8 @@ const UpdateInput = builder.inputType('RawMaterialInventoryUpdateInput', {
   }),
 });
 
-const RowErrorRef = builder.objectRef<{ code: string; message: string }>('RawMaterialInventoryRowError').implement({
-  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+const RowErrorRef = builder.objectRef<NonNullable<InventoryRowResult['error']>>('RawMaterialInventoryRowError').implement({
+  fields: (t) => ({ code: t.expose('code', { type: UserErrorCodeEnum }), message: t.exposeString('message') }),
 });
 
 export const RowRef = builder.objectRef<InventoryRowResult>('RawMaterialInventoryRowResult').implement({

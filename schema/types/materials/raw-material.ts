@@ -3,17 +3,16 @@ import { listMaterials, type MaterialListRow, type MaterialPage } from '../../..
 import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
 import { DomainError } from '../../../src/domain-error.ts';
-import { builder } from '../../builder.ts';
+import { PAGE_LIMITS } from '../../../src/limits.ts';
+import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
+import { BillOwnerTypeEnum, BomStatusEnum, LocationRuleActionEnum } from '../boms/enums.ts';
 import { payloadField } from '../writes/payload.ts';
+import {
+  MaterialOriginEnum, MaterialOriginFilterEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum, MaterialUsageSourceEnum,
+} from './enums.ts';
 
-export const MaterialOriginEnum = builder.enumType('RawMaterialOrigin', {
-  description: '`platform`: a platform variant (numeric id, catalogue fields mirrored, read-only in API v1); `virtual`: owned by this service (VMAT-… ids).',
-  values: ['platform', 'virtual'] as const,
-});
-const UsageFilterEnum = builder.enumType('RawMaterialUsageFilter', { values: ['all', 'used', 'unused'] as const });
-const OriginFilterEnum = builder.enumType('RawMaterialOriginFilter', { values: ['all', 'platform', 'virtual'] as const });
-const SortOrderEnum = builder.enumType('RawMaterialSortOrder', { values: ['asc', 'desc'] as const });
 
 // Shared by RawMaterial and RawMaterialListItem (whose source extends MaterialView); typed loosely
 // because Pothos field builders are invariant in their parent type.
@@ -49,14 +48,14 @@ export const MaterialUsageRef = builder.objectRef<MaterialConnection>('MaterialU
   description: 'One use of a material by a bill: a line of its base recipe (locationId null, every location) or a location-rule override (that location). '
     + 'The bill is `bom` or `assemblyBill`.',
   fields: (t) => ({
-    ownerType: t.exposeString('ownerType', { description: '`bom` or `sub_assembly`.' }),
+    ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum }),
     ownerId: t.exposeString('ownerId', { description: 'The BOM id (BOM-…) or assembly id (ASM-…).' }),
     name: t.exposeString('name'),
-    status: t.exposeString('status', { nullable: true, description: 'BOMs: active | inactive; null for assembly bills.' }),
+    status: t.expose('status', { type: BomStatusEnum, nullable: true, description: 'BOMs: their status; null for assembly bills.' }),
     quantity: t.expose('quantity', { type: 'Decimal', description: 'Quantity of this material per unit of the bill (0 when a rule removes or replaces it).' }),
     wastePercentage: t.expose('wastePercentage', { type: 'Decimal' }),
-    source: t.exposeString('source', { description: '`recipe` (base recipe line) or `locationRule` (an override of the rule at locationId).' }),
-    action: t.exposeString('action', { nullable: true, description: 'The override: add | adjust | replace | remove; null for recipe lines.' }),
+    source: t.expose('source', { type: MaterialUsageSourceEnum, description: '`recipe` (base recipe line) or `locationRule` (an override of the rule at locationId).' }),
+    action: t.expose('action', { type: LocationRuleActionEnum, nullable: true, description: 'The override; null for recipe lines.' }),
     locationId: t.exposeString('locationId', { nullable: true, description: 'Null: the base recipe, at every location without a rule changing it.' }),
     locationName: t.exposeString('locationName', { nullable: true }),
   }),
@@ -112,20 +111,20 @@ builder.queryField('rawMaterials', (t) =>
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false }),
-      usageFilter: t.arg({ type: UsageFilterEnum, required: false }),
-      originFilter: t.arg({ type: OriginFilterEnum, required: false }),
+      usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false }),
+      originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false }),
       vendorFilter: t.arg.stringList({ required: false }),
-      sortBy: t.arg.string({ required: false, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' }),
-      sortOrder: t.arg({ type: SortOrderEnum, required: false }),
+      sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values are ignored.` }),
+      sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false }),
       page: t.arg.int({ required: false, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
-      pageSize: t.arg.int({ required: false, description: 'Materials per page, 1–1000 (default 50); outside that range is INVALID_INPUT, as in REST.' }),
+      pageSize: t.arg.int({ required: false, description: `Materials per page, 1–${PAGE_LIMITS.rows} (default 50); outside that range is INVALID_INPUT, as in REST.` }),
     },
     resolve: (_root, args, ctx) => {
       const page = args.page ?? 1;
       const pageSize = args.pageSize ?? 50;
       // The REST limits, refused rather than clamped: a client asking for 5000 rows must learn it got at most 1000.
       if (page < 1) throw DomainError.invalid('page', 'must be at least 1');
-      if (pageSize < 1 || pageSize > 1000) throw DomainError.invalid('pageSize', 'must be between 1 and 1000');
+      if (pageSize < 1 || pageSize > PAGE_LIMITS.rows) throw DomainError.invalid('pageSize', `must be between 1 and ${PAGE_LIMITS.rows}`);
       return listMaterials(ctx, {
         search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
         vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc', page, pageSize,

@@ -1,6 +1,7 @@
 import { commitmentsOf, type CommitmentHolder, type CommitmentLevel, type CommitmentsView } from '../../../src/modules/stock/commitments.service.ts';
 import { preassembledOf, residualsOf, type PreassembledLevel, type PreassembledView, type ResidualLevel, type ResidualView } from '../../../src/modules/stock/stock-reads.service.ts';
 import { builder } from '../../builder.ts';
+import { StockCommitmentHolderTypeEnum, StockItemTypeEnum } from './enums.ts';
 
 const SCOPE = { required: false, description: 'Bare numeric location ids; empty or absent: every location.' } as const;
 
@@ -47,7 +48,7 @@ export const PreassembledRef = builder.objectRef<PreassembledView>('StockPreasse
   description: 'Pre-assembled shelf stock per location: finished goods by variant id, assembly bills by assembly id.',
   fields: (t) => ({
     itemId: t.exposeString('itemId'),
-    itemType: t.exposeString('itemType', { description: '`variant` (finished good or material) or `assemblyBill`.' }),
+    itemType: t.expose('itemType', { type: StockItemTypeEnum }),
     levels: t.field({ type: [PreassembledLevelRef], resolve: (v) => v.levels }),
     totals: t.field({ type: PreassembledTotalsRef, resolve: (v) => v.totals }),
   }),
@@ -73,7 +74,7 @@ builder.queryField('assemblyBillPreassembled', (t) =>
 
 export const CommitmentHolderRef = builder.objectRef<CommitmentHolder>('StockCommitmentHolder').implement({
   fields: (t) => ({
-    holderType: t.exposeString('holderType', { description: '`order` (open order quantity) or `bom` / `sub_assembly` (the bill behind a safety-stock hold).' }),
+    holderType: t.expose('holderType', { type: StockCommitmentHolderTypeEnum }),
     holderId: t.exposeString('holderId', { description: 'Order id, BOM id or assembly id.' }),
     name: t.exposeString('name'),
     quantity: t.expose('quantity', { type: 'Decimal' }),

@@ -7,10 +7,13 @@ import type {
   DocumentRow, LifecycleRow, MessageRow, QcItemRow, QcRow, ReworkRow,
 } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { WorkOrderHeaderView } from '../../../src/modules/work-orders/work-order-view.ts';
-import type { TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
-import { builder } from '../../builder.ts';
+import { TRANSITION_DIRECTIONS, type TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { builder, valueList } from '../../builder.ts';
+import { BillOwnerTypeEnum } from '../boms/enums.ts';
+import { StockKindEnum } from '../materials/enums.ts';
 import {
-  BuildRunStatusEnum, BuildRunTypeEnum, StockKindEnum, TransitionDirectionEnum, WorkOrderPriorityEnum, WorkOrderSourceTypeEnum, WorkOrderStatusEnum,
+  BuildRunStatusEnum, BuildRunTypeEnum, QcDecisionEnum, ReworkItemStatusEnum, TransitionDirectionEnum, WorkOrderContributionSourceEnum, WorkOrderPriorityEnum,
+  WorkOrderSourceTypeEnum, WorkOrderStatusEnum, WorkOrderWarningCodeEnum,
 } from './enums.ts';
 import { adopt, parentOf } from './parent.ts';
 
@@ -53,7 +56,7 @@ export const WorkOrderRowRef = builder.objectRef<WorkOrderHeaderView>('WorkOrder
 export const WorkOrderItemRef = builder.objectRef<WorkOrderItemView>('WorkOrderItem').implement({
   fields: (t) => ({
     itemId: t.exposeID('itemId'),
-    ownerType: t.exposeString('ownerType', { description: 'bom | sub_assembly' }),
+    ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum }),
     ownerId: t.exposeString('ownerId'),
     name: t.exposeString('name', { nullable: true }),
     quantity: t.expose('quantity', { type: 'Decimal' }),
@@ -82,9 +85,9 @@ export const PlanContributionRef = builder.objectRef<PlanContribution>('WorkOrde
   fields: (t) => ({
     variantId: t.exposeString('variantId'),
     locationId: t.exposeString('locationId', { nullable: true }),
-    source: t.exposeString('source', { description: 'recipe (an item\'s recipe, exploded) | manual (a manual material line)' }),
+    source: t.expose('source', { type: WorkOrderContributionSourceEnum }),
     itemId: t.exposeString('itemId', { nullable: true }),
-    ownerType: t.exposeString('ownerType', { nullable: true }),
+    ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum, nullable: true }),
     ownerId: t.exposeString('ownerId', { nullable: true }),
     quantity: t.expose('quantity', { type: 'Decimal' }),
     note: t.exposeString('note', { nullable: true }),
@@ -148,7 +151,7 @@ export const PickRef = builder.objectRef<BuildRunPickView>('BuildRunPick').imple
 export const WarningRef = builder.objectRef<WorkOrderWarning | BuildRunWarning>('WorkOrderWarning').implement({
   description: 'A condition worth acting on, with its remedy. Work-order warnings are recomputed on every read.',
   fields: (t) => ({
-    code: t.exposeString('code'),
+    code: t.expose('code', { type: WorkOrderWarningCodeEnum }),
     message: t.exposeString('message'),
     remedy: t.exposeString('remedy'),
     variantId: t.string({ nullable: true, resolve: (w) => w.variantId ?? null }),
@@ -187,7 +190,7 @@ export const BuildRunRef = builder.objectRef<BuildRunView>('BuildRun').implement
 const TransitionMoveRef = builder.objectRef<TransitionMove>('WorkOrderTransitionMove').implement({
   fields: (t) => ({
     to: t.expose('to', { type: WorkOrderStatusEnum }),
-    direction: t.expose('direction', { type: TransitionDirectionEnum, nullable: true, description: 'forward | back where the move is one; null for the other moves.' }),
+    direction: t.expose('direction', { type: TransitionDirectionEnum, nullable: true, description: `${valueList(TRANSITION_DIRECTIONS)} where the move is one; null for the other moves.` }),
   }),
 });
 
@@ -205,7 +208,7 @@ export const recordFields = {
     description: 'A QC review of a build run: per item, units approved and failed.',
     fields: (t) => ({
       reviewId: t.exposeID('review_id'), buildRunId: t.exposeString('build_run_id', { nullable: true }),
-      decision: t.exposeString('decision', { description: 'rejected when any unit failed, else approved.' }),
+      decision: t.expose('decision', { type: QcDecisionEnum, description: 'rejected when any unit failed, else approved.' }),
       items: t.field({ type: [QcReviewItemRef], description: 'What the review judged of each item of its run.', resolve: (q) => adopt(parentOf(q), q.items) }),
       note: t.exposeString('note', { nullable: true }), reviewerName: t.exposeString('reviewer_name', { nullable: true }), createdAt: t.expose('created_at', { type: 'DateTime' }),
     }),
@@ -213,7 +216,7 @@ export const recordFields = {
   ReworkItem: builder.objectRef<ReworkRow>('ReworkItem').implement({
     fields: (t) => ({
       reworkItemId: t.exposeID('rework_item_id'), description: t.exposeString('description'), quantity: t.expose('quantity', { type: 'Decimal' }),
-      status: t.exposeString('status', { description: 'open | resolved' }), buildRunId: t.exposeString('build_run_id', { nullable: true }),
+      status: t.expose('status', { type: ReworkItemStatusEnum }), buildRunId: t.exposeString('build_run_id', { nullable: true }),
       createdAt: t.expose('created_at', { type: 'DateTime' }), resolvedAt: t.expose('resolved_at', { type: 'DateTime', nullable: true }),
     }),
   }),
@@ -228,7 +231,7 @@ export const recordFields = {
   }),
   Lifecycle: builder.objectRef<LifecycleRow>('LifecycleEvent').implement({
     fields: (t) => ({
-      eventId: t.exposeID('event_id'), fromStatus: t.exposeString('from_status', { nullable: true }), toStatus: t.exposeString('to_status'),
+      eventId: t.exposeID('event_id'), fromStatus: t.expose('from_status', { type: WorkOrderStatusEnum, nullable: true }), toStatus: t.expose('to_status', { type: WorkOrderStatusEnum }),
       note: t.exposeString('note', { nullable: true }), actorUserId: t.exposeString('actor_user_id', { nullable: true }),
       actorDisplayName: t.exposeString('actor_display_name', { nullable: true }), createdAt: t.expose('created_at', { type: 'DateTime' }),
     }),

@@ -1,7 +1,9 @@
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { DomainError, USER_ERROR_CODES, type Blocker, type DomainErrorDetails, type FieldError, type MissingRef } from '../../../src/domain-error.ts';
-import { builder, type SchemaTypes as Types } from '../../builder.ts';
+import { CATALOG_BLOCKERS, type CatalogBlockerCode } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { TRANSITION_BLOCKERS, type BlockerCode } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { builder, describedValues, type SchemaTypes as Types } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';
 
 // Every mutation answers a payload (Shopify's style): `<Mutation>Payload { <result>, userErrors }`.
@@ -13,7 +15,7 @@ import type { GraphQLContext } from '../../context.ts';
 
 type MutationFieldBuilder = PothosSchemaTypes.MutationFieldBuilder<Types, object>;
 
-const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
+export const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
   description: 'Why a mutation did nothing: the codes REST answers with 400, 404 and 409.',
   values: {
     INVALID_INPUT: { description: 'A field is wrong (`errors` names each one); REST 400.' },
@@ -30,10 +32,17 @@ const FieldErrorRef = builder.objectRef<FieldError>('UserErrorField').implement(
   }),
 });
 
+const UserErrorBlockerCodeEnum = builder.enumType('UserErrorBlockerCode', {
+  description: 'What blocks a change: a work order\'s transition or build run (the state table and its rules), or a catalogue archive.',
+  values: describedValues<BlockerCode | CatalogBlockerCode>({ ...TRANSITION_BLOCKERS, ...CATALOG_BLOCKERS }),
+});
+
 const BlockerRef = builder.objectRef<Blocker>('UserErrorBlocker').implement({
   description: 'Something that blocks the change (a transition\'s OPEN_REWORK, an archive\'s USED_BY_ACTIVE_BOM).',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'Stable blocker code.' }),
+    // The kernel's Blocker names its code as text; the services that refuse a change name only
+    // codes of the blocker tables above (an unknown one would fail the response, not pass unnoticed).
+    code: t.field({ type: UserErrorBlockerCodeEnum, description: 'Stable blocker code.', resolve: (b) => b.code as BlockerCode | CatalogBlockerCode }),
     message: t.exposeString('message', { description: 'What it means here.' }),
   }),
 });

@@ -1,6 +1,7 @@
 import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
 import { buildRunShortId, workOrderShortId } from '../work-orders/short-ids.ts';
 import type { SectionName } from './dataset-check.ts';
 import type {
@@ -92,7 +93,7 @@ export interface RowContext {
 }
 
 type Emit = (target: RowTarget, row: unknown[]) => void;
-type Owner = ['bom' | 'sub_assembly', string];
+type Owner = [BillOwnerType, string];
 
 function recipeRows(emit: Emit, shopId: string, owner: Owner, recipe: DatasetRecipe): void {
   recipe.rawMaterialReferences.forEach((l, i) => emit('recipe_lines', [shopId, ...owner, 'raw', i, l.nodeId, l.quantity, l.wastePercentage]));

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode, type FieldError } from '../../domain-error.ts';
+import { DomainError, type FieldError, type UserErrorCode } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { adjustVirtualLevels } from '../stock/ledger.ts';
 import { findMaterialRow, readOnlyError } from './material-view.ts';
@@ -23,7 +23,7 @@ export interface InventoryRowResult {
   requestedDelta: string | null;
   appliedDelta: string | null;
   truncated: boolean;
-  error: { code: ErrorCode; message: string } | null;
+  error: { code: UserErrorCode; message: string } | null;
 }
 
 export interface InventoryBatchResult { variantId: string; results: InventoryRowResult[]; okCount: number; failedCount: number; skippedCount: number }
@@ -58,7 +58,7 @@ export function validateInventoryUpdates(variantId: string, updates: readonly In
   }
 }
 
-function failed(index: number, locationId: string, code: ErrorCode, message: string): InventoryRowResult {
+function failed(index: number, locationId: string, code: UserErrorCode, message: string): InventoryRowResult {
   return {
     index, ok: false, id: null, locationId, skipped: false, previousAvailable: null, available: null,
     requestedDelta: null, appliedDelta: null, truncated: false, error: { code, message },

@@ -2,12 +2,13 @@ import { exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { findMaterialRow } from './material-view.ts';
+import type { MaterialOrigin } from './material-vocabulary.ts';
 
 export interface InventoryLevelView { locationId: string; locationName: string | null; available: string }
 
 export interface InventoryView {
   variantId: string;
-  origin: 'platform' | 'virtual';
+  origin: MaterialOrigin;
   totalAvailable: string;
   cachedQuantity: string;
   /** Platform-linked levels carry `locationName`; virtual ones do not (null here, omitted in REST). */

@@ -1,6 +1,8 @@
 import { exact } from '../../numbers/index.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction } from '../recipes/recipe-vocabulary.ts';
+import type { MaterialUsageSource } from './material-vocabulary.ts';
 
 /**
  * One use of a material by a bill. `source: "recipe"` is a line of the bill's own (base) recipe and
@@ -10,14 +12,14 @@ import type { ShopContext } from '../../shop-context.ts';
  * (0 when the rule removes it or replaces it by another node).
  */
 export interface MaterialConnection {
-  ownerType: 'bom' | 'sub_assembly';
+  ownerType: BillOwnerType;
   ownerId: string;
   name: string;
-  status: string | null;
+  status: BomStatus | null;
   quantity: string;
   wastePercentage: string;
-  source: 'recipe' | 'locationRule';
-  action: 'add' | 'adjust' | 'replace' | 'remove' | null;
+  source: MaterialUsageSource;
+  action: LocationRuleAction | null;
   locationId: string | null;
   locationName: string | null;
 }

@@ -1,19 +1,20 @@
 import type { ShopContext } from '../../shop-context.ts';
-import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn } from '../../db/keyset.ts';
+import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn, type SortDirection } from '../../db/keyset.ts';
+import { PAGE_LIMITS } from '../../limits.ts';
 import {
   MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, MATERIALS_WITH_QUANTITY, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,
 } from './material-filters.ts';
 import { MATERIAL_COLUMNS, toMaterialView, type MaterialView } from './material-view.ts';
 
 /** The REST list's page-size limit (api-v1: up to 1000). */
-export const MATERIAL_PAGE_MAX = 1000;
+export const MATERIAL_PAGE_MAX = PAGE_LIMITS.rows;
 
 export interface MaterialConnectionParams extends MaterialFilterParams, ConnectionArgs {
   sortBy: string | null;
-  sortOrder: 'asc' | 'desc';
+  sortOrder: SortDirection;
 }
 
-function sortColumns(sort: MaterialSort, dir: 'asc' | 'desc'): SortColumn[] {
+function sortColumns(sort: MaterialSort, dir: SortDirection): SortColumn[] {
   return [
     ...MATERIAL_SORT_KEYS[sort].map((k): SortColumn => ({ sql: k.sql, dir, cast: k.numeric ? 'numeric' : 'text', nullable: k.nullable })),
     { sql: MATERIAL_TIE_KEY, dir: 'asc', cast: 'text' },

@@ -1,13 +1,14 @@
 // The raw-material list's filters and sort keys, shared by the paged list (REST, `rawMaterials`)
 // and the cursor connection (`rawMaterialConnection`), so both select and order the same rows.
 
-export const MATERIAL_SORTS = ['productName', 'variantName', 'inventoryQuantity'] as const;
-export type MaterialSort = (typeof MATERIAL_SORTS)[number];
+import { MATERIAL_SORTS, type MaterialOriginFilter, type MaterialSort, type MaterialUsageFilter } from './material-vocabulary.ts';
+
+export { MATERIAL_SORTS, type MaterialSort };
 
 export interface MaterialFilterParams {
   search: string | null;
-  usageFilter: 'all' | 'used' | 'unused';
-  originFilter: 'all' | 'platform' | 'virtual';
+  usageFilter: MaterialUsageFilter;
+  originFilter: MaterialOriginFilter;
   vendorFilter: readonly string[];
 }
 

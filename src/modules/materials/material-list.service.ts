@@ -1,4 +1,5 @@
 import { ceilDiv } from '../../numbers/index.ts';
+import type { SortDirection } from '../../db/keyset.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import {
   MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, MATERIALS_WITH_QUANTITY, materialFilter, materialSortOf, type MaterialFilterParams,
@@ -10,7 +11,7 @@ export { MATERIAL_SORTS, type MaterialSort } from './material-filters.ts';
 export interface MaterialListParams extends MaterialFilterParams {
   /** Unrecognised values are ignored (productName order). */
   sortBy: string | null;
-  sortOrder: 'asc' | 'desc';
+  sortOrder: SortDirection;
   page: number;
   pageSize: number;
 }

@@ -1,11 +1,12 @@
 import { exact } from '../../numbers/index.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import type { MaterialOrigin } from './material-vocabulary.ts';
 
 /** A raw material as every read returns it (decimals as exact strings). */
 export interface MaterialView {
   variantId: string;
-  origin: 'platform' | 'virtual';
+  origin: MaterialOrigin;
   productId: string;
   inventoryItemId: string;
   productName: string;

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
-import { MATERIAL_ORIGINS } from '../stock/stock-vocabulary.ts';
+import { MATERIAL_ORIGINS } from './material-vocabulary.ts';
 
 /**
  * A raw material. Platform-linked materials (numeric variantId) keep a mirror of the platform

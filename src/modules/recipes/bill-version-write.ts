@@ -3,6 +3,7 @@ import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BillKey } from './engine/index.ts';
+import type { BillSaveTrigger } from './recipe-vocabulary.ts';
 
 // Bill versions are written in two steps so that a save never waits for its summary and is never
 // lost: the save's own transaction freezes the bill's content into a `pending` version row
@@ -10,10 +11,6 @@ import type { BillKey } from './engine/index.ts';
 // `bill-version-filler.ts` or called directly) derives the content hash and the change summary
 // against the previous version and marks the row `ready`. A crash between the two leaves a
 // pending row with its content, which the next pass completes.
-
-/** What made a bill save. */
-export const BILL_SAVE_TRIGGERS = ['create', 'update', 'archive', 'restore', 'location_rules'] as const;
-export type BillSaveTrigger = (typeof BILL_SAVE_TRIGGERS)[number];
 
 /** The bill's header columns, per owner type, as JSON (its own row, read by primary key). */
 const HEADER_SQL = {

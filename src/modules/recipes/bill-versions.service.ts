@@ -1,12 +1,13 @@
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import type { BillOwnerType, BillVersionState } from './recipe-vocabulary.ts';
 
 export interface BillVersionView {
-  version: number; state: 'ready'; savedAt: Date; savedBy: string | null; trigger: string; contentHash: string | null;
+  version: number; state: Extract<BillVersionState, 'ready'>; savedAt: Date; savedBy: string | null; trigger: string; contentHash: string | null;
   changes: { recipeFields: number; materials: number; locationRules: number; overrides: number };
 }
 export interface BillVersionPage {
-  ownerType: 'bom' | 'sub_assembly'; ownerId: string; versions: BillVersionView[]; total: number; limit: number; offset: number; hasMore: boolean; pending: number;
+  ownerType: BillOwnerType; ownerId: string; versions: BillVersionView[]; total: number; limit: number; offset: number; hasMore: boolean; pending: number;
 }
 
 /**
@@ -14,7 +15,7 @@ export interface BillVersionPage {
  * ones allocated but not yet readable; `hasMore` = offset + rows < total ready. Unknown owner → 404.
  * Two round trips (owner and counts, then the page).
  */
-export async function listBillVersions(ctx: ShopContext, input: { ownerType: 'bom' | 'sub_assembly'; ownerId: string; limit: number; offset: number }): Promise<BillVersionPage> {
+export async function listBillVersions(ctx: ShopContext, input: { ownerType: BillOwnerType; ownerId: string; limit: number; offset: number }): Promise<BillVersionPage> {
   const ownerTable = input.ownerType === 'bom' ? 'boms where shop_id = ? and bom_id = ?' : 'assembly_bills where shop_id = ? and assembly_id = ?';
   const [head] = await ctx.em.execute<{ owner: boolean; ready: string; pending: string }[]>(
     `select exists (select 1 from ${ownerTable}) as owner,

@@ -3,13 +3,13 @@ import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { DomainError } from '../../domain-error.ts';
 import { exact } from '../../numbers/index.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { recordPendingBillVersion, type BillSaveTrigger } from './bill-version-write.ts';
+import { recordPendingBillVersion } from './bill-version-write.ts';
 import { ASSEMBLY_IDS, BOM_IDS, insertCatalogRow } from './catalog-ids.ts';
 import { InputErrors } from './catalog-input.ts';
 import { refreshCostRollup } from './cost-rollup.repository.ts';
 import type { BillKey, EngineLine } from './engine/index.ts';
 import { nodeStates, refuseArchiveWhileUsed, refuseRecipeCycle, type NodeKind } from './recipe-references.ts';
-import type { BomStatus } from './recipe-vocabulary.ts';
+import type { BillSaveTrigger, BomStatus, RecipeLineType } from './recipe-vocabulary.ts';
 
 // Create, edit and archive assembly bills and BOMs. Every save runs in one transaction that writes
 // the bill, brings the stored cost roll-up up to date and freezes a pending bill version; the
@@ -104,7 +104,7 @@ async function writeLines(tx: ShopContext, key: BillKey, lists: Map<NodeKind, Ne
 async function checkCycles(tx: ShopContext, key: BillKey, lists: Map<NodeKind, NewLine[]>): Promise<void> {
   const subs = lists.get('sub');
   if (key.ownerType !== 'sub_assembly' || !subs || subs.length === 0) return;
-  const current = await tx.em.execute<{ line_type: 'raw' | 'cost'; node_id: string; quantity: string; waste_percentage: string; position: number }[]>(
+  const current = await tx.em.execute<{ line_type: Exclude<RecipeLineType, 'sub'>; node_id: string; quantity: string; waste_percentage: string; position: number }[]>(
     `select line_type, node_id, quantity::text as quantity, waste_percentage::text as waste_percentage, position
        from recipe_lines where shop_id = ? and owner_type = 'sub_assembly' and owner_id = ? and line_type <> 'sub'`, [tx.shopId, key.ownerId]);
   const lines: EngineLine[] = [

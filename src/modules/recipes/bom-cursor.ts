@@ -1,5 +1,6 @@
 import type { ShopContext } from '../../shop-context.ts';
-import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn } from '../../db/keyset.ts';
+import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn, type SortDirection } from '../../db/keyset.ts';
+import { PAGE_LIMITS } from '../../limits.ts';
 import { BOM_SORT_KEYS, bomFilter, bomSortOf, type BomFilterParams } from './bom-filters.ts';
 import { BOM_ROW_COLUMNS, BOM_ROW_JOINS, bomRowColumnArgs, bomRowJoinArgs, toBomView, type BomRow } from './bom-rows.ts';
 import type { BomView } from './bom-views.ts';
@@ -9,9 +10,9 @@ function currentRank(shopId: string, column: string, bomId: string | null) {
 }
 
 /** The REST list's page-size limit (api-v1: up to 1000). */
-export const BOM_PAGE_MAX = 1000;
+export const BOM_PAGE_MAX = PAGE_LIMITS.rows;
 
-export interface BomConnectionParams extends BomFilterParams, ConnectionArgs { sortBy: string | null; sortOrder: 'asc' | 'desc' }
+export interface BomConnectionParams extends BomFilterParams, ConnectionArgs { sortBy: string | null; sortOrder: SortDirection }
 
 /**
  * A cursor page of BOMs with the paged list's filters and sorts (ties on bomId ascending), each

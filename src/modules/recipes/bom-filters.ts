@@ -1,12 +1,13 @@
-export const BOM_SORTS = ['name', 'bomId', 'sku', 'price', 'totalCost', 'status'] as const;
-export type BomSort = (typeof BOM_SORTS)[number];
+import { BOM_SORTS, type BomSort, type BomStatusFilter } from './recipe-vocabulary.ts';
+
+export { BOM_SORTS, type BomSort };
 
 // The BOM list's filters and sort keys over `bom_list_entries e` (kept by cost-rollup.repository.ts):
 // the text keys are ranks in the list collation (case-insensitive, digit runs by value), so SQL
 // orders exactly as that collator does. Shared by the cursor connection; the same rules as the
 // paged list (bom-list.service.ts).
 
-export interface BomFilterParams { search: string | null; statusFilter: 'all' | 'active' | 'inactive' }
+export interface BomFilterParams { search: string | null; statusFilter: BomStatusFilter }
 
 /** search: case-insensitive literal substring of name, sku or bomId (the keys are stored lower-cased). */
 export function bomFilter(shopId: string, params: BomFilterParams): { sql: string; args: unknown[] } {

@@ -1,13 +1,14 @@
+import type { SortDirection } from '../../db/keyset.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import type { BomStatusFilter } from './recipe-vocabulary.ts';
 import { BOM_SORT_KEYS, bomFilter, bomSortOf } from './bom-filters.ts';
 import { BOM_ROW_COLUMNS, BOM_ROW_JOINS, bomRowColumnArgs, bomRowJoinArgs, toBomView, type BomRow } from './bom-rows.ts';
 import type { BomView } from './bom-views.ts';
 
 export { BOM_SORTS, type BomSort } from './bom-filters.ts';
-export const BOM_STATUS_FILTERS = ['all', 'active', 'inactive'] as const;
 
 export interface BomListInput {
-  search: string | null; statusFilter: 'all' | 'active' | 'inactive'; sortBy: string | null; sortOrder: 'asc' | 'desc'; page: number; pageSize: number;
+  search: string | null; statusFilter: BomStatusFilter; sortBy: string | null; sortOrder: SortDirection; page: number; pageSize: number;
 }
 export interface BomStats { total: number; active: number; inactive: number; totalValue: string; avgCost: string; platformLinked: number }
 export interface BomListPage { items: BomView[]; totalCount: number; page: number; pageSize: number; totalPages: number; stats: BomStats }

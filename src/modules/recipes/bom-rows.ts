@@ -1,5 +1,6 @@
 import type { BomView, CostLineView, RawLineView, SubLineView } from './bom-views.ts';
 import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
+import type { BomStatus, RecipeLineType } from './recipe-vocabulary.ts';
 
 // A BOM list row as one SQL select over a page of `bom_list_entries` rows (alias `p`: bom_id,
 // product_id, sku, price): its name and status, cost roll-up, finished-good shelves, and lines with
@@ -7,13 +8,13 @@ import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
 // Used by the cursor connection; the same select as the paged BOM list (bom-list.service.ts).
 
 interface LineJson {
-  t: 'raw' | 'sub' | 'cost'; n: string; q: string; w: string; p: number;
+  t: RecipeLineType; n: string; q: string; w: string; p: number;
   m: MaterialInfo | null;
   f: CostFactorInfo | null;
 }
 
 export interface BomRow {
-  bom_id: string | null; name: string; status: 'active' | 'inactive'; variant_id: string | null; product_id: string | null; sku: string | null;
+  bom_id: string | null; name: string; status: BomStatus; variant_id: string | null; product_id: string | null; sku: string | null;
   price: string | null; raw_material_cost: string; sub_assembly_cost: string; cost_factor_cost: string; total_cost: string;
   preassembled: string; lines: LineJson[] | string;
 }

@@ -3,6 +3,7 @@ import type { PlatformVariantInfo } from '../../platform/gateway.ts';
 import { CostCalculator } from './costs.ts';
 import { getBill, type BillKey, type EngineBill, type RecipeForest } from './engine/index.ts';
 import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
+import type { BomStatus } from './recipe-vocabulary.ts';
 
 // Plain read models of BOMs and assembly bills (decimals as exact, unrounded strings; the GraphQL
 // Decimal scalar rounds half-up to 6 places on the way out).
@@ -19,7 +20,7 @@ export interface AssemblyBillView extends RecipeView {
 }
 
 export interface BomView extends RecipeView {
-  bomId: string; name: string; status: 'active' | 'inactive'; variantId: string | null; productId: string | null;
+  bomId: string; name: string; status: BomStatus; variantId: string | null; productId: string | null;
   sku: string | null; price: string | null; totalRawMaterialCost: string; totalSubAssemblyCost: string;
   directCostFactorCost: string; totalCost: string; preAssembledQuantity: string;
   /** Every assembly bill the base recipe reaches, each once (the REST facade nests them by id). */

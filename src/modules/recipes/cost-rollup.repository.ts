@@ -4,6 +4,7 @@ import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { PlatformGateway } from '../../platform/gateway.ts';
 import { LocalPlatformGateway } from '../../platform/local-gateway.ts';
 import type { BillKey } from './engine/index.ts';
+import type { BillOwnerType } from './recipe-vocabulary.ts';
 
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
 // by ONE function, `refreshCostRollup`, that every write changing a recipe, a cost factor or a
@@ -103,7 +104,7 @@ returning owner_type, owner_id, total_cost
 update bom_list_entries e set total_cost = costs.total_cost
   from costs where costs.owner_type = 'bom' and e.shop_id = ? and e.bom_id = costs.owner_id`;
 
-interface LevelRow { owner_type: 'bom' | 'sub_assembly'; owner_id: string; level: number | string; present: boolean }
+interface LevelRow { owner_type: BillOwnerType; owner_id: string; level: number | string; present: boolean }
 
 /**
  * Brings the roll-up up to date after a write, inside the writer's transaction (required: the

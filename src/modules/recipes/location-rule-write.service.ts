@@ -6,7 +6,7 @@ import { recordPendingBillVersion } from './bill-version-write.ts';
 import { InputErrors } from './catalog-input.ts';
 import type { BillKey, EngineOverride } from './engine/index.ts';
 import { nodeStates, refuseRecipeCycle } from './recipe-references.ts';
-import type { LocationRuleAction } from './recipe-vocabulary.ts';
+import type { LocationRuleAction, StockedLineType } from './recipe-vocabulary.ts';
 import { lockBill, type BillSaveResult, type SaveAuthor } from './bill-write.service.ts';
 
 // Set or remove a bill's rule at one location (its overrides, in order). The same rules as a
@@ -58,7 +58,7 @@ export async function setLocationRule(ctx: ShopContext, key: BillKey, locationId
   return inShopTransaction(ctx, async (tx) => {
     await lockBill(tx, key);
     await requireLocation(tx, locationId);
-    const base = await tx.em.execute<{ line_type: 'raw' | 'sub'; node_id: string }[]>(
+    const base = await tx.em.execute<{ line_type: StockedLineType; node_id: string }[]>(
       `select line_type, node_id from recipe_lines where shop_id = ? and owner_type = ? and owner_id = ? and line_type <> 'cost'`,
       [tx.shopId, key.ownerType, key.ownerId]);
     const lineKind = new Map<string, LineKind>(base.map((l) => [l.node_id, l.line_type === 'raw' ? 'material' : 'assembly']));

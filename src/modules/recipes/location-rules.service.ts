@@ -2,12 +2,13 @@ import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { effectiveLines, explodeToLeaves, getBill, loadRecipeForest, type BillKey, type RecipeForest } from './engine/index.ts';
 import { forestNodeIds, loadMaterials } from './recipe-data.ts';
+import type { BillOwnerType, LocationRuleAction, StockedLineType } from './recipe-vocabulary.ts';
 
 export interface LineChangeView {
-  change: 'replace' | 'remove' | 'add' | 'adjust'; lineType: 'raw' | 'sub'; nodeId: string; replacesNodeId: string | null;
+  change: LocationRuleAction; lineType: StockedLineType; nodeId: string; replacesNodeId: string | null;
   quantity: string | null; wastePercentage: string | null; baseQuantity: string | null; baseWastePercentage: string | null;
 }
-export interface BillRuleView { ownerType: 'bom' | 'sub_assembly'; ownerId: string; name: string; lineChanges: LineChangeView[] }
+export interface BillRuleView { ownerType: BillOwnerType; ownerId: string; name: string; lineChanges: LineChangeView[] }
 export interface MaterialNeedChangeView { variantId: string; name: string | null; baseQuantityPerUnit: string; quantityPerUnit: string }
 export interface LocationRulesLocationView {
   locationId: string; locationName: string; usesBaseRecipe: boolean; rules: BillRuleView[]; materialChanges: MaterialNeedChangeView[];

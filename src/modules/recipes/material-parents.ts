@@ -1,3 +1,5 @@
+import { STOCKED_LINE_TYPES } from './recipe-vocabulary.ts';
+
 /**
  * SQL (a `with recursive` prefix) for every bill that consumes a material at any depth: bills whose
  * own raw lines name it or whose location rules add it or swap it in, then, upward, every bill
@@ -8,7 +10,7 @@
  */
 export const PARENTS_CTE = `with recursive edges as (
     select owner_type, owner_id, node_id as child, line_type = 'sub' as via_assembly
-      from recipe_lines where shop_id = ? and line_type in ('raw', 'sub')
+      from recipe_lines where shop_id = ? and line_type in (${STOCKED_LINE_TYPES.map((t) => `'${t}'`).join(', ')})
     union all
     select owner_type, owner_id, case when action = 'add' then node_id else replacement_node_id end, null
       from location_rule_overrides where shop_id = ? and action in ('add', 'replace')

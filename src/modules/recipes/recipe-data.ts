@@ -1,15 +1,16 @@
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { RecipeForest } from './engine/index.ts';
+import type { CostFactorKind, MaterialOrigin } from './recipe-vocabulary.ts';
 
 // Batched reads the BOM services need beside the forest: one round trip each, whatever the count.
 
 export interface MaterialInfo {
-  variantId: string; origin: 'platform' | 'virtual'; productName: string; variantName: string | null; sku: string | null;
+  variantId: string; origin: MaterialOrigin; productName: string; variantName: string | null; sku: string | null;
   unit: string | null; unitCost: string | null; isNonEssential: boolean;
 }
 
-export interface CostFactorInfo { costFactorId: string; name: string; kind: string; unit: string | null; unitCost: string }
+export interface CostFactorInfo { costFactorId: string; name: string; kind: CostFactorKind; unit: string | null; unitCost: string }
 
 /** Every material and cost-factor id the forest names: base lines and location-rule overrides. */
 export function forestNodeIds(forest: RecipeForest): { materials: string[]; costFactors: string[]; assemblies: string[] } {
@@ -35,7 +36,7 @@ export function forestNodeIds(forest: RecipeForest): { materials: string[]; cost
 
 export async function loadMaterials(ctx: ShopContext, ids: readonly string[]): Promise<Map<string, MaterialInfo>> {
   if (ids.length === 0) return new Map();
-  const rows = await ctx.em.execute<{ variant_id: string; origin: 'platform' | 'virtual'; product_name: string; variant_name: string | null; sku: string | null; unit: string | null; unit_cost: string | null; is_non_essential_material: boolean }[]>(
+  const rows = await ctx.em.execute<{ variant_id: string; origin: MaterialOrigin; product_name: string; variant_name: string | null; sku: string | null; unit: string | null; unit_cost: string | null; is_non_essential_material: boolean }[]>(
     `select variant_id, origin, product_name, variant_name, sku, unit, unit_cost::text as unit_cost, is_non_essential_material
        from materials where shop_id = ? and variant_id = any(?::text[])`,
     [ctx.shopId, textArrayLiteral(ids)],
@@ -48,7 +49,7 @@ export async function loadMaterials(ctx: ShopContext, ids: readonly string[]): P
 
 export async function loadCostFactors(ctx: ShopContext, ids: readonly string[] | null): Promise<Map<string, CostFactorInfo>> {
   if (ids !== null && ids.length === 0) return new Map();
-  const rows = await ctx.em.execute<{ cost_factor_id: string; name: string; kind: string; unit: string | null; unit_cost: string }[]>(
+  const rows = await ctx.em.execute<{ cost_factor_id: string; name: string; kind: CostFactorKind; unit: string | null; unit_cost: string }[]>(
     `select cost_factor_id, name, kind, unit, unit_cost::text as unit_cost from cost_factors
       where shop_id = ? ${ids === null ? 'and archived_at is null' : 'and cost_factor_id = any(?::text[])'} order by cost_factor_id`,
     ids === null ? [ctx.shopId] : [ctx.shopId, textArrayLiteral(ids)],

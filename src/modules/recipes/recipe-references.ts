@@ -4,13 +4,14 @@ import type { ShopContext } from '../../shop-context.ts';
 import {
   billKeyString, effectiveLines, loadRecipeForest, type BillKey, type EngineBill, type EngineLine, type EngineOverride, type RecipeForest,
 } from './engine/index.ts';
+import type { CatalogBlockerCode, RecipeLineType } from './recipe-vocabulary.ts';
 
 // What recipes reference, for the catalogue writes: whether the nodes a new line names exist (and
 // are not archived), which active BOMs still reach a node someone wants to archive, and whether a
 // save would close a recipe cycle.
 
 /** A node a recipe line can name: a material (`raw`), an assembly bill (`sub`) or a cost factor (`cost`). */
-export type NodeKind = 'raw' | 'sub' | 'cost';
+export type NodeKind = RecipeLineType;
 
 export interface NodeState { exists: boolean; archived: boolean }
 
@@ -79,7 +80,7 @@ export async function refuseArchiveWhileUsed(ctx: ShopContext, kind: NodeKind, n
   if (boms.length === 0) return;
   const named = boms.slice(0, MAX_NAMED_BOMS).join(', ') + (boms.length > MAX_NAMED_BOMS ? ' and more' : '');
   throw new DomainError('CONFLICT', `${label} ${nodeId} is still used by active BOMs (${named}); remove it from their recipes or make them inactive first`, {
-    blockers: boms.slice(0, MAX_NAMED_BOMS).map((bomId) => ({ code: 'USED_BY_ACTIVE_BOM', message: bomId })),
+    blockers: boms.slice(0, MAX_NAMED_BOMS).map((bomId) => ({ code: 'USED_BY_ACTIVE_BOM' satisfies CatalogBlockerCode, message: bomId })),
   });
 }
 

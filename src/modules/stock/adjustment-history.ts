@@ -1,7 +1,8 @@
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { PAGE_LIMITS } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn } from '../../db/keyset.ts';
-import type { MovementSource, StockKind } from './ledger.ts';
+import type { MovementSourceKind, StockKind } from './stock-vocabulary.ts';
 
 // Reads the adjustment history the ledger appends to (ledger.ts recordAdjustments): every applied
 // change of a material level, newest first.
@@ -15,7 +16,7 @@ export interface AdjustmentView {
   after: string;
   delta: string;
   requestedDelta: string;
-  source: MovementSource['source'];
+  source: MovementSourceKind;
   workOrderId: string | null;
   buildRunId: string | null;
   requestId: string | null;
@@ -23,7 +24,7 @@ export interface AdjustmentView {
 }
 
 /** The largest page of a history (the REST lists' general maximum). */
-export const ADJUSTMENT_PAGE_MAX = 1000;
+export const ADJUSTMENT_PAGE_MAX = PAGE_LIMITS.rows;
 
 // Newest first; ids break ties between changes recorded in the same millisecond.
 const COLUMNS: SortColumn[] = [
@@ -34,7 +35,7 @@ const TAG = 'adjustments';
 
 interface Row extends KeysetRow {
   owner: string; id: string; variant_id: string; location_id: string; stock: StockKind; before: string; after: string; delta: string;
-  requested_delta: string; source: MovementSource['source']; work_order_id: string | null; build_run_id: string | null; request_id: string | null;
+  requested_delta: string; source: MovementSourceKind; work_order_id: string | null; build_run_id: string | null; request_id: string | null;
   created_at: Date | string;
 }
 

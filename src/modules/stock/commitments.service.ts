@@ -2,9 +2,10 @@ import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { assertStockItem, HOLDER_CAP, locationNames, scopeArgs, scopeSql } from './holders.ts';
+import type { CommitmentHolderType } from './stock-vocabulary.ts';
 
 /** Who holds committed units: an order (open quantity) or a bill (active safety-stock hold). */
-export interface CommitmentHolder { holderType: 'order' | 'bom' | 'sub_assembly'; holderId: string; name: string; quantity: string }
+export interface CommitmentHolder { holderType: CommitmentHolderType; holderId: string; name: string; quantity: string }
 
 export interface CommitmentLevel {
   locationId: string;

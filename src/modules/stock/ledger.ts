@@ -3,7 +3,7 @@ import type { Em } from '../../db/orm.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
-import { isPlatformVariantId } from './stock-vocabulary.ts';
+import { isPlatformVariantId, type MovementSourceKind, type StockKind } from './stock-vocabulary.ts';
 import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
 
 // The stock ledger: every movement of stock goes through here — material levels (the service's
@@ -11,11 +11,11 @@ import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.rep
 // residual carry and the adjustment history. Callers hand in a transaction-bound shop context
 // (see `inShopTransaction`); each function costs a constant number of round trips.
 
-export type StockKind = 'material' | 'preassembled';
+export type { StockKind };
 
 /** Who moved stock, written into the adjustment history. */
 export interface MovementSource {
-  source: 'api' | 'build_run' | 'build_run_reversal' | 'build_run_completion' | 'build_run_completion_reversal';
+  source: MovementSourceKind;
   workOrderId: string | null;
   buildRunId: string | null;
 }

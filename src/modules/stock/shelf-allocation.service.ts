@@ -3,11 +3,12 @@ import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { PARENTS_CTE } from '../recipes/material-parents.ts';
+import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { capHolders, locationNames, scopeArgs, scopeSql } from './holders.ts';
 
 export interface ShelfHolder {
-  holderType: 'bom' | 'sub_assembly';
+  holderType: BillOwnerType;
   holderId: string;
   name: string;
   /** Available shelf units of the parent: pre-assembled − committed (open orders + active safety stock), never below 0. */
@@ -18,7 +19,7 @@ export interface ShelfHolder {
   quantity: string;
 }
 
-interface ShelfRow { owner_type: 'bom' | 'sub_assembly'; owner_id: string; name: string; location_id: string; quantity: string; committed: string }
+interface ShelfRow { owner_type: BillOwnerType; owner_id: string; name: string; location_id: string; quantity: string; committed: string }
 
 export interface ShelfLevel { locationId: string; locationName: string | null; quantity: string; holders: ShelfHolder[]; otherHoldersCount: number; otherHoldersQuantity: string }
 export interface ShelfAllocationView { variantId: string; levels: ShelfLevel[]; totals: { quantity: string } }

@@ -3,6 +3,7 @@ import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { assertStockItem, locationNames, scopeArgs, scopeSql } from './holders.ts';
+import type { ResidualKind, ShelfItemType } from './stock-vocabulary.ts';
 
 export interface ResidualLevel { locationId: string; locationName: string | null; buildRun: string; safetyStock: string }
 export interface ResidualView { variantId: string; levels: ResidualLevel[]; totals: { buildRun: string; safetyStock: string } }
@@ -15,7 +16,7 @@ export async function residualsOf(ctx: ShopContext, variantId: string, locationI
   const scope = normaliseScope(locationIds);
   const [, rows, names] = await Promise.all([
     assertStockItem(ctx, variantId),
-    ctx.em.execute<{ location_id: string; kind: 'buildRun' | 'safetyStock'; quantity: string }[]>(
+    ctx.em.execute<{ location_id: string; kind: ResidualKind; quantity: string }[]>(
       `select location_id, kind, quantity from residuals where shop_id = ? and item_id = ?${scopeSql(scope)}`,
       [ctx.shopId, variantId, ...scopeArgs(scope)],
     ),
@@ -30,19 +31,19 @@ export async function residualsOf(ctx: ShopContext, variantId: string, locationI
   const levels = [...byLocation].sort(([a], [b]) => compareLocationIds(a, b)).map(([locationId, l]) => ({
     locationId, locationName: names.get(locationId) ?? null, buildRun: l.buildRun.toFixed(), safetyStock: l.safetyStock.toFixed(),
   }));
-  const sum = (kind: 'buildRun' | 'safetyStock') => levels.reduce((s, l) => s.plus(l[kind]), ZERO).toFixed();
+  const sum = (kind: ResidualKind) => levels.reduce((s, l) => s.plus(l[kind]), ZERO).toFixed();
   return { variantId, levels, totals: { buildRun: sum('buildRun'), safetyStock: sum('safetyStock') } };
 }
 
 export interface PreassembledLevel { locationId: string; locationName: string | null; quantity: string }
-export interface PreassembledView { itemId: string; itemType: 'variant' | 'assemblyBill'; levels: PreassembledLevel[]; totals: { quantity: string } }
+export interface PreassembledView { itemId: string; itemType: ShelfItemType; levels: PreassembledLevel[]; totals: { quantity: string } }
 
 /**
  * Countable pre-assembled shelf stock per location. Finished goods are stocked under their variant
  * id, assembly bills under their assembly id (docs/contract.md: identifiers).
  */
 export async function preassembledOf(
-  ctx: ShopContext, itemType: 'variant' | 'assemblyBill', itemId: string, locationIds: readonly string[] | null,
+  ctx: ShopContext, itemType: ShelfItemType, itemId: string, locationIds: readonly string[] | null,
 ): Promise<PreassembledView> {
   const scope = normaliseScope(locationIds);
   const exists = itemType === 'variant'

@@ -1,4 +1,20 @@
-// The one home of the stock vocabulary: residual and reservation kinds, material origins.
+// The one home of the stock vocabulary: what stock a movement takes (materials or pre-assembled
+// shelves), who moved it, residual and reservation kinds, the items a shelf holds and the holders of
+// a commitment. Entities, services, dataset code and the GraphQL schema import these (the schema's
+// enums are built from them in schema/types/materials/enums.ts); nothing else spells them.
+
+import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+
+/** What a pick or a consumption takes: a material level, or an assembly bill's pre-assembled shelf. */
+export const STOCK_KINDS = ['material', 'preassembled'] as const;
+export type StockKind = (typeof STOCK_KINDS)[number];
+
+/**
+ * Who moved a material level, written into the adjustment history: an inventory update (`api`), a
+ * build run's picks, their reversal, a run's completion and the completion's reversal.
+ */
+export const MOVEMENT_SOURCES = ['api', 'build_run', 'build_run_reversal', 'build_run_completion', 'build_run_completion_reversal'] as const;
+export type MovementSourceKind = (typeof MOVEMENT_SOURCES)[number];
 
 export const RESIDUAL_KINDS = ['buildRun', 'safetyStock'] as const;
 export type ResidualKind = (typeof RESIDUAL_KINDS)[number];
@@ -6,10 +22,15 @@ export type ResidualKind = (typeof RESIDUAL_KINDS)[number];
 export const RESERVATION_KINDS = ['order', 'safetyStock'] as const;
 export type ReservationKind = (typeof RESERVATION_KINDS)[number];
 
-/** Numeric variant ids are platform-linked (levels live on the platform); `VMAT-…` ids are virtual. */
-export const MATERIAL_ORIGINS = ['platform', 'virtual'] as const;
-export type MaterialOrigin = (typeof MATERIAL_ORIGINS)[number];
+/** What a pre-assembled shelf holds: a variant (finished good or material) or an assembly bill. */
+export const SHELF_ITEM_TYPES = ['variant', 'assemblyBill'] as const;
+export type ShelfItemType = (typeof SHELF_ITEM_TYPES)[number];
 
+/** Who holds a commitment: an order (its open quantity), or the bill behind a safety-stock hold. */
+export const COMMITMENT_HOLDER_TYPES = ['order', ...BILL_OWNER_TYPES] as const;
+export type CommitmentHolderType = (typeof COMMITMENT_HOLDER_TYPES)[number];
+
+/** Numeric variant ids are platform-linked (levels live on the platform); `VMAT-…` ids are virtual. */
 export function isPlatformVariantId(variantId: string): boolean {
   return /^[0-9]+$/.test(variantId);
 }

@@ -5,13 +5,14 @@ import { PARENTS_CTE } from '../recipes/material-parents.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
-import { openWorkOrderSql } from './work-order-vocabulary.ts';
+import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import { openWorkOrderSql, type WorkOrderHolderType, type WorkOrderStatus } from './work-order-vocabulary.ts';
 
 export interface WorkOrderHolder {
-  holderType: 'work_order';
+  holderType: WorkOrderHolderType;
   holderId: string;
   name: string;
-  status: string;
+  status: WorkOrderStatus;
   picked: string;
   remaining: string;
   allocated: string;
@@ -31,9 +32,9 @@ interface DemandRow {
   kind: 'item' | 'manual' | 'pick';
   work_order_id: string;
   name: string;
-  status: string;
+  status: WorkOrderStatus;
   location_id: string | null;
-  owner_type: 'bom' | 'sub_assembly' | null;
+  owner_type: BillOwnerType | null;
   owner_id: string | null;
   quantity: string;
 }
@@ -100,7 +101,7 @@ export async function workOrderAllocationOf(ctx: ShopContext, variantId: string,
   };
 
   // (location or '' for unlocated) → work order → figures
-  const grid = new Map<string, Map<string, { name: string; status: string; required: Exact; picked: Exact }>>();
+  const grid = new Map<string, Map<string, { name: string; status: WorkOrderStatus; required: Exact; picked: Exact }>>();
   for (const r of relevant) {
     const key = r.location_id ?? '';
     const orders = grid.get(key) ?? new Map();
@@ -112,10 +113,10 @@ export async function workOrderAllocationOf(ctx: ShopContext, variantId: string,
     else wo.required = wo.required.plus(exact(r.quantity).times(need({ ownerType: r.owner_type!, ownerId: r.owner_id! }, r.location_id)));
   }
 
-  const figures = (orders: Map<string, { name: string; status: string; required: Exact; picked: Exact }> | undefined): AllocationFigures & { sums: Exact[] } => {
+  const figures = (orders: Map<string, { name: string; status: WorkOrderStatus; required: Exact; picked: Exact }> | undefined): AllocationFigures & { sums: Exact[] } => {
     const holders = [...(orders ?? new Map()).entries()].map(([id, wo]) => {
       const remaining = Exact.max(wo.required.minus(wo.picked), 0);
-      return { holderType: 'work_order' as const, holderId: id, name: wo.name, status: wo.status, picked: wo.picked, remaining, quantity: wo.picked.plus(remaining) };
+      return { holderType: 'work_order' as const satisfies WorkOrderHolderType, holderId: id, name: wo.name, status: wo.status, picked: wo.picked, remaining, quantity: wo.picked.plus(remaining) };
     }).filter((h) => !h.quantity.isZero());
     const sum = (f: 'picked' | 'remaining' | 'quantity') => holders.reduce((acc, h) => acc.plus(h[f]), ZERO);
     const capped = capHolders(holders);

@@ -1,7 +1,9 @@
+import type { StockKind } from '../stock/stock-vocabulary.ts';
 import type { PickRow, RunItemRow, RunRow } from './work-order.repository.ts';
+import type { WorkOrderWarningCode } from './work-order-vocabulary.ts';
 
-export interface BuildRunPickView { stock: 'material' | 'preassembled'; itemId: string; locationId: string; quantity: string; deducted: string | null }
-export interface BuildRunWarning { code: string; message: string; remedy: string; variantId?: string | null; itemId?: string | null; locationId?: string | null; quantity?: string | null }
+export interface BuildRunPickView { stock: StockKind; itemId: string; locationId: string; quantity: string; deducted: string | null }
+export interface BuildRunWarning { code: WorkOrderWarningCode; message: string; remedy: string; variantId?: string | null; itemId?: string | null; locationId?: string | null; quantity?: string | null }
 
 /** A build run as the API gives it (history, whole read and the start's response). */
 export interface BuildRunView {

@@ -16,7 +16,7 @@ import { requireWorkOrder } from './work-order-read.service.ts';
 import {
   addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemRow, type RunRow, type WorkOrderRow,
 } from './work-order.repository.ts';
-import { buildRunAllowed, type BuildRunType } from './work-order-vocabulary.ts';
+import { buildRunAllowed, WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
 import { assertToken, lockForWrite, parseToken } from './write-guard.ts';
 
 export interface StartRunInput {
@@ -109,17 +109,17 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     const picks = await consumeStock(tx, requests, by, allowNegative);
     const warnings: BuildRunWarning[] = [
       ...picks.filter((p) => p.shortfall !== '0').map((p) => ({
-        code: 'NEGATIVE_INVENTORY',
+        code: 'NEGATIVE_INVENTORY' as const,
         message: allowNegative
           ? `${p.itemId} at location ${p.locationId} went ${p.shortfall} below zero`
           : `${p.itemId} at location ${p.locationId} was ${p.shortfall} short; the level stopped at zero`,
-        remedy: 'count and correct the level, or restock it',
+        remedy: WORK_ORDER_WARNINGS.NEGATIVE_INVENTORY.remedy,
         ...(p.stock === 'material' ? { variantId: p.itemId } : { itemId: p.itemId }), locationId: p.locationId, quantity: p.shortfall,
       })),
       ...[...plan.shelfShortfalls.entries()].map(([id, quantity]) => ({
-        code: 'PREASSEMBLED_SHORT',
+        code: 'PREASSEMBLED_SHORT' as const,
         message: `assembly ${id} comes only from its pre-assembled shelf at location ${location}, which was ${quantity.toFixed()} short`,
-        remedy: 'build the assembly first (a work order for it), then continue', itemId: id, locationId: location, quantity: quantity.toFixed(),
+        remedy: WORK_ORDER_WARNINGS.PREASSEMBLED_SHORT.remedy, itemId: id, locationId: location, quantity: quantity.toFixed(),
       })),
     ];
     const startedAt = nextUpdatedAt(row.updated_at);

@@ -12,11 +12,13 @@ import { headerFieldErrors, throwIfInvalid } from './header-fields.ts';
 import type { HeaderPatch } from './header-update.service.ts';
 import { workOrderShortId } from './short-ids.ts';
 import { insertLifecycleEvent, insertWorkOrder, nextShortIdNumber, type NewWorkOrder } from './work-order.repository.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
 import { WORK_ORDER_STATUSES, type WorkOrderSourceType } from './work-order-vocabulary.ts';
 
 /** Where every new work order starts: the first state of the state table. */
 export const INITIAL_STATUS = WORK_ORDER_STATUSES[0];
-export const CREATE_LIMITS = { items: 500, manualMaterials: 500, note: 10_000 } as const;
+/** The limits of src/limits.ts, as the create's own checks name them. */
+export const CREATE_LIMITS = { items: LIST_LIMITS.items, manualMaterials: LIST_LIMITS.items, note: STRING_LIMITS.text } as const;
 
 export interface NewItemInput { bomId?: string | null; assemblyId?: string | null; quantity: string }
 export interface NewManualMaterialInput { variantId: string; quantity: string; locationId?: string | null; note?: string | null }

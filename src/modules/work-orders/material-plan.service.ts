@@ -5,18 +5,20 @@ import { materialSummaries } from '../materials/material-view.ts';
 import { levelsAtEach, shelvesAtEach } from '../stock/levels.ts';
 import { planConsumption, type RootDemand } from './consumption.ts';
 import type { ItemRow, ManualRow, PickRow, RunItemRow, RunRow, WorkOrderRow } from './work-order.repository.ts';
-import { LIVE_RUN_STATUSES } from './work-order-vocabulary.ts';
+import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import type { StockKind } from '../stock/stock-vocabulary.ts';
+import { LIVE_RUN_STATUSES, type ContributionSource } from './work-order-vocabulary.ts';
 
 export interface PlanMaterial {
   variantId: string; name: string | null; unit: string | null; locationId: string | null; locationName: string | null;
   required: string; picked: string; remaining: string; unitCost: string | null; isNonEssential: boolean;
 }
 export interface PlanContribution {
-  variantId: string; locationId: string | null; source: 'recipe' | 'manual'; itemId: string | null; ownerType: string | null; ownerId: string | null;
+  variantId: string; locationId: string | null; source: ContributionSource; itemId: string | null; ownerType: BillOwnerType | null; ownerId: string | null;
   quantity: string; note: string | null;
 }
 export interface PlanConsumptionRow {
-  stock: 'material' | 'preassembled'; itemId: string; name: string | null; locationId: string; locationName: string | null;
+  stock: StockKind; itemId: string; name: string | null; locationId: string; locationName: string | null;
   quantity: string; available: string; short: string;
 }
 export interface PlanCost {
@@ -148,7 +150,7 @@ function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, so
   const planRows = (demands: readonly RootDemand[]): PlanConsumptionRow[] => {
     if (!location || demands.length === 0) return [];
     const plan = planConsumption(forest, demands, location, shelf);
-    const row = (stock: 'material' | 'preassembled', itemId: string, quantity: Exact, available: Exact, name: string | null): PlanConsumptionRow => {
+    const row = (stock: StockKind, itemId: string, quantity: Exact, available: Exact, name: string | null): PlanConsumptionRow => {
       const usable = available.isNegative() ? ZERO : available;
       const short = quantity.minus(usable);
       return { stock, itemId, name, locationId: location, locationName: names.get(location) ?? null, quantity: quantity.toFixed(), available: available.toFixed(), short: short.isNegative() ? '0' : short.toFixed() };

@@ -1,17 +1,18 @@
 import type { ShopContext } from '../../shop-context.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import {
-  keysetStatement, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type PageWindow, type SortColumn,
+  keysetStatement, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type PageWindow, type SortColumn, type SortDirection,
 } from '../../db/keyset.ts';
+import { PAGE_LIMITS } from '../../limits.ts';
 import { buildsBomSql, WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams } from './work-order-filters.ts';
 import type { WorkOrderSort } from './work-order-filters.ts';
 import { HEADER_COLUMNS, HEADER_FROM, normaliseRow, type WorkOrderRow } from './work-order.repository.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
 
 /** The REST list's page-size limit (api-v1: max 100). */
-export const WORK_ORDER_PAGE_MAX = 100;
+export const WORK_ORDER_PAGE_MAX = PAGE_LIMITS.workOrders;
 
-export interface WorkOrderConnectionParams extends WorkOrderFilterParams, ConnectionArgs { sortBy: WorkOrderSort | null; sortDir: 'asc' | 'desc' | null }
+export interface WorkOrderConnectionParams extends WorkOrderFilterParams, ConnectionArgs { sortBy: WorkOrderSort | null; sortDir: SortDirection | null }
 
 interface Keyset { columns: SortColumn[]; tag: string; window: PageWindow }
 

@@ -1,11 +1,13 @@
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { WORK_ORDER_PRIORITIES, WORK_ORDER_STATUSES, type WorkOrderSourceType, type WorkOrderStatus } from './work-order-vocabulary.ts';
+import type { SortDirection } from '../../db/keyset.ts';
+import {
+  WORK_ORDER_PRIORITIES, WORK_ORDER_SORTS, WORK_ORDER_STATUSES, type WorkOrderSort, type WorkOrderSourceType, type WorkOrderStatus,
+} from './work-order-vocabulary.ts';
 
 // The work-order list's filters and sort keys over `HEADER_FROM` (work orders `w`, assignees `a`),
 // shared by the paged list (work-order-list.service.ts) and the cursor connection.
 
-export const WORK_ORDER_SORTS = ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'] as const;
-export type WorkOrderSort = (typeof WORK_ORDER_SORTS)[number];
+export { WORK_ORDER_SORTS, type WorkOrderSort };
 
 export interface WorkOrderFilterParams {
   q: string | null;
@@ -21,7 +23,7 @@ export interface WorkOrderFilterParams {
 /** Rank expressions, so priority and status sort by meaning (urgent above low; the state table's order), not by spelling. */
 const rank = (column: string, values: readonly string[]) => `array_position(array[${values.map((v) => `'${v}'`).join(', ')}]::text[], ${column}::text)`;
 
-export interface WorkOrderSortKey { expression: string; defaultDir: 'asc' | 'desc'; nullsLast: boolean; cast: 'timestamptz' | 'date' | 'int' | 'text' }
+export interface WorkOrderSortKey { expression: string; defaultDir: SortDirection; nullsLast: boolean; cast: 'timestamptz' | 'date' | 'int' | 'text' }
 
 /** Each sort's key and default direction; ties break on workOrderId ascending (WORK_ORDER_TIE_KEY). */
 export const WORK_ORDER_SORT_KEYS: Record<WorkOrderSort, WorkOrderSortKey> = {

@@ -1,4 +1,6 @@
+import type { SortDirection } from '../../db/keyset.ts';
 import { DomainError } from '../../domain-error.ts';
+import { PAGE_LIMITS } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { HEADER_COLUMNS, HEADER_FROM, normaliseRow, type WorkOrderRow } from './work-order.repository.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
@@ -9,7 +11,7 @@ export { WORK_ORDER_SORTS, type WorkOrderSort } from './work-order-filters.ts';
 
 export interface WorkOrderListQuery extends WorkOrderFilterParams {
   sortBy: WorkOrderSort | null;
-  sortDir: 'asc' | 'desc' | null;
+  sortDir: SortDirection | null;
   page: number;
   pageSize: number;
 }
@@ -25,7 +27,7 @@ export interface WorkOrderListPage { rows: WorkOrderHeaderView[]; total: number;
  */
 export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery): Promise<WorkOrderListPage> {
   if (!Number.isInteger(query.page) || query.page < 1) throw DomainError.invalid('page', 'must be an integer ≥ 1');
-  if (!Number.isInteger(query.pageSize) || query.pageSize < 1 || query.pageSize > 100) throw DomainError.invalid('pageSize', 'must be between 1 and 100');
+  if (!Number.isInteger(query.pageSize) || query.pageSize < 1 || query.pageSize > PAGE_LIMITS.workOrders) throw DomainError.invalid('pageSize', `must be between 1 and ${PAGE_LIMITS.workOrders}`);
   const where = workOrderFilter(ctx.shopId, query);
   const sort = WORK_ORDER_SORT_KEYS[query.sortBy ?? 'updatedAt'];
   const dir = query.sortDir ?? sort.defaultDir;

@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { exact } from '../../numbers/index.ts';
+import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
 import { stuckPushesByWorkOrder, type StuckPlatformPushes } from '../stock/platform-push.repository.ts';
 import { materialPlansOf, type MaterialPlan } from './material-plan.service.ts';
 import { buildRunViews, type BuildRunView } from './build-run-view.ts';
@@ -8,11 +9,13 @@ import {
   findWorkOrder, findWorkOrders, loadPartsOf, type DocumentRow, type ItemRow, type LifecycleRow, type MessageRow, type QcRow, type ReworkRow,
   type WorkOrderParts, type WorkOrderRow,
 } from './work-order.repository.ts';
-import { availableTransitions, isOpenStatus, LIVE_RUN_STATUSES, type TransitionMove } from './work-order-vocabulary.ts';
+import {
+  availableTransitions, isOpenStatus, LIVE_RUN_STATUSES, WORK_ORDER_WARNINGS, type TransitionMove, type WorkOrderWarningCode,
+} from './work-order-vocabulary.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
 
 export interface WorkOrderWarning {
-  code: 'RETIRED_ASSIGNEE' | 'OVERDUE' | 'STOCK_SHORT' | 'UNLOCATED_LINES' | 'PLATFORM_PUSH_STUCK' | 'SHELF_ONLY_SHORT';
+  code: WorkOrderWarningCode;
   message: string;
   remedy: string;
   variantId?: string | null;
@@ -22,7 +25,7 @@ export interface WorkOrderWarning {
   count?: number | null;
 }
 
-export interface WorkOrderItemView { itemId: string; ownerType: string; ownerId: string; name: string | null; quantity: string; completedQuantity: string; builtQuantity: string; remainingQuantity: string }
+export interface WorkOrderItemView { itemId: string; ownerType: BillOwnerType; ownerId: string; name: string | null; quantity: string; completedQuantity: string; builtQuantity: string; remainingQuantity: string }
 
 export interface WholeWorkOrder extends WorkOrderHeaderView {
   items: WorkOrderItemView[];
@@ -117,34 +120,35 @@ export function warningsOf(header: WorkOrderRow, plan: MaterialPlan, stuck: { co
   const warnings: WorkOrderWarning[] = [];
   const open = isOpenStatus(header.status);
   if (header.assignee_id && header.assignee_active === false) {
-    warnings.push({ code: 'RETIRED_ASSIGNEE', message: `the assignee ${header.assignee_name ?? header.assignee_id} is retired`, remedy: 'assign an active assignee (PATCH assigneeId) or clear it' });
+    warnings.push({ code: 'RETIRED_ASSIGNEE', message: `the assignee ${header.assignee_name ?? header.assignee_id} is retired`, remedy: WORK_ORDER_WARNINGS.RETIRED_ASSIGNEE.remedy });
   }
   const today = new Date().toISOString().slice(0, 10);
   if (open && header.due_date && header.due_date < today) {
-    warnings.push({ code: 'OVERDUE', message: `due on ${header.due_date} and still ${header.status}`, remedy: 'finish the work order or move its dueDate' });
+    warnings.push({ code: 'OVERDUE', message: `due on ${header.due_date} and still ${header.status}`, remedy: WORK_ORDER_WARNINGS.OVERDUE.remedy });
   }
   if (open) {
     for (const row of plan.consumptionPlan) {
       if (row.short === '0') continue;
       const shelfOnly = row.stock === 'preassembled';
+      const code = shelfOnly ? 'SHELF_ONLY_SHORT' : 'STOCK_SHORT';
       warnings.push({
-        code: shelfOnly ? 'SHELF_ONLY_SHORT' : 'STOCK_SHORT',
+        code,
         message: shelfOnly
           ? `${row.name ?? row.itemId} comes only from its pre-assembled shelf at location ${row.locationId}, which is ${row.short} short`
           : `${row.name ?? row.itemId} is ${row.short} short at location ${row.locationId} for the remaining quantities`,
-        remedy: shelfOnly ? 'build or move pre-assembled units to that location' : 'restock the material at that location, or change the consumption location',
+        remedy: WORK_ORDER_WARNINGS[code].remedy,
         ...(shelfOnly ? { itemId: row.itemId } : { variantId: row.itemId }), locationId: row.locationId, quantity: row.short,
       });
     }
   }
   if (open && plan.unlocatedLines > 0) {
-    warnings.push({ code: 'UNLOCATED_LINES', message: `${plan.unlocatedLines} line(s) have no consumption location`, remedy: 'set productionLocationId or defaultConsumptionLocationId (or the manual line\'s location)', count: plan.unlocatedLines });
+    warnings.push({ code: 'UNLOCATED_LINES', message: `${plan.unlocatedLines} line(s) have no consumption location`, remedy: WORK_ORDER_WARNINGS.UNLOCATED_LINES.remedy, count: plan.unlocatedLines });
   }
   if (stuck && stuck.count > 0) {
     warnings.push({
       code: 'PLATFORM_PUSH_STUCK',
       message: `${stuck.count} stock push(es) to the platform keep failing${stuck.lastError ? ` (${stuck.lastError})` : ''}; they are retried until they go through`,
-      remedy: 'check the platform connection; nothing needs re-sending: pending pushes drain by themselves, each once',
+      remedy: WORK_ORDER_WARNINGS.PLATFORM_PUSH_STUCK.remedy,
       count: stuck.count, quantity: stuck.quantity,
     });
   }

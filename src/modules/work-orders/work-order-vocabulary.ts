@@ -1,6 +1,8 @@
 // The one home of the work-order vocabulary: statuses, the open set, priorities, source types,
-// build-run and record statuses, the transition table and its blockers. Entities, dataset code,
-// services and the GraphQL schema import these; nothing else spells them.
+// sort keys, build-run and record statuses, the transition table and its blockers, the warnings
+// with their remedies, the sources of a plan's contributions. Entities, dataset code, services and
+// the GraphQL schema import these (the schema's enums are built from them in
+// schema/types/work-orders/enums.ts); nothing else spells them.
 
 export const WORK_ORDER_STATUSES = [
   'draft', 'ready', 'in_progress', 'paused', 'quality_control', 'qc_approved', 'completed', 'cancelled',
@@ -20,6 +22,18 @@ export type WorkOrderPriority = (typeof WORK_ORDER_PRIORITIES)[number];
 
 export const WORK_ORDER_SOURCE_TYPES = ['flow', 'bom', 'sa', 'empty', 'orders'] as const;
 export type WorkOrderSourceType = (typeof WORK_ORDER_SOURCE_TYPES)[number];
+
+/** What the work-order lists sort by (`sortBy`; default updatedAt, the first). */
+export const WORK_ORDER_SORTS = ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'] as const;
+export type WorkOrderSort = (typeof WORK_ORDER_SORTS)[number];
+
+/** Where a material need of a work order comes from: an item's recipe, exploded, or a manual material line. */
+export const CONTRIBUTION_SOURCES = ['recipe', 'manual'] as const;
+export type ContributionSource = (typeof CONTRIBUTION_SOURCES)[number];
+
+/** The holder of a work-order allocation: always a work order (the name keeps holders of every allocation alike). */
+export const WORK_ORDER_HOLDER_TYPES = ['work_order'] as const;
+export type WorkOrderHolderType = (typeof WORK_ORDER_HOLDER_TYPES)[number];
 
 export const BUILD_RUN_STATUSES = ['started', 'completed', 'reversed'] as const;
 export type BuildRunStatus = (typeof BUILD_RUN_STATUSES)[number];
@@ -80,6 +94,40 @@ export const TRANSITION_BLOCKERS = {
   NO_CONSUMPTION_LOCATION: 'a build run needs a default consumption or production location',
 } as const;
 export type BlockerCode = keyof typeof TRANSITION_BLOCKERS;
+
+/**
+ * Warning codes of a work order (recomputed on every read) and of a build run's start (stored with
+ * the run): what each means and its remedy, the `remedy` every warning of that code carries.
+ */
+export const WORK_ORDER_WARNINGS = {
+  RETIRED_ASSIGNEE: { description: 'the assignee is retired', remedy: 'assign an active assignee (PATCH assigneeId) or clear it' },
+  OVERDUE: { description: 'an open work order past its due date', remedy: 'finish the work order or move its dueDate' },
+  STOCK_SHORT: {
+    description: 'a material is short at its consumption location for the remaining quantities',
+    remedy: 'restock the material at that location, or change the consumption location',
+  },
+  SHELF_ONLY_SHORT: {
+    description: 'an assembly that comes only from its pre-assembled shelf is short there',
+    remedy: 'build or move pre-assembled units to that location',
+  },
+  UNLOCATED_LINES: {
+    description: 'lines with no consumption location',
+    remedy: 'set productionLocationId or defaultConsumptionLocationId (or the manual line\'s location)',
+  },
+  PLATFORM_PUSH_STUCK: {
+    description: 'stock pushes to the platform keep failing (they are retried until they go through)',
+    remedy: 'check the platform connection; nothing needs re-sending: pending pushes drain by themselves, each once',
+  },
+  NEGATIVE_INVENTORY: {
+    description: 'a build run took more than a level held: it went below zero, or stopped at zero',
+    remedy: 'count and correct the level, or restock it',
+  },
+  PREASSEMBLED_SHORT: {
+    description: 'a build run found an only-pre-assembled assembly\'s shelf short',
+    remedy: 'build the assembly first (a work order for it), then continue',
+  },
+} as const satisfies Record<string, { description: string; remedy: string }>;
+export type WorkOrderWarningCode = keyof typeof WORK_ORDER_WARNINGS;
 
 /** The facts a transition's blockers are judged on. */
 export interface TransitionFacts {

@@ -1,7 +1,10 @@
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
-import type { BuildRunStatus, BuildRunType, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus } from './work-order-vocabulary.ts';
+import type { StockKind } from '../stock/stock-vocabulary.ts';
+import type {
+  BuildRunStatus, BuildRunType, QcDecision, ReworkItemStatus, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus,
+} from './work-order-vocabulary.ts';
 
 // The one reader and writer of the work-order tables (work orders, items, manual materials,
 // build runs with items and picks, reviews, rework, documents, messages, lifecycle events).
@@ -68,16 +71,16 @@ export interface RunRow {
   actor_display_name: string | null; rework_item_ids: string[]; warnings: unknown; started_at: Date; completed_at: Date | null; reversed_at: Date | null; updated_at: Date;
 }
 export interface RunItemRow { build_run_id: string; item_id: string; quantity: string }
-export interface PickRow { build_run_id: string; position: number; stock: 'material' | 'preassembled'; variant_id: string; location_id: string; quantity: string; carried_whole: string | null; deducted: string | null }
+export interface PickRow { build_run_id: string; position: number; stock: StockKind; variant_id: string; location_id: string; quantity: string; carried_whole: string | null; deducted: string | null }
 /** What a review judged of one item of its run (exact decimals as text). */
 export interface QcItemRow { item_id: string; approved_quantity: string; failed_quantity: string }
 export interface QcRow {
-  review_id: string; build_run_id: string | null; decision: string; note: string | null; reviewer_name: string | null; created_at: Date; items: QcItemRow[];
+  review_id: string; build_run_id: string | null; decision: QcDecision; note: string | null; reviewer_name: string | null; created_at: Date; items: QcItemRow[];
 }
-export interface ReworkRow { rework_item_id: string; description: string; quantity: string; status: 'open' | 'resolved'; build_run_id: string | null; created_at: Date; resolved_at: Date | null }
+export interface ReworkRow { rework_item_id: string; description: string; quantity: string; status: ReworkItemStatus; build_run_id: string | null; created_at: Date; resolved_at: Date | null }
 export interface DocumentRow { document_id: string; name: string; url: string; created_at: Date }
 export interface MessageRow { message_id: string; author_name: string | null; body: string; created_at: Date }
-export interface LifecycleRow { event_id: string; from_status: string | null; to_status: string; note: string | null; actor_user_id: string | null; actor_display_name: string | null; created_at: Date }
+export interface LifecycleRow { event_id: string; from_status: WorkOrderStatus | null; to_status: WorkOrderStatus; note: string | null; actor_user_id: string | null; actor_display_name: string | null; created_at: Date }
 
 export interface WorkOrderParts {
   items: ItemRow[];
@@ -167,7 +170,7 @@ export interface NewRun {
   buildRunId: string; shortId: string; runType: BuildRunType; note: string | null; actorUserId: string | null; actorDisplayName: string | null;
   reworkItemIds: string[]; warnings: unknown[]; startedAt: Date;
   items: { itemId: string; quantity: string }[];
-  picks: { stock: 'material' | 'preassembled'; itemId: string; locationId: string; quantity: string; carriedWhole: string; deducted: string }[];
+  picks: { stock: StockKind; itemId: string; locationId: string; quantity: string; carriedWhole: string; deducted: string }[];
 }
 
 /** Writes a started run with its items and picks (three statements). */

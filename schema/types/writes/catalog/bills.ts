@@ -5,7 +5,8 @@ import {
 import { builder } from '../../../builder.ts';
 import { AssemblyBillRef, BomRef } from '../../boms/bom.ts';
 import { payloadField } from '../payload.ts';
-import { ArchiveRef, BomStatusEnum, recipeListFields, savedBy } from './inputs.ts';
+import { BomStatusEnum } from '../../boms/enums.ts';
+import { ArchiveRef, recipeListFields, savedBy } from './inputs.ts';
 
 const SAVED_BY = 'Who saves, as the version index shows it (default: the API key).';
 

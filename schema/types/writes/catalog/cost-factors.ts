@@ -5,7 +5,8 @@ import type { ShopContext } from '../../../../src/shop-context.ts';
 import { builder } from '../../../builder.ts';
 import { CostFactorRef } from '../../boms/recipe-lines.ts';
 import { payloadField } from '../payload.ts';
-import { ArchiveRef, CostFactorKindEnum } from './inputs.ts';
+import { CostFactorKindEnum } from '../../boms/enums.ts';
+import { ArchiveRef } from './inputs.ts';
 
 // Cost factors: create, edit and archive. A new unit cost reprices every bill that uses the factor.
 

@@ -1,18 +1,7 @@
 import type { InputFieldBuilder, SchemaTypes } from '@pothos/core';
-import { BOM_STATUSES, COST_FACTOR_KINDS } from '../../../../src/modules/recipes/recipe-vocabulary.ts';
 import { builder } from '../../../builder.ts';
 
-// Inputs and enums shared by the catalogue mutations.
-
-export const BomStatusEnum = builder.enumType('BomStatus', {
-  description: 'Whether a BOM is in use: `active` BOMs are built and sold; `inactive` ones are kept but not used.',
-  values: BOM_STATUSES,
-});
-
-export const CostFactorKindEnum = builder.enumType('CostFactorKind', {
-  description: 'What a cost factor stands for.',
-  values: COST_FACTOR_KINDS,
-});
+// Inputs shared by the catalogue mutations (their enums: schema/types/boms/enums.ts).
 
 export const RawMaterialLineInput = builder.inputType('RawMaterialLineInput', {
   description: 'A raw-material line of a recipe.',

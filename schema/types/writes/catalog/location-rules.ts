@@ -1,22 +1,17 @@
 import { removeLocationRule, setLocationRule } from '../../../../src/modules/recipes/location-rule-write.service.ts';
 import type { BillKey } from '../../../../src/modules/recipes/engine/index.ts';
-import { LOCATION_RULE_ACTIONS } from '../../../../src/modules/recipes/recipe-vocabulary.ts';
 import { builder } from '../../../builder.ts';
+import { BillOwnerTypeEnum, LocationRuleActionEnum } from '../../boms/enums.ts';
 import { payloadField } from '../payload.ts';
 import { savedBy } from './inputs.ts';
 
 // A bill's rule at one location: set (its overrides, in order) or remove. One pair of mutations per
 // owner kind, so the id argument says what it names.
 
-const ActionEnum = builder.enumType('LocationRuleAction', {
-  description: 'What an override does to the recipe at its location.',
-  values: LOCATION_RULE_ACTIONS,
-});
-
 const OverrideInput = builder.inputType('LocationRuleOverrideInput', {
   description: 'One override of a location rule.',
   fields: (t) => ({
-    action: t.field({ type: ActionEnum, required: true, description: 'replace | remove | add | adjust.' }),
+    action: t.field({ type: LocationRuleActionEnum, required: true }),
     nodeId: t.string({ required: true, description: 'The line it changes (a material or assembly of the base recipe); for add, the new node. Once per rule.' }),
     replacementNodeId: t.string({ description: 'replace: the node used instead, of the same kind as the replaced line.' }),
     quantity: t.field({ type: 'Decimal', description: 'Greater than 0. Required for add; replace and adjust default to the line\'s.' }),
@@ -27,7 +22,7 @@ const OverrideInput = builder.inputType('LocationRuleOverrideInput', {
 const SavedRuleRef = builder.objectRef<BillKey & { locationId: string; version: number | null }>('LocationRuleSave').implement({
   description: 'The bill whose rule was saved and the version the save recorded.',
   fields: (t) => ({
-    ownerType: t.exposeString('ownerType', { description: '`bom` or `sub_assembly`.' }),
+    ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum }),
     ownerId: t.exposeString('ownerId', { description: 'The BOM or assembly id.' }),
     locationId: t.exposeString('locationId', { description: 'The location of the rule.' }),
     billVersion: t.exposeInt('version', { nullable: true, description: 'The version recorded (pending until its summary is filled); null when nothing changed.' }),

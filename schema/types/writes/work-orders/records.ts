@@ -1,13 +1,8 @@
 import { addDocument, addMessage, addQcReview, addReworkItem, resolveReworkItem } from '../../../../src/modules/work-orders/records.service.ts';
-import { QC_DECISIONS } from '../../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder } from '../../../builder.ts';
+import { QcDecisionEnum } from '../../work-orders/enums.ts';
 import { payloadField } from '../payload.ts';
 import { RecordWriteResultRef } from './results.ts';
-
-const QcDecisionEnum = builder.enumType('QcDecision', {
-  description: 'approved: the units judged pass QC; rejected: some fail it (make them good with a rework run).',
-  values: QC_DECISIONS,
-});
 
 const QcReviewItemInput = builder.inputType('QcReviewItemInput', {
   description: 'What a QC review judged of one item of its build run.',

@@ -3,10 +3,11 @@ import type { ShopContext } from '../../../shop-context.ts';
 import { Exact, exact, ZERO } from '../../../numbers/index.ts';
 import { billKeyString, getBill, loadRecipeForest, type BillKey, type RecipeForest } from '../engine/index.ts';
 import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
+import type { LimitingComponentOrigin } from '../recipe-vocabulary.ts';
 import { computeBuildable, type LimitRow, type PerUnitCache, type StockView } from './calculate.ts';
 
 export interface LimitingComponentView {
-  nodeId: string; name: string; origin: 'platform' | 'virtual' | 'preassembled'; quantityPerUnit: string; wastePercentage: string;
+  nodeId: string; name: string; origin: LimitingComponentOrigin; quantityPerUnit: string; wastePercentage: string;
   isNonEssential: boolean; maxUnitsByThisComponent: number; availableAtLocation: string;
 }
 export interface BuildableLocationView { locationId: string; locationName: string; maxBuildable: number; sellable: number; limitingComponents: LimitingComponentView[] }
@@ -32,7 +33,7 @@ class Levels {
 }
 
 function limitingView(row: LimitRow, materials: Map<string, MaterialInfo>, assemblyName: (id: string) => string): LimitingComponentView {
-  const material = row.kind === 'material' ? materials.get(row.nodeId) : undefined;
+  const material = row.kind === 'raw' ? materials.get(row.nodeId) : undefined;
   return {
     nodeId: row.nodeId,
     name: material ? material.productName : assemblyName(row.nodeId.slice('subassembly:'.length)),

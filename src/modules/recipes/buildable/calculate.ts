@@ -2,6 +2,7 @@ import { ONE, ZERO, type Exact } from '../../../numbers/index.ts';
 import { assembliesTopDown, effectiveLines, getBill } from '../engine/lines.ts';
 import { lineNeed } from '../engine/explode.ts';
 import { billKeyString, type BillKey, type RecipeForest } from '../engine/types.ts';
+import type { StockedLineType } from '../recipe-vocabulary.ts';
 import { add, excess, largestWithin, linearFn, scale, zeroFn, type Piecewise } from './piecewise.ts';
 
 /** What one location (or the shop as a whole) holds, as the calculation sees it. */
@@ -15,7 +16,8 @@ export interface StockView {
 export interface LimitRow {
   /** Material variantId, or `subassembly:<assemblyId>` for a pre-assembled leaf. */
   nodeId: string;
-  kind: 'material' | 'preassembled';
+  /** A raw line's material, or a sub-assembly's pre-assembled shelf. */
+  kind: StockedLineType;
   /** Per finished unit, waste and nesting included, shelves not counted. */
   quantityPerUnit: Exact;
   /** Waste % of the first recipe line (depth-first, recipe order) that names the leaf; 0 for pre-assembled leaves. */
@@ -29,7 +31,7 @@ export interface BuildableFigures { maxBuildable: Exact; sellable: Exact; limits
 
 type Mode = 'max' | 'sellable' | 'plain';
 
-interface Constraint { nodeId: string; kind: 'material' | 'preassembled'; demand: Piecewise; available: Exact; waste: Exact }
+interface Constraint { nodeId: string; kind: StockedLineType; demand: Piecewise; available: Exact; waste: Exact }
 
 /** A bill's lines as the push-down reads them: sub lines, and essential raw lines with their need per unit. */
 interface PlanBill {
@@ -88,7 +90,7 @@ function constraints(plan: TreePlan, stock: StockView, mode: Mode): Constraint[]
     for (const line of from.subs) demand.set(line.nodeId, add(demand.get(line.nodeId) ?? zeroFn(), scale(rest, line.quantity)));
     for (const line of from.raws) {
       // The first line naming a leaf gives its waste (depth-first, recipe order).
-      const leaf = leaves.get(line.nodeId) ?? { nodeId: line.nodeId, kind: 'material', demand: zeroFn(), available: stock.available(line.nodeId), waste: line.waste };
+      const leaf = leaves.get(line.nodeId) ?? { nodeId: line.nodeId, kind: 'raw', demand: zeroFn(), available: stock.available(line.nodeId), waste: line.waste };
       leaf.demand = add(leaf.demand, scale(rest, line.need));
       leaves.set(line.nodeId, leaf);
     }
@@ -97,7 +99,7 @@ function constraints(plan: TreePlan, stock: StockView, mode: Mode): Constraint[]
   for (const a of plan.assemblies) {
     const d = demand.get(a.id) ?? zeroFn();
     if (a.terminal || (mode === 'sellable' && a.onlyConsume)) {
-      result.push({ nodeId: `subassembly:${a.id}`, kind: 'preassembled', demand: d, available: mode === 'plain' ? ZERO : stock.shelf(a.id), waste: ZERO });
+      result.push({ nodeId: `subassembly:${a.id}`, kind: 'sub', demand: d, available: mode === 'plain' ? ZERO : stock.shelf(a.id), waste: ZERO });
       continue;
     }
     push(a, mode === 'plain' ? d : excess(d, stock.shelf(a.id)));
@@ -149,7 +151,7 @@ export function computeBuildable(
   const shelved = plan.assemblyIds.some((id) => stock.shelf(id).gt(0));
   const maxRows = shelved
     ? constraints(plan, stock, 'max')
-    : plain.map((c) => ({ ...c, available: c.kind === 'material' ? stock.available(c.nodeId) : ZERO }));
+    : plain.map((c) => ({ ...c, available: c.kind === 'raw' ? stock.available(c.nodeId) : ZERO }));
   const limits: LimitRow[] = maxRows.map((c) => ({
     nodeId: c.nodeId, kind: c.kind, quantityPerUnit: perUnit.get(c.nodeId) ?? ZERO, wastePercentage: c.waste,
     maxUnits: largestWithin(c.demand, c.available), available: c.available,

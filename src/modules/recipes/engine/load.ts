@@ -1,23 +1,24 @@
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import type { ShopContext } from '../../../shop-context.ts';
 import { exact } from '../../../numbers/index.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType } from '../recipe-vocabulary.ts';
 import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
 
 interface ForestRow {
   kind: 'bill' | 'line' | 'rule' | 'override';
-  owner_type: 'bom' | 'sub_assembly';
+  owner_type: BillOwnerType;
   owner_id: string;
   name: string | null;
   only_consume: boolean | null;
   variant_id: string | null;
-  status: 'active' | 'inactive' | null;
-  line_type: 'raw' | 'sub' | 'cost' | null;
+  status: BomStatus | null;
+  line_type: RecipeLineType | null;
   position: number | null;
   node_id: string | null;
   quantity: string | null;
   waste: string | null;
   location_id: string | null;
-  action: 'replace' | 'remove' | 'add' | 'adjust' | null;
+  action: LocationRuleAction | null;
   replacement_node_id: string | null;
   introduces_assembly: boolean | null;
 }

@@ -1,10 +1,11 @@
 import type { Exact } from '../../../numbers/index.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType } from '../recipe-vocabulary.ts';
 
-export type BillOwnerType = 'bom' | 'sub_assembly';
+export type { BillOwnerType };
 
 export interface BillKey { ownerType: BillOwnerType; ownerId: string }
 
-export type LineType = 'raw' | 'sub' | 'cost';
+export type LineType = RecipeLineType;
 
 export interface EngineLine {
   lineType: LineType;
@@ -12,12 +13,12 @@ export interface EngineLine {
   quantity: Exact;
   wastePercentage: Exact;
   position: number;
-  changedBy: 'replace' | 'add' | 'adjust' | null;
+  changedBy: Exclude<LocationRuleAction, 'remove'> | null;
 }
 
 /** One override of a bill's location rule, in rule order. */
 export interface EngineOverride {
-  action: 'replace' | 'remove' | 'add' | 'adjust';
+  action: LocationRuleAction;
   position: number;
   nodeId: string;
   replacementNodeId: string | null;
@@ -35,7 +36,7 @@ export interface EngineBill {
   /** BOMs only: the finished good's platform variant (null = not platform-linked). */
   variantId: string | null;
   /** BOMs only. */
-  status: 'active' | 'inactive' | null;
+  status: BomStatus | null;
   /** Base recipe: raw lines, then sub lines, then cost lines, each by position. */
   lines: EngineLine[];
   /** locationId → overrides of the bill's rule there (a rule may have none). */

@@ -1,0 +1,49 @@
+import { SORT_DIRECTIONS } from '../../../src/db/keyset.ts';
+import {
+  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUS_FILTERS, BOM_STATUSES, COST_FACTOR_KINDS, LIMITING_COMPONENT_ORIGINS, LOCATION_RULE_ACTIONS,
+  STOCKED_LINE_TYPES,
+} from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { builder } from '../../builder.ts';
+
+// The recipe vocabulary as GraphQL enums (values from the one vocabulary module,
+// src/modules/recipes/recipe-vocabulary.ts): every field and argument that takes or gives one of
+// these sets has this type.
+
+export const BillOwnerTypeEnum = builder.enumType('BillOwnerType', {
+  description: 'The owner of a recipe: `bom` (a BOM, whose recipe builds a finished good) or `sub_assembly` (an assembly bill).',
+  values: BILL_OWNER_TYPES,
+});
+
+export const BomStatusEnum = builder.enumType('BomStatus', {
+  description: 'Whether a BOM is in use: `active` BOMs are built and sold; `inactive` ones are kept but not used.',
+  values: BOM_STATUSES,
+});
+
+export const BomStatusFilterEnum = builder.enumType('BomStatusFilter', { values: BOM_STATUS_FILTERS });
+
+export const BomSortOrderEnum = builder.enumType('BomSortOrder', { values: SORT_DIRECTIONS });
+
+export const CostFactorKindEnum = builder.enumType('CostFactorKind', {
+  description: 'What a cost factor stands for.',
+  values: COST_FACTOR_KINDS,
+});
+
+export const LocationRuleActionEnum = builder.enumType('LocationRuleAction', {
+  description: 'What an override does to the recipe at its location.',
+  values: LOCATION_RULE_ACTIONS,
+});
+
+export const StockedLineTypeEnum = builder.enumType('StockedLineType', {
+  description: 'A recipe line that names stock: `raw` (a raw material) or `sub` (an assembly bill).',
+  values: STOCKED_LINE_TYPES,
+});
+
+export const BillVersionStateEnum = builder.enumType('BillVersionState', {
+  description: '`ready`: the version\'s content hash and change counts are filled in; `pending`: saved, its summary not yet derived.',
+  values: BILL_VERSION_STATES,
+});
+
+export const LimitingComponentOriginEnum = builder.enumType('LimitingComponentOrigin', {
+  description: 'What limits a buildable quantity: a material by its origin (`platform`, `virtual`) or a pre-assembled shelf (`preassembled`).',
+  values: LIMITING_COMPONENT_ORIGINS,
+});
