@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../src/domain-error.ts';
 import { API_VERSION, buildProblem, STATUS_BY_CODE, type ProblemInput } from '../src/http/problem.ts';
+import { PAGE_LIMITS } from '../src/limits.ts';
 import { conditionalGet, responseHeaders } from './openapi-headers.ts';
 
 /**
@@ -29,7 +30,7 @@ const SCHEMA_PREFIX = '#/components/schemas/';
 const PROBLEM_EXAMPLES: Record<ErrorCode, { summary: string; problem: Omit<ProblemInput, 'code'> }> = {
   INVALID_INPUT: {
     summary: 'A parameter or body field is invalid',
-    problem: { detail: 'pageSize: must be between 1 and 1000', errors: [{ field: 'pageSize', message: 'must be between 1 and 1000' }] },
+    problem: { detail: `pageSize: must be between 1 and ${PAGE_LIMITS.rows}`, errors: [{ field: 'pageSize', message: `must be between 1 and ${PAGE_LIMITS.rows}` }] },
   },
   UNAUTHENTICATED: {
     summary: 'No valid API key',
