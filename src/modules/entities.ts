@@ -1,5 +1,5 @@
 import { ApiKey } from './auth/api-key.entity.ts';
-import { InventoryAdjustment, Material, MaterialLevel } from './materials/material.entity.ts';
+import { Material } from './materials/material.entity.ts';
 import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
   PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
@@ -8,6 +8,7 @@ import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleO
 import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency.entity.ts';
 import { Shop } from './shops/shop.entity.ts';
+import { InventoryAdjustment, MaterialLevel } from './stock/ledger.entity.ts';
 import { PlatformPush } from './stock/platform-push.entity.ts';
 import { PreassembledStock, Reservation, Residual } from './stock/stock.entity.ts';
 import {
