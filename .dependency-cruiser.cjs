@@ -25,7 +25,6 @@ const MODULE_TIERS = [
   ['materials'], // raw materials: their writes go through the stock ledger
   ['orders'], // order breakdowns (recipes × platform orders)
   ['work-orders'], // work orders, build runs: consume stock, allocate materials, name people
-  ['dataset'], // load, export, generate, check: every module's data
 ];
 
 const moduleOrderRules = MODULE_TIERS.flatMap((tier, index) => {
@@ -181,6 +180,23 @@ module.exports = {
         'no rule above can see (a wrong path, a package missing from package.json).',
       from: {},
       to: { couldNotResolve: true },
+    },
+    {
+      name: 'dataset-is-a-tool',
+      severity: 'error',
+      comment:
+        'src/dataset (load, export, generate, check a shop\'s dataset file) is a tool over every module, used by ' +
+        'the CLI and the composition root: no module, schema, HTTP hook, facade route or kernel file imports it, ' +
+        'so a domain change never has to go through the file format.',
+      from: { path: ['^src/modules/', '^schema/', '^src/http/', '^rest-facade/', KERNEL, '^src/(db|numbers|jobs|platform)/'], pathNot: COMPOSITION_ROOT },
+      to: { path: '^src/dataset/' },
+    },
+    {
+      name: 'dataset-not-adapters',
+      severity: 'error',
+      comment: 'The dataset tool works on the domain directly: it never imports the HTTP layer, the schema, the facade or the CLI.',
+      from: { path: '^src/dataset/' },
+      to: { path: ['^src/(http|cli)/', '^schema/', '^rest-facade/', COMPOSITION_ROOT] },
     },
     {
       name: 'no-module-cycles',

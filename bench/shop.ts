@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { GenerateOptions } from '../src/modules/dataset/generate.ts';
+import type { GenerateOptions } from '../src/dataset/generate.ts';
 import { progress, runNode } from './processes.ts';
 
 /** The generator's size options (bench/ passes them to `bomcore generate`). */

@@ -2,7 +2,7 @@
  * The one table of input maxima (docs/api-conventions.md, "Input limits"). REST schemas
  * (`maxLength` / `maxItems`, so they appear in the OpenAPI document), GraphQL arguments (checked
  * before execution by schema/input-limits.ts and stated in each argument's description) and
- * dataset files (src/modules/dataset/dataset-shape.ts) read their bounds from here, so a value
+ * dataset files (src/dataset/dataset-shape.ts) read their bounds from here, so a value
  * accepted by one surface is accepted by the others.
  *
  * Why these numbers: text columns are `text`, but several are keys of btree indexes, whose rows
@@ -38,7 +38,7 @@ export const STRING_LIMITS = {
 export type StringKind = keyof typeof STRING_LIMITS;
 
 /**
- * Any text field of a dataset file (src/modules/dataset/shape.ts) or a catalogue write
+ * Any text field of a dataset file (src/dataset/shape.ts) or a catalogue write
  * (src/modules/recipes/catalog-input.ts): generous, but a bound (the database columns are unbounded
  * text). One constant, so anything written through the API exports and loads again.
  */

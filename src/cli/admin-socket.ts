@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import type { Orm } from '../database.ts';
 import { DomainError } from '../domain-error.ts';
 import { createApiKey, listApiKeys, parseDuration, parseScopes, revokeApiKey } from '../modules/auth/keys.ts';
-import { exportDataset } from '../modules/dataset/export.ts';
-import { serializeDataset } from '../modules/dataset/serialize.ts';
+import { exportDataset } from '../dataset/export.ts';
+import { serializeDataset } from '../dataset/serialize.ts';
 
 export const ADMIN_SOCKET_FILE = 'bomcore.sock';
 /** Linux's limit on a socket path is 107 bytes; past it the socket goes to a private temporary directory. */

@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import v8 from 'node:v8';
-import type { DatasetFileResult } from '../modules/dataset/dataset-file.ts';
+import type { DatasetFileResult } from '../dataset/dataset-file.ts';
 import { nonNegativeInt, parse, positiveInt, requiredString, UsageError } from './args.ts';
 import { Progress } from './progress.ts';
 
@@ -61,7 +61,7 @@ export async function loadCommand(args: string[]): Promise<void> {
   if (!file) throw new UsageError('FILE is required: bomcore load FILE');
   checkReadable(file);
   const [{ closeDatasetFile, validateDatasetFile }, { importDataset }, { withDatabase }, { contextDeps }] = await Promise.all([
-    import('../modules/dataset/dataset-file.ts'), import('../modules/dataset/import.ts'), import('./database.ts'), import('../composition.ts'),
+    import('../dataset/dataset-file.ts'), import('../dataset/import.ts'), import('./database.ts'), import('../composition.ts'),
   ]);
   keepHeapNearLiveSet();
   const started = Date.now();
@@ -125,7 +125,7 @@ export async function exportCommand(args: string[]): Promise<void> {
 
 async function exportLocally(shopId: string, out: string | undefined, write: (text: string) => Promise<void>): Promise<void> {
   const [{ exportDataset }, { serializeDataset }, { withDatabase }] = await Promise.all([
-    import('../modules/dataset/export.ts'), import('../modules/dataset/serialize.ts'), import('./database.ts'),
+    import('../dataset/export.ts'), import('../dataset/serialize.ts'), import('./database.ts'),
   ]);
   const bar = new Progress();
   await withDatabase(async (orm) => {
@@ -156,7 +156,7 @@ export async function generateCommand(args: string[]): Promise<void> {
     seed: nonNegativeInt(values.seed, '--seed', 1),
     ...(values.shop ? { shopId: values.shop } : {}),
   };
-  const [{ generateDataset }, { serializeDataset }] = await Promise.all([import('../modules/dataset/generate.ts'), import('../modules/dataset/serialize.ts')]);
+  const [{ generateDataset }, { serializeDataset }] = await Promise.all([import('../dataset/generate.ts'), import('../dataset/serialize.ts')]);
   const bar = new Progress();
   let text: string;
   try {

@@ -5,8 +5,8 @@ import { contextDeps } from '../composition.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../database.ts';
 import { authenticate, createApiKey } from '../modules/auth/keys.ts';
-import { importDataset } from '../modules/dataset/import.ts';
-import { parseDatasetText } from '../modules/dataset/parse.ts';
+import { importDataset } from '../dataset/import.ts';
+import { parseDatasetText } from '../dataset/parse.ts';
 
 const DEMO_FILE = new URL('../../data/demo-dataset.json', import.meta.url);
 const DEMO_SHOP = 'demo';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
 import { toDecimalString } from '../../src/decimals.ts';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
 import { BOM_SORTS, listBoms, type BomListInput, type BomListPage, type BomSort } from '../../src/modules/recipes/bom-list.service.ts';
 import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
 import type { BomView } from '../../src/modules/recipes/bom-views.ts';

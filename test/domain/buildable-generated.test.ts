@@ -1,9 +1,9 @@
 import { Decimal as BaseDecimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
-import type { Dataset, DatasetRecipe } from '../../src/modules/dataset/types.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
+import type { Dataset, DatasetRecipe } from '../../src/dataset/types.ts';
 import { bomBuildable } from '../../src/modules/recipes/buildable/buildable.service.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { openTestOrm, uniqueShopId } from '../helpers/database.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
-import type { Dataset } from '../../src/modules/dataset/types.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
+import type { Dataset } from '../../src/dataset/types.ts';
 import { refreshCostRollup, type CostRollupChanges } from '../../src/modules/recipes/cost-rollup.repository.ts';
 import { CostCalculator } from '../../src/modules/recipes/costs.ts';
 import { loadRecipeForest, type BillKey } from '../../src/modules/recipes/engine/index.ts';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GENERATE_OPTIONS, generateDataset } from '../../src/modules/dataset/generate.ts';
-import type { GenerateOptions } from '../../src/modules/dataset/generate.ts';
-import { parseDatasetText } from '../../src/modules/dataset/parse.ts';
-import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
-import type { Dataset, DatasetError } from '../../src/modules/dataset/types.ts';
+import { DEFAULT_GENERATE_OPTIONS, generateDataset } from '../../src/dataset/generate.ts';
+import type { GenerateOptions } from '../../src/dataset/generate.ts';
+import { parseDatasetText } from '../../src/dataset/parse.ts';
+import { serializeDataset } from '../../src/dataset/serialize.ts';
+import type { Dataset, DatasetError } from '../../src/dataset/types.ts';
 
 const SMALL: GenerateOptions = { materials: 120, boms: 40, depth: 3, locations: 3, workOrders: 24, orders: 20, seed: 7 };
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
 import { createApiKey, authenticate } from '../../src/modules/auth/keys.ts';
-import { exportDataset } from '../../src/modules/dataset/export.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
-import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
-import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
+import { exportDataset } from '../../src/dataset/export.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
+import { serializeDataset } from '../../src/dataset/serialize.ts';
+import { parseDatasetText, validateDataset } from '../../src/dataset/parse.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { databaseLabel, openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';
 

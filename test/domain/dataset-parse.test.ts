@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { validateSource } from '../../src/modules/dataset/dataset-file.ts';
-import { BufferByteSource } from '../../src/modules/dataset/json-scan.ts';
-import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
-import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
-import type { Dataset, DatasetError } from '../../src/modules/dataset/types.ts';
+import { validateSource } from '../../src/dataset/dataset-file.ts';
+import { BufferByteSource } from '../../src/dataset/json-scan.ts';
+import { parseDatasetText, validateDataset } from '../../src/dataset/parse.ts';
+import { serializeDataset } from '../../src/dataset/serialize.ts';
+import type { Dataset, DatasetError } from '../../src/dataset/types.ts';
 
 // Every validation rule of the dataset format (docs/datasets.md), each checked for its exact JSONPath and message against a
 // small valid dataset with one change.

@@ -5,18 +5,18 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
-import { closeDatasetFile, fileSections, validateDatasetFile, validateSource, type DatasetFile } from '../../src/modules/dataset/dataset-file.ts';
-import { datasetSections, rowBatches, rowsPerBatch, workOrderShortIds, type RowTarget } from '../../src/modules/dataset/dataset-rows.ts';
-import { ExactNumber, exactNumberReviver } from '../../src/modules/dataset/exact-number.ts';
-import { exportDataset } from '../../src/modules/dataset/export.ts';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
+import { closeDatasetFile, fileSections, validateDatasetFile, validateSource, type DatasetFile } from '../../src/dataset/dataset-file.ts';
+import { datasetSections, rowBatches, rowsPerBatch, workOrderShortIds, type RowTarget } from '../../src/dataset/dataset-rows.ts';
+import { ExactNumber, exactNumberReviver } from '../../src/dataset/exact-number.ts';
+import { exportDataset } from '../../src/dataset/export.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
 import {
   arrayElements, BufferByteSource, JsonSyntaxError, newElementReading, outlineJson, type ByteSource,
-} from '../../src/modules/dataset/json-scan.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
-import { parseDatasetText, validateDataset } from '../../src/modules/dataset/parse.ts';
-import { serializeDataset } from '../../src/modules/dataset/serialize.ts';
-import type { Dataset } from '../../src/modules/dataset/types.ts';
+} from '../../src/dataset/json-scan.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
+import { parseDatasetText, validateDataset } from '../../src/dataset/parse.ts';
+import { serializeDataset } from '../../src/dataset/serialize.ts';
+import type { Dataset } from '../../src/dataset/types.ts';
 import { BIN } from '../cli/run-cli.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { databaseLabel, openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';

@@ -3,7 +3,7 @@ import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { assemblyJson, bomJson, countQueries, shopContext, variantJson, virtualJson } from '../helpers/bom-context.ts';
 import type { Orm } from '../../src/db/orm.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
 import {
   effectiveLines, explodeToLeaves, hasBill, loadRecipeForest, type RecipeForest,
 } from '../../src/modules/recipes/engine/index.ts';

@@ -1,5 +1,5 @@
-import { validateDataset } from '../../src/modules/dataset/parse.ts';
-import type { Dataset } from '../../src/modules/dataset/types.ts';
+import { validateDataset } from '../../src/dataset/parse.ts';
+import type { Dataset } from '../../src/dataset/types.ts';
 
 type Json = Record<string, unknown>;
 

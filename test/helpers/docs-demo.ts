@@ -5,8 +5,8 @@ import { contextDeps } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
 import { forBatchWork, migrate, openDatabase } from '../../src/database.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
-import { importDataset } from '../../src/modules/dataset/import.ts';
-import { parseDatasetText } from '../../src/modules/dataset/parse.ts';
+import { importDataset } from '../../src/dataset/import.ts';
+import { parseDatasetText } from '../../src/dataset/parse.ts';
 
 const DEMO_FILE = new URL('../../data/demo-dataset.json', import.meta.url);
 

@@ -3,8 +3,8 @@ import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Orm } from '../../src/db/orm.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
-import type { Dataset } from '../../src/modules/dataset/types.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
+import type { Dataset } from '../../src/dataset/types.ts';
 import { openTestOrm } from './database.ts';
 import { OpenApiValidator } from './openapi-validator.ts';
 

@@ -1,5 +1,5 @@
 import { Decimal as BaseDecimal } from 'decimal.js';
-import type { BillOwnerType, Dataset, DatasetWorkOrder } from '../../src/modules/dataset/types.ts';
+import type { BillOwnerType, Dataset, DatasetWorkOrder } from '../../src/dataset/types.ts';
 
 // An independent model of the work-order rules of the dataset spec (docs/datasets.md) and
 // docs/work-orders.md, written from the dataset document alone: recipe lines with location rules,

@@ -11,7 +11,7 @@ import { entities } from '../../src/modules/entities.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
 
 /**
  * Fair sharing, issue 11: a per-request time budget. A request still running at its deadline

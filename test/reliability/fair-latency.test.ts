@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openOrm, type Orm } from '../../src/db/orm.ts';
 import { logOptions, RepeatLimiter } from '../../src/http/log-limits.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
-import { loadDataset } from '../../src/modules/dataset/load.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
 import { entities } from '../../src/modules/entities.ts';
 import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';

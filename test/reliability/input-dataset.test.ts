@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STRING_LIMITS } from '../../src/limits.ts';
-import { validateDataset } from '../../src/modules/dataset/parse.ts';
+import { validateDataset } from '../../src/dataset/parse.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { materialShop } from '../helpers/material-fixtures.ts';
 

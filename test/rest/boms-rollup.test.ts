@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDecimalString } from '../../src/decimals.ts';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
 import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { bomShopDataset } from '../helpers/bom-dataset.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextDeps } from '../../src/composition.ts';
-import { importDataset } from '../../src/modules/dataset/import.ts';
+import { importDataset } from '../../src/dataset/import.ts';
 import { shopContextFor } from '../../src/shop-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

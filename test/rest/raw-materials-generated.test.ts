@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
-import type { Dataset } from '../../src/modules/dataset/types.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
+import type { Dataset } from '../../src/dataset/types.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 

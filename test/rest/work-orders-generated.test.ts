@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDataset } from '../../src/modules/dataset/generate.ts';
-import type { Dataset, DatasetWorkOrder } from '../../src/modules/dataset/types.ts';
+import { generateDataset } from '../../src/dataset/generate.ts';
+import type { Dataset, DatasetWorkOrder } from '../../src/dataset/types.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { stockSnapshot } from '../helpers/stock-snapshot.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

@@ -1,4 +1,4 @@
-import { exportDataset } from '../../../src/modules/dataset/export.ts';
+import { exportDataset } from '../../../src/dataset/export.ts';
 import { toDataset } from '../dataset-factory.ts';
 import { stockSnapshot } from '../stock-snapshot.ts';
 import { stockShop } from '../material-fixtures.ts';

@@ -1,7 +1,7 @@
-import { datasetTables } from '../entities.ts';
+import { datasetTables } from '../modules/entities.ts';
 import type { QueryResult } from '@mikro-orm/core';
-import type { Em } from '../../db/orm.ts';
-import { rebuildShopCostRollup } from '../recipes/cost-rollup.repository.ts';
+import type { Em } from '../db/orm.ts';
+import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository.ts';
 import { datasetSections, insertRows, rowBatches, tableOf, workOrderShortIds } from './dataset-rows.ts';
 import { fileSections, type DatasetFile } from './dataset-file.ts';
 import type { Dataset } from './types.ts';

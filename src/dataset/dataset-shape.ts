@@ -6,7 +6,7 @@ import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, COST_FACTOR_KINDS,
   QC_DECISIONS, RESIDUAL_KINDS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './types.ts';
-import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../../limits.ts';
+import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../limits.ts';
 
 // The field-level description of the dataset format (docs/datasets.md). Key order here is the canonical order of the file.
 
