@@ -89,9 +89,8 @@ export async function openOrm(
   const inMemory = config.dataDir.startsWith('memory:');
   if (!inMemory) mkdirSync(config.dataDir, { recursive: true });
   // A function: MikroORM copies plain option objects, and a copied Blob loses its contents.
-  const snapshot = !inMemory ? {}
-    : config.pglite ? { driverOptions: () => ({ pglite: config.pglite }) }
-      : config.pgliteSnapshot ? { driverOptions: () => ({ loadDataDir: config.pgliteSnapshot }) } : {};
+  const inMemoryStart = config.pglite ? { pglite: config.pglite } : config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : null;
+  const snapshot = inMemory && inMemoryStart ? { driverOptions: () => inMemoryStart } : {};
   return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir, ...snapshot } as never)) as unknown as Orm;
 }
 
