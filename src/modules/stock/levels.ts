@@ -1,6 +1,8 @@
 import { exact, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { isPlatformVariantId } from './stock-vocabulary.ts';
+import { stockSql } from './tables.ts';
 
 /**
  * Live levels of materials at each of the locations: the service's own for virtual materials, the
@@ -13,9 +15,9 @@ export async function levelsAtEach(ctx: ShopContext, variantIds: readonly string
   const virtual = variantIds.filter((v) => !isPlatformVariantId(v));
   const platform = variantIds.filter((v) => isPlatformVariantId(v));
   const [own, live] = await Promise.all([
-    virtual.length === 0 ? [] : ctx.em.execute<{ variant_id: string; location_id: string; available: string }[]>(
-      'select variant_id, location_id, available from material_levels where shop_id = ? and location_id in (?) and variant_id in (?)',
-      [ctx.shopId, [...locationIds], virtual]),
+    virtual.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom('material_levels')
+      .select(['variant_id', 'location_id', 'available'])
+      .where('shop_id', '=', ctx.shopId).where('location_id', 'in', locationIds).where('variant_id', 'in', virtual)),
     platform.length === 0 ? [] : ctx.platform.getLevels(platform, [...locationIds])
       .then((rows) => rows.map((r) => ({ variant_id: r.variantId, location_id: r.locationId, available: r.available }))),
   ]);
@@ -32,10 +34,9 @@ export async function levelsAt(ctx: ShopContext, variantIds: readonly string[], 
 export async function shelvesAtEach(ctx: ShopContext, itemIds: readonly string[], locationIds: readonly string[]): Promise<Map<string, Map<string, Exact>>> {
   const byLocation = new Map<string, Map<string, Exact>>(locationIds.map((l) => [l, new Map()]));
   if (itemIds.length === 0 || locationIds.length === 0) return byLocation;
-  const rows = await ctx.em.execute<{ item_id: string; location_id: string; quantity: string }[]>(
-    'select item_id, location_id, quantity from preassembled_stock where shop_id = ? and location_id in (?) and item_id in (?)',
-    [ctx.shopId, [...locationIds], [...itemIds]],
-  );
+  const rows = await runSql(ctx.em, stockSql.selectFrom('preassembled_stock')
+    .select(['item_id', 'location_id', 'quantity'])
+    .where('shop_id', '=', ctx.shopId).where('location_id', 'in', locationIds).where('item_id', 'in', itemIds));
   for (const r of rows) byLocation.get(r.location_id)?.set(r.item_id, exact(r.quantity));
   return byLocation;
 }
@@ -46,10 +47,10 @@ export async function shelvesAtEach(ctx: ShopContext, itemIds: readonly string[]
  */
 export async function shelvesAt(ctx: ShopContext, itemIds: readonly string[], locationId: string, options: { forUpdate?: boolean } = {}): Promise<Map<string, Exact>> {
   if (itemIds.length === 0) return new Map();
-  const rows = await ctx.em.execute<{ item_id: string; quantity: string }[]>(
-    `select item_id, quantity from preassembled_stock where shop_id = ? and location_id = ? and item_id in (?)
-      order by item_id${options.forUpdate ? ' for update' : ''}`,
-    [ctx.shopId, locationId, [...itemIds]],
-  );
+  const query = stockSql.selectFrom('preassembled_stock')
+    .select(['item_id', 'quantity'])
+    .where('shop_id', '=', ctx.shopId).where('location_id', '=', locationId).where('item_id', 'in', itemIds)
+    .orderBy('item_id');
+  const rows = await runSql(ctx.em, options.forUpdate ? query.forUpdate() : query);
   return new Map(rows.map((r) => [r.item_id, exact(r.quantity)]));
 }

@@ -1,0 +1,34 @@
+import {
+  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
+  type Compilable, type InferResult,
+} from 'kysely';
+import type { Em } from './orm.ts';
+
+/** Kysely's PostgreSQL compiler with `?` placeholders, the form `em.execute` binds. */
+class QuestionMarkCompiler extends PostgresQueryCompiler {
+  protected override getCurrentParameterPlaceholder(): string {
+    return '?';
+  }
+}
+
+/**
+ * A query builder typed by a module's own tables (`InferKyselyDB` of its entities). It only
+ * builds: `runSql` sends the statement through the EntityManager, so it joins the caller's
+ * transaction, is counted per request and obeys the same deadline as every other statement.
+ */
+export function sqlBuilder<Tables>(): Kysely<Tables> {
+  return new Kysely<Tables>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new QuestionMarkCompiler(),
+    },
+  });
+}
+
+/** Runs a built query through the EntityManager; the rows are typed by the query. */
+export async function runSql<Q extends Compilable<unknown>>(em: Em, query: Q): Promise<InferResult<Q>> {
+  const { sql, parameters } = query.compile();
+  return em.execute(sql, [...parameters]) as Promise<InferResult<Q>>;
+}
