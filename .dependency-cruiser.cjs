@@ -1,5 +1,5 @@
 // Layer rules of bomcore (docs/architecture.md, "Layers"), checked by `npm run lint:layers` in CI and
-// by test/domain/architecture.test.ts. Each `forbidden` rule is one "never"; a violation names the rule.
+// by test/codebase/architecture.test.ts. Each `forbidden` rule is one "never"; a violation names the rule.
 //
 // Layers, lowest first: the kernel (src/*.ts: config, shop context, limits, errors…), src/db,
 // src/numbers, src/jobs, src/platform (the platform port and its adapters) → the domain modules

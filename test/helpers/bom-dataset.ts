@@ -2,7 +2,7 @@ import { datasetJson, toDataset } from './dataset-factory.ts';
 import { assemblyJson, bomJson, variantJson, virtualJson } from './bom-context.ts';
 
 /**
- * The BOM test shop (figures worked out by hand in test/rest/boms.test.ts): a candle whose store
+ * The BOM test shop (figures worked out by hand in test/boms/boms.test.ts): a candle whose store
  * location swaps wax for jars and uses more fragrance, a gift set built around an
  * only-consume-pre-assembled gift box whose finished good has no per-location data, and a BOM with
  * no variant whose only countable part is a pre-assembled sticker.

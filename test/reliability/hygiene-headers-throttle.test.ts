@@ -6,7 +6,7 @@ import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // Rules: every response carries nosniff, a frame ban and no-referrer, and API responses no-store
-// (but 200 reads of shop data: `private, no-cache` with an ETag, test/rest/caching.test.ts)
+// (but 200 reads of shop data: `private, no-cache` with an ETag, test/api/caching.test.ts)
 // (GraphiQL keeps its scripts). The failed-authentication throttle: test/reliability/auth-throttle.test.ts.
 
 let orm: Orm;

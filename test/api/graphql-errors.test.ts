@@ -7,7 +7,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { USER_ERRORS } from './payloads.ts';
+import { USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 interface LogLine { level: number; msg: string; err?: { message: string } }
 const ERROR = 50;

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import type { QueryStats } from '../../src/db/query-stats.ts';
+import type { TestApp } from './test-app.ts';
 
 // Reading mutation payloads in tests (schema/types/writes/payload.ts): every mutation answers
 // `{ <result>, userErrors }`; a business failure is a user error, scope and limits stay errors.
@@ -53,3 +55,16 @@ export function outcome(body: { data?: Record<string, unknown> | null; errors?: 
 
 /** `outcome` of a document with one mutation field. */
 export const only = (body: { data?: Record<string, unknown> | null; errors?: any[] }) => outcome(body, Object.keys(body.data ?? {})[0] ?? '');
+
+/**
+ * A file's GraphQL caller: sends an operation with the file's key (read when called, after
+ * `beforeAll` made it) or another one, and returns the body; with `stats`, also records the SQL
+ * statements it sent (X-Query-Count).
+ */
+export function graphqlCaller(t: () => TestApp, defaultKey: () => string) {
+  return async (query: string, variables: Record<string, unknown> = {}, k = defaultKey(), stats?: QueryStats): Promise<any> => {
+    const res = await t().graphql(k, query, variables);
+    if (stats) stats.count = res.statements;
+    return res.body;
+  };
+}

@@ -4,6 +4,7 @@ import { uniqueShopId } from '../helpers/database.ts';
 import { liveLevel, stockSnapshot } from '../helpers/stock-snapshot.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { graphqlCaller } from '../helpers/graphql-payloads.ts';
 
 let t: TestApp;
 let key: string;
@@ -49,8 +50,7 @@ const start = async (id: string, body: Record<string, unknown>, k = key) =>
   t.request({ method: 'PATCH', url: `/api/v1/work-orders/${id}/build-runs`, key: k, headers: { 'content-type': 'application/json' },
     payload: { expectedUpdatedAt: await tokenOf(id, k), ...body } });
 const run = (buildRunId: string, quantity: number, itemId = 'woi_1') => ({ buildRunId, items: [{ itemId, quantity }] });
-const gql = async (query: string, variables: Record<string, unknown>, k = key) =>
-  (await t.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, payload: { query, variables } })).json();
+const gql = graphqlCaller(() => t, () => key);
 // GraphQL answers a payload: the run, or null and the user error (returned as `errors` here, as REST would fail).
 const runChange = (name: 'completeBuildRun' | 'reverseBuildRun') => async (id: string, buildRunId: string) => {
   const body = await gql(`mutation($id: ID!, $run: ID!, $t: DateTime!) { ${name}(workOrderId: $id, buildRunId: $run, expectedUpdatedAt: $t) {

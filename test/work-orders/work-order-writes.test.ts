@@ -6,7 +6,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { outcome, USER_ERRORS } from './payloads.ts';
+import { graphqlCaller, outcome, USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 let t: TestApp;
 let key: string;
@@ -30,12 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Runs an operation and returns its body; with `stats`, also the SQL statements it sent. */
-async function gql(query: string, variables: Record<string, unknown> = {}, k = key, stats?: QueryStats): Promise<any> {
-  const res = await t.graphql(k, query, variables);
-  if (stats) stats.count = res.statements;
-  return res.body;
-}
+const gql = graphqlCaller(() => t, () => key);
 
 const CREATE = `mutation Create($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { createdWorkOrder { workOrderId shortId updatedAt } ${USER_ERRORS} } }`;
 /** Creates a work order; returns its result or its failure. */

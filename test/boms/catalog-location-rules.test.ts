@@ -3,8 +3,8 @@ import { fillPendingBillVersions } from '../../src/modules/recipes/bill-version-
 import { bomShopDataset } from '../helpers/bom-dataset.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { expectListCostsCurrent, failure, gql, ok } from './catalog-helpers.ts';
-import { USER_ERRORS } from './payloads.ts';
+import { expectListCostsCurrent, failure, gql, ok } from '../helpers/catalog-helpers.ts';
+import { USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 // Location rules written through GraphQL, on the BOM test shop (test/helpers/bom-dataset.ts):
 // BOM-1001 = 0.4 soy wax (44001) + ASM-1 + ASM-2 + 0.25 CF-1, with rules at 102 (wax → jar) and

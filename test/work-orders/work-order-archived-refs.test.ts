@@ -3,7 +3,7 @@ import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { only, USER_ERRORS } from './payloads.ts';
+import { only, USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 // Archived catalogue rows keep their history but take no new work: a new work order cannot name an
 // archived BOM, assembly bill or material, while a work order that already does keeps reading.

@@ -4,8 +4,8 @@ import { uniqueShopId } from '../helpers/database.ts';
 import { createBom, updateAssemblyBill, updateBom } from '../../src/modules/recipes/bill-write.service.ts';
 import { assemblyJson, countQueries, shopContext, virtualJson } from '../helpers/bom-context.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { expectListCostsCurrent, failure, gql, ok } from './catalog-helpers.ts';
-import { USER_ERRORS } from './payloads.ts';
+import { expectListCostsCurrent, failure, gql, ok } from '../helpers/catalog-helpers.ts';
+import { USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 // Assembly bills and BOMs written through GraphQL: costs, cycles, archive, validation, scopes,
 // tenants and statement counts. The base shop (dataset-factory): 44001 soy wax (cost 6.2),

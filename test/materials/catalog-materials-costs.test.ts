@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { expectListCostsCurrent, failure, gql, ok } from './catalog-helpers.ts';
-import { USER_ERRORS } from './payloads.ts';
+import { expectListCostsCurrent, failure, gql, ok } from '../helpers/catalog-helpers.ts';
+import { USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 // Virtual materials and cost factors written through GraphQL. The base shop (dataset-factory):
 // BOM-1001 = 0.4 soy wax (44001, 6.2) at 5 % waste + 1 ASM-1 (1 wick VMAT-VAR-0001, 0.05) + 0.25 CF-1 (20).

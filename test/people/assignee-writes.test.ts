@@ -3,7 +3,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { only, USER_ERRORS } from './payloads.ts';
+import { only, USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 let t: TestApp;
 let key: string;

@@ -4,7 +4,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { outcome, USER_ERRORS } from './payloads.ts';
+import { graphqlCaller, outcome, USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 let t: TestApp;
 let key: string;
@@ -66,12 +66,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Runs an operation and returns its body; with `stats`, also the SQL statements it sent. */
-async function gql(query: string, variables: Record<string, unknown> = {}, k = key, stats?: QueryStats): Promise<any> {
-  const res = await t.graphql(k, query, variables);
-  if (stats) stats.count = res.statements;
-  return res.body;
-}
+const gql = graphqlCaller(() => t, () => key);
 
 const mutationOf = (name: WriteName) =>
   `mutation($id: ID!, $token: DateTime!, ${WRITES[name].params}) { ${name}(workOrderId: $id, expectedUpdatedAt: $token, ${WRITES[name].args}) { workOrderRecordWrite { workOrderId updatedAt recordId } ${USER_ERRORS} } }`;

@@ -1,11 +1,11 @@
 import { expect } from 'vitest';
 import { toDecimalString } from '../../src/decimals.ts';
 import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
-import { shopContext } from '../helpers/bom-context.ts';
-import type { TestApp } from '../helpers/test-app.ts';
-import { isPayload, outcome, resultOf, type Failure } from './payloads.ts';
+import { shopContext } from './bom-context.ts';
+import type { TestApp } from './test-app.ts';
+import { isPayload, outcome, resultOf, type Failure } from './graphql-payloads.ts';
 
-// Shared by the catalogue write tests (test/graphql/catalog-*.test.ts).
+// Shared by the catalogue write tests (test/boms/catalog-*.test.ts).
 
 export interface GqlResult { data: any; errors?: { message: string; extensions: { code: string } }[] }
 

@@ -7,7 +7,7 @@ import { uniqueShopId } from '../helpers/database.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { USER_ERRORS } from './payloads.ts';
+import { USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 // Rule (issue 18, item 3): a mutation's failure is data. Every mutation answers a nullable
 // `<Mutation>Payload { <result>, userErrors }`, so one failed field of a document never hides

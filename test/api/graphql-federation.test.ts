@@ -10,7 +10,7 @@ import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factor
 import { uniqueShopId } from '../helpers/database.ts';
 import { orderDataset } from '../helpers/order-dataset.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { shippingSchema, shippingTypeDefs } from './shipping-subgraph.ts';
+import { shippingSchema, shippingTypeDefs } from '../helpers/shipping-subgraph.ts';
 
 let t: TestApp;
 

@@ -5,8 +5,8 @@ import { countQueries } from '../helpers/bom-context.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { gql, ok } from './catalog-helpers.ts';
-import { USER_ERRORS } from './payloads.ts';
+import { gql, ok } from '../helpers/catalog-helpers.ts';
+import { USER_ERRORS } from '../helpers/graphql-payloads.ts';
 
 // Bill versions of catalogue saves: the save commits a pending version with the bill's frozen
 // content; the fill step (the filler's pass, run here explicitly) computes the hash and the change
