@@ -171,6 +171,23 @@ module.exports = {
       from: { path: '^rest-facade/' },
       to: { path: ['^src/cli/', COMPOSITION_ROOT] },
     },
+    {
+      name: 'tables-are-private',
+      severity: 'error',
+      comment:
+        'A module\'s query builder (src/modules/<module>/tables.ts, typed by its own entities) is its own: another ' +
+        'module never imports it, so each table is read and written only by its owner. Another module asks the ' +
+        'owner for a read or an SQL fragment it exports.',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/tables[.]ts$', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'tables-own-entities',
+      severity: 'error',
+      comment: 'A module\'s query builder is typed by the entities the module declares, never by another module\'s.',
+      from: { path: '^src/modules/([^/]+)/tables[.]ts$' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/$1/' },
+    },
     ...moduleOrderRules,
     {
       name: 'not-to-unresolvable',

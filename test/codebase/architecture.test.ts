@@ -54,5 +54,12 @@ describe('layer rules (dependency-cruiser)', () => {
     expect(violations).toContain('kernel-knows-only-the-port: src/shop-context.ts → src/platform/local-gateway.ts');
     expect(violations).toContain('module-order-stock: src/modules/stock/levels.ts → src/modules/materials/view.ts');
     expect(violations).toContain('no-module-cycles: src/modules/materials/view.ts → src/modules/stock/levels.ts');
+    probe('src/modules/stock/tables.ts', 'export const stockSql = {};\n');
+    probe('src/modules/recipes/reads.ts', "import { stockSql } from '../stock/tables.ts';\nexport const reads = stockSql;\n");
+    probe('src/modules/orders/tables.ts', "import { Material } from '../materials/material.entity.ts';\nexport const ordersSql = Material;\n");
+    probe('src/modules/materials/material.entity.ts', 'export const Material = {};\n');
+    const owners = violationsOf(await cruiseWithRules(['src'], probes));
+    expect(owners).toContain('tables-are-private: src/modules/recipes/reads.ts → src/modules/stock/tables.ts');
+    expect(owners).toContain('tables-own-entities: src/modules/orders/tables.ts → src/modules/materials/material.entity.ts');
   }, 60_000);
 });
