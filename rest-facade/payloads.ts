@@ -3,7 +3,7 @@ import {
 } from 'graphql';
 import { DomainError, type DomainErrorDetails } from '../src/domain-error.ts';
 
-// Every mutation answers a payload `{ <result>, userErrors }` (schema/types/writes/payload.ts): an
+// Every mutation answers a payload `{ <result>, userErrors }` (schema/types/common/payload.ts): an
 // expected failure is data there, not a GraphQL error. REST answers such a failure as it always
 // did, through one generic step: a stored mutation selects its result and every detail of
 // `userErrors`, and a user error is turned back into the DomainError it was made from — same code,

@@ -18,15 +18,15 @@ interface BuilderTypes {
   DefaultFieldNullability: false;
 }
 
-/** The schema's Pothos types, for helpers that take a field builder or a ref (schema/types/writes/payload.ts). */
+/** The schema's Pothos types, for helpers that take a field builder or a ref (schema/types/common/payload.ts). */
 export type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
 
-/** The one schema builder. It defines no types: each lives in `schema/types/<type>.ts`. */
+/** The one schema builder. It defines no types: each lives in its folder, `schema/types/<type>/`. */
 export const builder = new SchemaBuilder<BuilderTypes>({
   plugins: [ScopeAuthPlugin, DataloaderPlugin, ComplexityPlugin, DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
   // A missing scope is a GraphQL error; a mutation's business failures are its payload's `userErrors`
-  // (schema/types/writes/payload.ts).
+  // (schema/types/common/payload.ts).
   scopeAuth: {
     authScopes: (ctx) => ({ read: ctx.scopes.includes('read'), write: ctx.scopes.includes('write') }),
     unauthorizedError: (_parent, _ctx, info) =>

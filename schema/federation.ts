@@ -2,8 +2,8 @@ import { builder } from './builder.ts';
 import { ENTITY_KEYS } from './entity-keys.ts';
 import { loadersOf } from './loaders.ts';
 import { AssemblyBillRef, BomRef } from './types/boms/bom.ts';
-import { OrderRef } from './types/links/order.ts';
-import { LocationRef } from './types/location.ts';
+import { OrderRef } from './types/orders/links.ts';
+import { LocationRef } from './types/locations/location.ts';
 import { RawMaterialRef } from './types/materials/raw-material.ts';
 import { WorkOrderRef } from './types/work-orders/work-order.ts';
 

@@ -3,20 +3,58 @@ import { GraphQLObjectType, GraphQLSchema, lexicographicSortSchema, printSchema 
 import { builder } from './builder.ts';
 import { applyInputLimits } from './input-limits.ts';
 import './scalars.ts';
-import './types/location.ts';
-import './types/assignee.ts';
-import './types/materials/index.ts';
-import './types/boms/index.ts';
+// The schema's types live by type under schema/types/<type>/ (locations, people, materials, boms,
+// orders, work-orders; common/ holds what several use: connections, link fields, mutation payloads).
+// Each folder holds the type's reads, links, connections and writes. They register in phases, in
+// this order: the types, then the fields linking them, then connections and the graph, then writes.
+import './types/locations/location.ts';
+import './types/people/assignee.ts';
+import './types/materials/enums.ts';
+import './types/materials/raw-material.ts';
+import './types/materials/inventory.ts';
+import './types/materials/stock.ts';
+import './types/materials/allocation.ts';
+import './types/boms/enums.ts';
+import './types/boms/recipe-lines.ts';
+import './types/boms/bom.ts';
+import './types/boms/buildable.ts';
+import './types/boms/location-rules.ts';
+import './types/boms/bill-version.ts';
 import './types/orders/breakdown.ts';
 import './types/orders/material-requirements.ts';
-import './types/work-orders/index.ts';
+import './types/work-orders/enums.ts';
+import './types/work-orders/work-order.ts';
+import './types/work-orders/operations.ts';
 // Fields that link types to each other (through the per-request loaders of schema/loaders.ts).
-import './types/links/index.ts';
+import './types/boms/recipe-links.ts';
+import './types/materials/level-links.ts';
+import './types/orders/links.ts';
+import './types/boms/bill-links.ts';
+import './types/locations/links.ts';
+import './types/materials/links.ts';
+import './types/work-orders/part-links.ts';
+import './types/work-orders/header-links.ts';
 // Cursor connections and the parts of the navigable graph.
-import './types/graph/index.ts';
-// The write surface: catalogue (materials, cost factors, bills, BOMs, location rules) and work orders.
-import './types/writes/catalog/index.ts';
-import './types/writes/work-orders/index.ts';
+import './types/materials/connection.ts';
+import './types/boms/connection.ts';
+import './types/work-orders/connection.ts';
+import './types/materials/adjustments.ts';
+import './types/boms/graph.ts';
+import './types/work-orders/graph.ts';
+import './types/boms/work-orders.ts';
+// The write surface. The catalogue: virtual materials, cost factors, assembly bills, BOMs and location rules.
+import './types/boms/write-inputs.ts';
+import './types/materials/writes.ts';
+import './types/boms/cost-factor-writes.ts';
+import './types/boms/bill-writes.ts';
+import './types/boms/location-rule-writes.ts';
+import './types/boms/archived.ts';
+// The work-order and people write surface: creating work orders, their records (QC reviews,
+// rework items, documents, conversation) and assignees.
+import './types/work-orders/write-results.ts';
+import './types/work-orders/create.ts';
+import './types/work-orders/record-writes.ts';
+import './types/people/writes.ts';
 // Federation 2 entities last: they reference every type above.
 import './federation.ts';
 

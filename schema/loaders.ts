@@ -20,7 +20,7 @@ import type { PlatformOrderInfo } from '../src/platform/gateway.ts';
 import type { GraphQLContext } from './context.ts';
 
 /**
- * Per-request DataLoaders by id, shared by every resolver that follows a link (schema/types/links),
+ * Per-request DataLoaders by id, shared by every resolver that follows a link (the links.ts files of schema/types/<type>/),
  * the federation entities (schema/federation.ts) and any other type file. Each batch function reads
  * all the ids one tick asked for in a constant number of statements, always within the caller's
  * shop (ctx.shopId): an id of another shop loads as null, exactly like an unknown id.

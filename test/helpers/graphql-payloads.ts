@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { QueryStats } from '../../src/db/query-stats.ts';
 import type { TestApp } from './test-app.ts';
 
-// Reading mutation payloads in tests (schema/types/writes/payload.ts): every mutation answers
+// Reading mutation payloads in tests (schema/types/common/payload.ts): every mutation answers
 // `{ <result>, userErrors }`; a business failure is a user error, scope and limits stay errors.
 
 /** The user-error selection the tests make: every detail. */

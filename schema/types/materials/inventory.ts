@@ -1,7 +1,7 @@
 import { adjustMaterialInventory, type InventoryBatchResult, type InventoryRowResult } from '../../../src/modules/materials/inventory-batch.service.ts';
 import { materialInventory, type InventoryLevelView, type InventoryView } from '../../../src/modules/materials/inventory.service.ts';
 import { builder } from '../../builder.ts';
-import { payloadField, UserErrorCodeEnum } from '../writes/payload.ts';
+import { payloadField, UserErrorCodeEnum } from '../common/payload.ts';
 import { MaterialOriginEnum } from './enums.ts';
 
 export const LevelRef = builder.objectRef<InventoryLevelView>('RawMaterialInventoryLevel').implement({

@@ -8,7 +8,7 @@ import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabula
 import { builder, valueList } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
 import { BillOwnerTypeEnum, BomStatusEnum, LocationRuleActionEnum } from '../boms/enums.ts';
-import { payloadField } from '../writes/payload.ts';
+import { payloadField } from '../common/payload.ts';
 import {
   MaterialOriginEnum, MaterialOriginFilterEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum, MaterialUsageSourceEnum,
 } from './enums.ts';

@@ -1,7 +1,7 @@
 import { syncMaterialRequirements, type MetafieldSyncResult } from '../../../src/modules/orders/metafield-sync.ts';
 import { parseOrderId } from '../../../src/modules/orders/order-ids.ts';
 import { builder } from '../../builder.ts';
-import { payloadField } from '../writes/payload.ts';
+import { payloadField } from '../common/payload.ts';
 
 const SyncResultRef = builder.objectRef<MetafieldSyncResult>('MaterialRequirementsSync').implement({
   description: 'What a material-requirements metafield write did.',

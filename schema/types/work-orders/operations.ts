@@ -7,7 +7,7 @@ import { requireWorkOrder, wholeWorkOrder } from '../../../src/modules/work-orde
 import { loadParts } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { BuildRunView } from '../../../src/modules/work-orders/build-run-view.ts';
 import { builder } from '../../builder.ts';
-import { payloadField } from '../writes/payload.ts';
+import { payloadField } from '../common/payload.ts';
 import {
   BuildRunModeEnum, BuildRunTypeEnum, TransitionDirectionEnum, WorkOrderPriorityEnum, WorkOrderSortDirectionEnum, WorkOrderSortEnum,
   WorkOrderSourceTypeEnum, WorkOrderStatusEnum,
