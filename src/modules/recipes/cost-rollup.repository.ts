@@ -140,7 +140,7 @@ export async function refreshCostRollup(scope: RollupScope, changes: CostRollupC
   const costFactors = whole ? [] : (changes.costFactors ?? []);
   if (!whole && bills.length === 0 && materials.length === 0 && costFactors.length === 0) return;
 
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bomcore:cost-rollup:${shopId}`]);
+  await runSql(em, recipesSql.selectNoFrom(sql<unknown>`pg_advisory_xact_lock(hashtextextended(${`bomcore:cost-rollup:${shopId}`}, 0))`.as('locked')));
   if (whole) {
     await runSql(em, recipesSql.with('costs', (db) => db.deleteFrom('bill_costs').where('shop_id', '=', shopId))
       .deleteFrom('bom_list_entries').where('shop_id', '=', shopId));
