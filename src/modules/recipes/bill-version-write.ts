@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BillKey } from './engine/index.ts';
 import type { BillSaveTrigger } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 
 // Bill versions are written in two steps so that a save never waits for its summary and is never
 // lost: the save's own transaction freezes the bill's content into a `pending` version row
@@ -102,11 +105,6 @@ export function billContentHash(content: unknown): string {
   return `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`;
 }
 
-interface PendingRow {
-  shop_id: string; owner_type: string; owner_id: string; version: number;
-  content: BillContent | string; previous: BillContent | string | null;
-}
-
 const parse = (v: BillContent | string): BillContent => (typeof v === 'string' ? JSON.parse(v) as BillContent : v);
 
 /**
@@ -118,17 +116,20 @@ const parse = (v: BillContent | string): BillContent => (typeof v === 'string' ?
  */
 export async function fillPendingBillVersions(em: Em, options: { shopIds: readonly string[] | null; limit: number }): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<PendingRow[]>(
-      `select v.shop_id, v.owner_type, v.owner_id, v.version, v.content,
-              (select p.content from bill_versions p
-                where p.shop_id = v.shop_id and p.owner_type = v.owner_type and p.owner_id = v.owner_id and p.version < v.version
-                order by p.version desc limit 1) as previous
-         from bill_versions v
-        where v.state = 'pending' and v.content is not null ${options.shopIds ? 'and v.shop_id = any(?::text[])' : ''}
-        order by v.saved_at, v.version
-        limit ? for update of v skip locked`,
-      options.shopIds ? [textArrayLiteral(options.shopIds), options.limit] : [options.limit],
-    );
+    const pending = recipesSql.selectFrom('bill_versions as v')
+      .select((eb) => [
+        'v.shop_id', 'v.owner_type', 'v.owner_id', 'v.version', sql<BillContent | string>`v.content`.as('content'),
+        eb.selectFrom('bill_versions as p').select(sql<BillContent | string>`p.content`.as('content'))
+          .whereRef('p.shop_id', '=', 'v.shop_id').whereRef('p.owner_type', '=', 'v.owner_type').whereRef('p.owner_id', '=', 'v.owner_id')
+          .whereRef('p.version', '<', 'v.version')
+          .orderBy('p.version', 'desc').limit(1).as('previous'),
+      ])
+      .where('v.state', '=', 'pending').where('v.content', 'is not', null)
+      .orderBy('v.saved_at').orderBy('v.version')
+      .limit(options.limit).forUpdate('v').skipLocked();
+    const rows = await runSql(tx as Em, options.shopIds
+      ? pending.where('v.shop_id', '=', sql<string>`any(${textArrayLiteral(options.shopIds)}::text[])`)
+      : pending);
     if (rows.length === 0) return 0;
     const filled = rows.map((r) => ({ row: r, hash: billContentHash(parse(r.content)), changes: summariseBillChange(r.previous === null ? null : parse(r.previous), parse(r.content)) }));
     const column = (pick: (f: (typeof filled)[number]) => string | number) => textArrayLiteral(filled.map((f) => String(pick(f))));

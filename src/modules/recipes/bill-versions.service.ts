@@ -1,6 +1,9 @@
+import { sql } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BillOwnerType, BillVersionState } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 
 export interface BillVersionView {
   version: number; state: Extract<BillVersionState, 'ready'>; savedAt: Date; savedBy: string | null; trigger: string; contentHash: string | null;
@@ -16,24 +19,21 @@ export interface BillVersionPage {
  * Two round trips (owner and counts, then the page).
  */
 export async function listBillVersions(ctx: ShopContext, input: { ownerType: BillOwnerType; ownerId: string; limit: number; offset: number }): Promise<BillVersionPage> {
-  const ownerTable = input.ownerType === 'bom' ? 'boms where shop_id = ? and bom_id = ?' : 'assembly_bills where shop_id = ? and assembly_id = ?';
-  const [head] = await ctx.em.execute<{ owner: boolean; ready: string; pending: string }[]>(
-    `select exists (select 1 from ${ownerTable}) as owner,
-            count(*) filter (where state = 'ready') as ready, count(*) filter (where state = 'pending') as pending
-       from bill_versions where shop_id = ? and owner_type = ? and owner_id = ?`,
-    [ctx.shopId, input.ownerId, ctx.shopId, input.ownerType, input.ownerId],
-  );
+  const owner = input.ownerType === 'bom'
+    ? recipesSql.selectFrom('boms').select(sql<number>`1`.as('one')).where('shop_id', '=', ctx.shopId).where('bom_id', '=', input.ownerId)
+    : recipesSql.selectFrom('assembly_bills').select(sql<number>`1`.as('one')).where('shop_id', '=', ctx.shopId).where('assembly_id', '=', input.ownerId);
+  const [head] = await runSql(ctx.em, recipesSql.selectFrom('bill_versions')
+    .select((eb) => [
+      eb.exists(owner).as('owner'),
+      sql<string>`count(*) filter (where state = 'ready')`.as('ready'), sql<string>`count(*) filter (where state = 'pending')`.as('pending'),
+    ])
+    .where('shop_id', '=', ctx.shopId).where('owner_type', '=', input.ownerType).where('owner_id', '=', input.ownerId));
   if (!head?.owner) throw DomainError.notFound(input.ownerType === 'bom' ? 'bom' : 'assembly bill', input.ownerId);
   const total = Number(head.ready);
-  const rows = total <= input.offset ? [] : await ctx.em.execute<{
-    version: number; saved_at: Date | string; saved_by: string | null; trigger: string; content_hash: string | null;
-    changed_recipe_fields: number; changed_materials: number; changed_location_rules: number; changed_overrides: number;
-  }[]>(
-    `select version, saved_at, saved_by, trigger, content_hash, changed_recipe_fields, changed_materials, changed_location_rules, changed_overrides
-       from bill_versions where shop_id = ? and owner_type = ? and owner_id = ? and state = 'ready'
-      order by version desc limit ? offset ?`,
-    [ctx.shopId, input.ownerType, input.ownerId, input.limit, input.offset],
-  );
+  const rows = total <= input.offset ? [] : await runSql(ctx.em, recipesSql.selectFrom('bill_versions')
+    .select(['version', 'saved_at', 'saved_by', 'trigger', 'content_hash', 'changed_recipe_fields', 'changed_materials', 'changed_location_rules', 'changed_overrides'])
+    .where('shop_id', '=', ctx.shopId).where('owner_type', '=', input.ownerType).where('owner_id', '=', input.ownerId).where('state', '=', 'ready')
+    .orderBy('version', 'desc').limit(input.limit).offset(input.offset));
   return {
     ownerType: input.ownerType, ownerId: input.ownerId, total, limit: input.limit, offset: input.offset,
     hasMore: input.offset + rows.length < total, pending: Number(head.pending),

@@ -1,5 +1,6 @@
+import { sql, type Updateable } from 'kysely';
 import { bulkInsert } from '../../db/bulk-insert.ts';
-import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { exact } from '../../numbers/index.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
@@ -9,7 +10,8 @@ import { InputErrors } from './catalog-input.ts';
 import { refreshCostRollup } from './cost-rollup.repository.ts';
 import type { BillKey, EngineLine } from './engine/index.ts';
 import { nodeStates, refuseArchiveWhileUsed, refuseRecipeCycle, type NodeKind } from './recipe-references.ts';
-import type { BillSaveTrigger, BomStatus, RecipeLineType } from './recipe-vocabulary.ts';
+import type { BillSaveTrigger, BomStatus } from './recipe-vocabulary.ts';
+import { recipesSql, type RecipesTables } from './tables.ts';
 
 // Create, edit and archive assembly bills and BOMs. Every save runs in one transaction that writes
 // the bill, brings the stored cost roll-up up to date and freezes a pending bill version; the
@@ -74,8 +76,8 @@ async function checkNodes(tx: ShopContext, key: BillKey, lists: Map<NodeKind, Ne
   if (lines.length === 0) return;
   const ids = (kind: NodeKind) => lines.filter((l) => l.lineType === kind).map((l) => l.nodeId);
   const states = await nodeStates(tx, { raw: ids('raw'), sub: ids('sub'), cost: ids('cost') });
-  const current = isNew ? [] : await tx.em.execute<{ line_type: NodeKind; node_id: string }[]>(
-    'select line_type, node_id from recipe_lines where shop_id = ? and owner_type = ? and owner_id = ?', [tx.shopId, key.ownerType, key.ownerId]);
+  const current = isNew ? [] : await runSql(tx.em, recipesSql.selectFrom('recipe_lines').select(['line_type', 'node_id'])
+    .where('shop_id', '=', tx.shopId).where('owner_type', '=', key.ownerType).where('owner_id', '=', key.ownerId));
   const named = new Set(current.map((r) => `${r.line_type}:${r.node_id}`));
   const errors = new InputErrors();
   for (const line of lines) {
@@ -92,8 +94,9 @@ async function checkNodes(tx: ShopContext, key: BillKey, lists: Map<NodeKind, Ne
 async function writeLines(tx: ShopContext, key: BillKey, lists: Map<NodeKind, NewLine[]>, isNew: boolean): Promise<void> {
   if (lists.size === 0) return;
   if (!isNew) {
-    await tx.em.execute('delete from recipe_lines where shop_id = ? and owner_type = ? and owner_id = ? and line_type = any(?::text[])',
-      [tx.shopId, key.ownerType, key.ownerId, textArrayLiteral([...lists.keys()])], 'run');
+    await runSql(tx.em, recipesSql.deleteFrom('recipe_lines')
+      .where('shop_id', '=', tx.shopId).where('owner_type', '=', key.ownerType).where('owner_id', '=', key.ownerId)
+      .where('line_type', 'in', [...lists.keys()]));
   }
   const rows = [...lists.values()].flatMap((lines) =>
     lines.map((l, position) => [tx.shopId, key.ownerType, key.ownerId, l.lineType, position, l.nodeId, l.quantity, l.waste]));
@@ -104,9 +107,10 @@ async function writeLines(tx: ShopContext, key: BillKey, lists: Map<NodeKind, Ne
 async function checkCycles(tx: ShopContext, key: BillKey, lists: Map<NodeKind, NewLine[]>): Promise<void> {
   const subs = lists.get('sub');
   if (key.ownerType !== 'sub_assembly' || !subs || subs.length === 0) return;
-  const current = await tx.em.execute<{ line_type: Exclude<RecipeLineType, 'sub'>; node_id: string; quantity: string; waste_percentage: string; position: number }[]>(
-    `select line_type, node_id, quantity::text as quantity, waste_percentage::text as waste_percentage, position
-       from recipe_lines where shop_id = ? and owner_type = 'sub_assembly' and owner_id = ? and line_type <> 'sub'`, [tx.shopId, key.ownerId]);
+  const current = await runSql(tx.em, recipesSql.selectFrom('recipe_lines')
+    .select([sql<'raw' | 'cost'>`line_type`.as('line_type'), 'node_id', sql<string>`quantity::text`.as('quantity'),
+      sql<string>`waste_percentage::text`.as('waste_percentage'), 'position'])
+    .where('shop_id', '=', tx.shopId).where('owner_type', '=', 'sub_assembly').where('owner_id', '=', key.ownerId).where('line_type', '<>', 'sub'));
   const lines: EngineLine[] = [
     ...current.map((r) => ({ lineType: r.line_type, nodeId: r.node_id, quantity: exact(r.quantity), wastePercentage: exact(r.waste_percentage), position: Number(r.position), changedBy: null })),
     ...subs.map((l, position) => ({ lineType: 'sub' as const, nodeId: l.nodeId, quantity: exact(l.quantity), wastePercentage: exact(0), position, changedBy: null })),
@@ -121,27 +125,30 @@ async function checkFinishedGood(tx: ShopContext, bomId: string, variantId: stri
   const [variant] = await tx.platform.getVariants([variantId]);
   if (!variant) throw DomainError.invalid('variantId', `unknown platform variant "${variantId}"`);
   // An order line finds its BOM through the variant, so one variant has one BOM.
-  const [other] = await tx.em.execute<{ bom_id: string }[]>(
-    'select bom_id from boms where shop_id = ? and variant_id = ? and bom_id <> ? limit 1', [tx.shopId, variantId, bomId]);
+  const [other] = await runSql(tx.em, recipesSql.selectFrom('boms').select('bom_id')
+    .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId).where('bom_id', '<>', bomId).limit(1));
   if (other) throw DomainError.invalid('variantId', `variant "${variantId}" is already the finished good of ${other.bom_id}`);
 }
 
 /** Locks the bill's row for the save (NOT_FOUND when the shop has no such bill); returns whether it is archived. */
 export async function lockBill(tx: ShopContext, key: BillKey): Promise<{ archived: boolean }> {
-  const sql = key.ownerType === 'bom'
-    ? 'select archived_at is not null as archived from boms where shop_id = ? and bom_id = ? for update'
-    : 'select archived_at is not null as archived from assembly_bills where shop_id = ? and assembly_id = ? for update';
-  const [row] = await tx.em.execute<{ archived: boolean }[]>(sql, [tx.shopId, key.ownerId]);
+  const archived = sql<boolean>`archived_at is not null`.as('archived');
+  const [row] = await runSql(tx.em, key.ownerType === 'bom'
+    ? recipesSql.selectFrom('boms').select(archived).where('shop_id', '=', tx.shopId).where('bom_id', '=', key.ownerId).forUpdate()
+    : recipesSql.selectFrom('assembly_bills').select(archived).where('shop_id', '=', tx.shopId).where('assembly_id', '=', key.ownerId).forUpdate());
   if (!row) throw DomainError.notFound(key.ownerType === 'bom' ? 'bom' : 'assembly bill', key.ownerId);
   return { archived: Boolean(row.archived) };
 }
 
 /** `update <table> set …` of the header fields sent (none: no statement). */
-async function updateHeader(tx: ShopContext, key: BillKey, sets: [column: string, value: unknown][]): Promise<void> {
-  if (sets.length === 0) return;
-  const [table, idColumn] = key.ownerType === 'bom' ? ['boms', 'bom_id'] : ['assembly_bills', 'assembly_id'];
-  await tx.em.execute(`update ${table} set ${sets.map(([c]) => `${c} = ?`).join(', ')} where shop_id = ? and ${idColumn} = ?`,
-    [...sets.map(([, v]) => v), tx.shopId, key.ownerId], 'run');
+type HeaderSets = Updateable<RecipesTables['boms']> | Updateable<RecipesTables['assembly_bills']>;
+
+async function updateHeader(tx: ShopContext, key: BillKey, sets: HeaderSets): Promise<void> {
+  if (Object.keys(sets).length === 0) return;
+  await runSql(tx.em, key.ownerType === 'bom'
+    ? recipesSql.updateTable('boms').set(sets as Updateable<RecipesTables['boms']>).where('shop_id', '=', tx.shopId).where('bom_id', '=', key.ownerId)
+    : recipesSql.updateTable('assembly_bills').set(sets as Updateable<RecipesTables['assembly_bills']>)
+      .where('shop_id', '=', tx.shopId).where('assembly_id', '=', key.ownerId));
 }
 
 /**
@@ -189,9 +196,9 @@ export async function updateAssemblyBill(ctx: ShopContext, assemblyId: string, i
     await lockBill(tx, key);
     await checkNodes(tx, key, lists, false);
     await checkCycles(tx, key, lists);
-    const sets: [string, unknown][] = [];
-    if (input.name !== undefined) sets.push(['name', input.name]);
-    if (input.onlyConsumePreassembled !== undefined) sets.push(['only_consume_preassembled', input.onlyConsumePreassembled]);
+    const sets: Updateable<RecipesTables['assembly_bills']> = {};
+    if (input.name !== undefined) sets.name = input.name!;
+    if (input.onlyConsumePreassembled !== undefined) sets.only_consume_preassembled = input.onlyConsumePreassembled!;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     return finishSave(tx, key, lists.size > 0, 'update', author);
@@ -227,14 +234,14 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
     await lockBill(tx, key);
     await checkFinishedGood(tx, bomId, input.variantId);
     await checkNodes(tx, key, lists, false);
-    const sets: [string, unknown][] = [];
-    if (input.name !== undefined) sets.push(['name', input.name]);
-    if (input.status !== undefined) sets.push(['status', input.status]);
-    if (input.variantId !== undefined) sets.push(['variant_id', input.variantId]);
+    const sets: Updateable<RecipesTables['boms']> = {};
+    if (input.name !== undefined) sets.name = input.name!;
+    if (input.status !== undefined) sets.status = input.status!;
+    if (input.variantId !== undefined) sets.variant_id = input.variantId;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     // Name, status and finished good are columns of the BOM list, so any BOM edit refreshes its entry.
-    return finishSave(tx, key, sets.length > 0 || lists.size > 0, 'update', author);
+    return finishSave(tx, key, Object.keys(sets).length > 0 || lists.size > 0, 'update', author);
   });
 }
 
@@ -248,7 +255,7 @@ export async function setBillArchived(ctx: ShopContext, key: BillKey, archived: 
     const current = await lockBill(tx, key);
     if (current.archived === archived) return { ...key, version: null };
     if (archived && key.ownerType === 'sub_assembly') await refuseArchiveWhileUsed(tx, 'sub', key.ownerId, 'assembly bill');
-    await updateHeader(tx, key, [['archived_at', archived ? new Date() : null]]);
+    await updateHeader(tx, key, { archived_at: archived ? new Date() : null });
     // An archived BOM leaves the list (its entry is dropped by the refresh); its costs stay current.
     return finishSave(tx, key, key.ownerType === 'bom', archived ? 'archive' : 'restore', author);
   });

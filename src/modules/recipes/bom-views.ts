@@ -1,9 +1,11 @@
 import type { ShopContext } from '../../shop-context.ts';
 import type { PlatformVariantInfo } from '../../platform/gateway.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { CostCalculator } from './costs.ts';
 import { getBill, type BillKey, type EngineBill, type RecipeForest } from './engine/index.ts';
 import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
 import type { BomStatus } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 
 // Plain read models of BOMs and assembly bills (decimals as exact, unrounded strings; the GraphQL
 // Decimal scalar rounds half-up to 6 places on the way out).
@@ -93,7 +95,7 @@ export function bomView(bill: EngineBill, s: ViewSources, withAssemblies: boolea
 /** The finished good's platform variant of each BOM (null: not platform-linked), in one query. */
 export async function finishedGoodVariants(ctx: ShopContext, bomIds: readonly string[]): Promise<Map<string, string | null>> {
   if (bomIds.length === 0) return new Map();
-  const rows = await ctx.em.execute<{ bom_id: string; variant_id: string | null }[]>(
-    'select bom_id, variant_id from boms where shop_id = ? and bom_id in (?)', [ctx.shopId, [...bomIds]]);
+  const rows = await runSql(ctx.em, recipesSql.selectFrom('boms').select(['bom_id', 'variant_id'])
+    .where('shop_id', '=', ctx.shopId).where('bom_id', 'in', bomIds));
   return new Map(rows.map((r) => [r.bom_id, r.variant_id]));
 }

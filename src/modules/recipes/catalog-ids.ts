@@ -1,5 +1,8 @@
+import { sql } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { recipesSql } from './tables.ts';
 
 // Ids of new cost factors, assembly bills and BOMs: the client's (in the dataset's form), or the
 // next number after the shop's highest numbered id of that kind (`BOM-1001`, `ASM-1`, `CF-1`), so
@@ -37,7 +40,7 @@ export async function insertCatalogRow(tx: ShopContext, t: NumberedTable, id: st
     if (rows.length === 0) throw new DomainError('CONFLICT', `${t.label} ${id} already exists`);
     return id;
   }
-  await tx.em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bomcore:catalog-ids:${t.table}:${tx.shopId}`]);
+  await runSql(tx.em, recipesSql.selectNoFrom(sql<unknown>`pg_advisory_xact_lock(hashtextextended(${`bomcore:catalog-ids:${t.table}:${tx.shopId}`}, 0))`.as('locked')));
   const [row] = await tx.em.execute<{ id: string }[]>(
     `insert into ${t.table} (${list})
      select ?::text, ?::text || (coalesce(max(substring(${t.idColumn} from ${t.prefix.length + 1})::numeric), ${t.base}) + 1)::text, ${marks}

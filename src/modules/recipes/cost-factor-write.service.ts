@@ -1,3 +1,5 @@
+import { sql, type Updateable } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { COST_FACTOR_IDS, insertCatalogRow } from './catalog-ids.ts';
@@ -5,6 +7,7 @@ import { InputErrors } from './catalog-input.ts';
 import { refreshCostRollup } from './cost-rollup.repository.ts';
 import { refuseArchiveWhileUsed } from './recipe-references.ts';
 import type { CostFactorKind } from './recipe-vocabulary.ts';
+import { recipesSql, type RecipesTables } from './tables.ts';
 
 // Create, edit and archive cost factors. A unit-cost change reprices every bill that uses the
 // factor (and every bill above those) in the same transaction.
@@ -44,16 +47,15 @@ export async function updateCostFactor(ctx: ShopContext, costFactorId: string, i
   const errors = new InputErrors();
   const unitCost = checkInput(errors, input, false);
   errors.throwIfAny();
-  const sets: [string, unknown][] = [];
-  if (input.name !== undefined) sets.push(['name', input.name]);
-  if (input.kind !== undefined) sets.push(['kind', input.kind]);
-  if (input.unit !== undefined) sets.push(['unit', input.unit]);
-  if (unitCost !== undefined) sets.push(['unit_cost', unitCost]);
+  const sets: Updateable<RecipesTables['cost_factors']> = {};
+  if (input.name !== undefined) sets.name = input.name!;
+  if (input.kind !== undefined) sets.kind = input.kind!;
+  if (input.unit !== undefined) sets.unit = input.unit;
+  if (unitCost !== undefined) sets.unit_cost = unitCost;
   await inShopTransaction(ctx, async (tx) => {
     await lockCostFactor(tx, costFactorId);
-    if (sets.length === 0) return;
-    await tx.em.execute(`update cost_factors set ${sets.map(([c]) => `${c} = ?`).join(', ')} where shop_id = ? and cost_factor_id = ?`,
-      [...sets.map(([, v]) => v), tx.shopId, costFactorId], 'run');
+    if (Object.keys(sets).length === 0) return;
+    await runSql(tx.em, recipesSql.updateTable('cost_factors').set(sets).where('shop_id', '=', tx.shopId).where('cost_factor_id', '=', costFactorId));
     if (unitCost !== undefined) await refreshCostRollup(tx, { costFactors: [costFactorId] });
   });
 }
@@ -67,15 +69,15 @@ export async function setCostFactorArchived(ctx: ShopContext, costFactorId: stri
     const current = await lockCostFactor(tx, costFactorId);
     if (current.archived === archived) return;
     if (archived) await refuseArchiveWhileUsed(tx, 'cost', costFactorId, 'cost factor');
-    await tx.em.execute('update cost_factors set archived_at = ? where shop_id = ? and cost_factor_id = ?',
-      [archived ? new Date() : null, tx.shopId, costFactorId], 'run');
+    await runSql(tx.em, recipesSql.updateTable('cost_factors').set({ archived_at: archived ? new Date() : null })
+      .where('shop_id', '=', tx.shopId).where('cost_factor_id', '=', costFactorId));
   });
 }
 
 /** Locks the row for the write; NOT_FOUND when the shop has no such factor. */
 async function lockCostFactor(tx: ShopContext, costFactorId: string): Promise<{ archived: boolean }> {
-  const [row] = await tx.em.execute<{ archived: boolean }[]>(
-    'select archived_at is not null as archived from cost_factors where shop_id = ? and cost_factor_id = ? for update', [tx.shopId, costFactorId]);
+  const [row] = await runSql(tx.em, recipesSql.selectFrom('cost_factors').select(sql<boolean>`archived_at is not null`.as('archived'))
+    .where('shop_id', '=', tx.shopId).where('cost_factor_id', '=', costFactorId).forUpdate());
   if (!row) throw DomainError.notFound('cost factor', costFactorId);
   return { archived: Boolean(row.archived) };
 }

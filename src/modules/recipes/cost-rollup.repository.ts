@@ -1,10 +1,13 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { PlatformGateway } from '../../platform/gateway.ts';
 import { LocalPlatformGateway } from '../../platform/local-gateway.ts';
 import type { BillKey } from './engine/index.ts';
 import type { BillOwnerType } from './recipe-vocabulary.ts';
+import { recipesSql, type RecipesTables } from './tables.ts';
 
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
 // by ONE function, `refreshCostRollup`, that every write changing a recipe, a cost factor or a
@@ -37,13 +40,24 @@ const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
 /** A guard against a recipe cycle (refused by every write): no real recipe nests this deep. */
 const MAX_NESTING = 1000;
 
-const ALL_BILLS = `select 'bom'::text, b.bom_id::text from boms b where b.shop_id = ?
-  union all select 'sub_assembly'::text, a.assembly_id::text from assembly_bills a where a.shop_id = ?`;
+type Seed = SelectQueryBuilder<RecipesTables, never, { owner_type: string; owner_id: string }>;
 
-const CHANGED_BILLS = `select s.owner_type, s.owner_id from unnest(?::text[], ?::text[]) as s(owner_type, owner_id)
-  union
-  select l.owner_type, l.owner_id from recipe_lines l
-   where l.shop_id = ? and ((l.line_type = 'raw' and l.node_id = any(?::text[])) or (l.line_type = 'cost' and l.node_id = any(?::text[])))`;
+/** Every bill of the shop (a whole rebuild). */
+const allBills = (shopId: string): Seed => recipesSql.selectFrom('boms as b')
+  .select([sql<string>`'bom'::text`.as('owner_type'), sql<string>`b.bom_id::text`.as('owner_id')]).where('b.shop_id', '=', shopId)
+  .unionAll(recipesSql.selectFrom('assembly_bills as a')
+    .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`a.assembly_id::text`.as('owner_id')]).where('a.shop_id', '=', shopId));
+
+/** The changed bills and the bills whose own lines name a changed material or cost factor. */
+const changedBills = (shopId: string, bills: readonly BillKey[], materials: readonly string[], costFactors: readonly string[]): Seed =>
+  (recipesSql.selectFrom(sql<{ owner_type: string; owner_id: string }>`unnest(${textArrayLiteral(bills.map((b) => b.ownerType))}::text[], ${textArrayLiteral(bills.map((b) => b.ownerId))}::text[])`.as('s'))
+    .selectAll() as unknown as Seed)
+    .union(recipesSql.selectFrom('recipe_lines as l').select(['l.owner_type', 'l.owner_id'])
+      .where('l.shop_id', '=', shopId)
+      .where((eb) => eb.or([
+        eb.and([eb('l.line_type', '=', 'raw'), eb('l.node_id', '=', sql<string>`any(${textArrayLiteral(materials)}::text[])`)]),
+        eb.and([eb('l.line_type', '=', 'cost'), eb('l.node_id', '=', sql<string>`any(${textArrayLiteral(costFactors)}::text[])`)]),
+      ])));
 
 /**
  * The bills to recompute — the seeds and every bill that contains one through sub-assembly lines,
@@ -51,24 +65,24 @@ const CHANGED_BILLS = `select s.owner_type, s.owner_id from unnest(?::text[], ?:
  * 0, then 1, … means every sub-assembly a bill names is current before the bill itself. `present` is
  * false for a bill that no longer exists (its row is deleted).
  */
-function levelsSql(seed: string): string {
-  return `
-with recursive seed(owner_type, owner_id) as (${seed}),
-up(owner_type, owner_id, depth) as (
-  select owner_type, owner_id, 0 from seed
-  union
-  select p.owner_type, p.owner_id, u.depth + 1
-    from up u
-    cross join lateral (select l.owner_type, l.owner_id from recipe_lines l
-                         where l.shop_id = ? and l.line_type = 'sub' and l.node_id = u.owner_id offset 0) p
-   where u.owner_type = 'sub_assembly' and u.depth < ${MAX_NESTING}
-)
-select u.owner_type, u.owner_id, max(u.depth) as level,
-       bool_or(b.bom_id is not null or a.assembly_id is not null) as present
-  from up u
-  left join boms b on u.owner_type = 'bom' and b.shop_id = ? and b.bom_id = u.owner_id
-  left join assembly_bills a on u.owner_type = 'sub_assembly' and a.shop_id = ? and a.assembly_id = u.owner_id
- group by u.owner_type, u.owner_id`;
+function levelsQuery(shopId: string, seed: Seed) {
+  return recipesSql
+    .withRecursive('seed(owner_type, owner_id)', () => seed)
+    .withRecursive('up(owner_type, owner_id, depth)', (db) => db.selectFrom('seed').select(['owner_type', 'owner_id', sql<number>`0`.as('depth')])
+      .union(db.selectFrom('up as u')
+        .innerJoinLateral((eb) => eb.selectFrom('recipe_lines as l').select(['l.owner_type', 'l.owner_id'])
+          .where('l.shop_id', '=', shopId).where('l.line_type', '=', 'sub').whereRef('l.node_id', '=', 'u.owner_id').modifyEnd(sql`offset 0`)
+          .as('p'), (j) => j.onTrue())
+        .select(['p.owner_type', 'p.owner_id', sql<number>`u.depth + 1`.as('depth')])
+        .where('u.owner_type', '=', 'sub_assembly').where('u.depth', '<', MAX_NESTING)))
+    .selectFrom('up as u')
+    .leftJoin('boms as b', (j) => j.on(sql<boolean>`u.owner_type = 'bom'`).on('b.shop_id', '=', shopId).onRef('b.bom_id', '=', 'u.owner_id'))
+    .leftJoin('assembly_bills as a', (j) => j.on(sql<boolean>`u.owner_type = 'sub_assembly'`).on('a.shop_id', '=', shopId).onRef('a.assembly_id', '=', 'u.owner_id'))
+    .select([
+      sql<BillOwnerType>`u.owner_type`.as('owner_type'), 'u.owner_id', sql<number | string>`max(u.depth)`.as('level'),
+      sql<boolean>`bool_or(b.bom_id is not null or a.assembly_id is not null)`.as('present'),
+    ])
+    .groupBy(['u.owner_type', 'u.owner_id']);
 }
 
 // The three sums of each bill from its base lines, exact (numeric without a scale; `* 0.01` keeps
@@ -104,8 +118,6 @@ returning owner_type, owner_id, total_cost
 update bom_list_entries e set total_cost = costs.total_cost
   from costs where costs.owner_type = 'bom' and e.shop_id = ? and e.bom_id = costs.owner_id`;
 
-interface LevelRow { owner_type: BillOwnerType; owner_id: string; level: number | string; present: boolean }
-
 /**
  * Brings the roll-up up to date after a write, inside the writer's transaction (required: the
  * roll-up commits or rolls back with the write). `'shop'` rebuilds the whole shop (a dataset load:
@@ -128,16 +140,12 @@ export async function refreshCostRollup(scope: RollupScope, changes: CostRollupC
   const costFactors = whole ? [] : (changes.costFactors ?? []);
   if (!whole && bills.length === 0 && materials.length === 0 && costFactors.length === 0) return;
 
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bomcore:cost-rollup:${shopId}`]);
+  await runSql(em, recipesSql.selectNoFrom(sql<unknown>`pg_advisory_xact_lock(hashtextextended(${`bomcore:cost-rollup:${shopId}`}, 0))`.as('locked')));
   if (whole) {
-    await em.execute(`with costs as (delete from bill_costs where shop_id = ?) delete from bom_list_entries where shop_id = ?`, [shopId, shopId], 'run');
+    await runSql(em, recipesSql.with('costs', (db) => db.deleteFrom('bill_costs').where('shop_id', '=', shopId))
+      .deleteFrom('bom_list_entries').where('shop_id', '=', shopId));
   }
-  const rows = whole
-    ? await em.execute<LevelRow[]>(levelsSql(ALL_BILLS), [shopId, shopId, shopId, shopId, shopId])
-    : await em.execute<LevelRow[]>(levelsSql(CHANGED_BILLS), [
-      textArrayLiteral(bills.map((b) => b.ownerType)), textArrayLiteral(bills.map((b) => b.ownerId)),
-      shopId, textArrayLiteral(materials), textArrayLiteral(costFactors), shopId, shopId, shopId,
-    ]);
+  const rows = await runSql(em, levelsQuery(shopId, whole ? allBills(shopId) : changedBills(shopId, bills, materials, costFactors)));
 
   const levels: BillKey[][] = [];
   const removed: BillKey[] = [];
@@ -193,17 +201,18 @@ function denseRanks(values: readonly (string | null)[]): (number | null)[] {
  */
 async function rewriteListEntries(scope: RollupScope): Promise<void> {
   const { em, shopId } = scope;
-  const boms = await em.execute<{ bom_id: string; name: string; status: string; variant_id: string | null; total_cost: string | null }[]>(
-    `select b.bom_id, b.name, b.status, b.variant_id,
-            (select c.total_cost::text from bill_costs c where c.shop_id = b.shop_id and c.owner_type = 'bom' and c.owner_id = b.bom_id) as total_cost
-       from boms b where b.shop_id = ? and b.archived_at is null`, [shopId]);
+  const boms = await runSql(em, recipesSql.selectFrom('boms as b')
+    .select((eb) => ['b.bom_id', 'b.name', 'b.status', 'b.variant_id',
+      eb.selectFrom('bill_costs as c').select(sql<string>`c.total_cost::text`.as('total_cost'))
+        .whereRef('c.shop_id', '=', 'b.shop_id').where('c.owner_type', '=', 'bom').whereRef('c.owner_id', '=', 'b.bom_id').as('total_cost')])
+    .where('b.shop_id', '=', shopId).where('b.archived_at', 'is', null));
   const variantIds = [...new Set(boms.map((b) => b.variant_id).filter((v): v is string => v !== null))];
   const variants = new Map((variantIds.length ? await scope.platform.getVariants(variantIds) : []).map((v) => [v.variantId, v]));
   const finished = boms.map((b) => (b.variant_id === null ? undefined : variants.get(b.variant_id)));
   const nameRanks = denseRanks(boms.map((b) => b.name));
   const bomIdRanks = denseRanks(boms.map((b) => b.bom_id));
   const skuRanks = denseRanks(finished.map((v) => v?.sku ?? null));
-  await em.execute('delete from bom_list_entries where shop_id = ?', [shopId], 'run');
+  await runSql(em, recipesSql.deleteFrom('bom_list_entries').where('shop_id', '=', shopId));
   await bulkInsert(em, 'bom_list_entries',
     ['shop_id', 'bom_id', 'status', 'total_cost', 'name_rank', 'bom_id_rank', 'sku_rank', 'product_id', 'sku', 'price', 'search_name', 'search_sku', 'search_bom_id'],
     boms.map((b, i) => {

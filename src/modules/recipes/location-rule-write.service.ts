@@ -1,4 +1,5 @@
 import { bulkInsert } from '../../db/bulk-insert.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { exact } from '../../numbers/index.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
@@ -6,7 +7,8 @@ import { recordPendingBillVersion } from './bill-version-write.ts';
 import { InputErrors } from './catalog-input.ts';
 import type { BillKey, EngineOverride } from './engine/index.ts';
 import { nodeStates, refuseRecipeCycle } from './recipe-references.ts';
-import type { LocationRuleAction, StockedLineType } from './recipe-vocabulary.ts';
+import type { LocationRuleAction } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 import { lockBill, type BillSaveResult, type SaveAuthor } from './bill-write.service.ts';
 
 // Set or remove a bill's rule at one location (its overrides, in order). The same rules as a
@@ -58,17 +60,15 @@ export async function setLocationRule(ctx: ShopContext, key: BillKey, locationId
   return inShopTransaction(ctx, async (tx) => {
     await lockBill(tx, key);
     await requireLocation(tx, locationId);
-    const base = await tx.em.execute<{ line_type: StockedLineType; node_id: string }[]>(
-      `select line_type, node_id from recipe_lines where shop_id = ? and owner_type = ? and owner_id = ? and line_type <> 'cost'`,
-      [tx.shopId, key.ownerType, key.ownerId]);
+    const base = await runSql(tx.em, recipesSql.selectFrom('recipe_lines').select(['line_type', 'node_id'])
+      .where('shop_id', '=', tx.shopId).where('owner_type', '=', key.ownerType).where('owner_id', '=', key.ownerId).where('line_type', '<>', 'cost'));
     const lineKind = new Map<string, LineKind>(base.map((l) => [l.node_id, l.line_type === 'raw' ? 'material' : 'assembly']));
     const introduced = checked.flatMap((c) => (c.input.action === 'add' ? [c.input.nodeId] : c.input.action === 'replace' && c.input.replacementNodeId ? [c.input.replacementNodeId] : []));
     const states = await nodeStates(tx, { raw: introduced, sub: introduced, cost: [] });
     const kindOf = (id: string): LineKind | undefined => (states.has(`raw:${id}`) ? 'material' : states.has(`sub:${id}`) ? 'assembly' : undefined);
     const archived = (id: string) => Boolean(states.get(`raw:${id}`)?.archived || states.get(`sub:${id}`)?.archived);
-    const current = await tx.em.execute<{ node_id: string; replacement_node_id: string | null }[]>(
-      'select node_id, replacement_node_id from location_rule_overrides where shop_id = ? and owner_type = ? and owner_id = ? and location_id = ?',
-      [tx.shopId, key.ownerType, key.ownerId, locationId]);
+    const current = await runSql(tx.em, recipesSql.selectFrom('location_rule_overrides').select(['node_id', 'replacement_node_id'])
+      .where('shop_id', '=', tx.shopId).where('owner_type', '=', key.ownerType).where('owner_id', '=', key.ownerId).where('location_id', '=', locationId));
     const namedHere = new Set(current.flatMap((o) => [o.node_id, o.replacement_node_id ?? '']));
 
     const engine: EngineOverride[] = [];
@@ -103,8 +103,8 @@ export async function setLocationRule(ctx: ShopContext, key: BillKey, locationId
     if (key.ownerType === 'sub_assembly') await refuseRecipeCycle(tx, key.ownerId, { ruleAt: { locationId, overrides: engine } }, 'overrides');
 
     await deleteRule(tx, key, locationId);
-    await tx.em.execute('insert into location_rules (shop_id, owner_type, owner_id, location_id) values (?, ?, ?, ?)',
-      [tx.shopId, key.ownerType, key.ownerId, locationId], 'run');
+    await runSql(tx.em, recipesSql.insertInto('location_rules')
+      .values({ shop_id: tx.shopId, owner_type: key.ownerType, owner_id: key.ownerId, location_id: locationId }));
     await bulkInsert(tx.em, 'location_rule_overrides',
       ['shop_id', 'owner_type', 'owner_id', 'location_id', 'position', 'action', 'node_id', 'replacement_node_id', 'quantity', 'waste_percentage'],
       checked.map((c, position) => [tx.shopId, key.ownerType, key.ownerId, locationId, position, c.input.action, c.input.nodeId,
@@ -124,10 +124,12 @@ export async function removeLocationRule(ctx: ShopContext, key: BillKey, locatio
 
 /** Deletes the rule and its overrides in one statement; returns whether there was a rule. */
 async function deleteRule(tx: ShopContext, key: BillKey, locationId: string): Promise<boolean> {
-  const rows = await tx.em.execute<{ location_id: string }[]>(
-    `with o as (delete from location_rule_overrides where shop_id = ? and owner_type = ? and owner_id = ? and location_id = ?)
-     delete from location_rules where shop_id = ? and owner_type = ? and owner_id = ? and location_id = ? returning location_id`,
-    [tx.shopId, key.ownerType, key.ownerId, locationId, tx.shopId, key.ownerType, key.ownerId, locationId]);
+  const rows = await runSql(tx.em, recipesSql
+    .with('o', (db) => db.deleteFrom('location_rule_overrides')
+      .where('shop_id', '=', tx.shopId).where('owner_type', '=', key.ownerType).where('owner_id', '=', key.ownerId).where('location_id', '=', locationId))
+    .deleteFrom('location_rules')
+    .where('shop_id', '=', tx.shopId).where('owner_type', '=', key.ownerType).where('owner_id', '=', key.ownerId).where('location_id', '=', locationId)
+    .returning('location_id'));
   return rows.length > 0;
 }
 

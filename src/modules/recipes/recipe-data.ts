@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { RecipeForest } from './engine/index.ts';
 import type { CostFactorKind, MaterialOrigin } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 
 // Batched reads the BOM services need beside the forest: one round trip each, whatever the count.
 
@@ -49,11 +52,12 @@ export async function loadMaterials(ctx: ShopContext, ids: readonly string[]): P
 
 export async function loadCostFactors(ctx: ShopContext, ids: readonly string[] | null): Promise<Map<string, CostFactorInfo>> {
   if (ids !== null && ids.length === 0) return new Map();
-  const rows = await ctx.em.execute<{ cost_factor_id: string; name: string; kind: CostFactorKind; unit: string | null; unit_cost: string }[]>(
-    `select cost_factor_id, name, kind, unit, unit_cost::text as unit_cost from cost_factors
-      where shop_id = ? ${ids === null ? 'and archived_at is null' : 'and cost_factor_id = any(?::text[])'} order by cost_factor_id`,
-    ids === null ? [ctx.shopId] : [ctx.shopId, textArrayLiteral(ids)],
-  );
+  const query = recipesSql.selectFrom('cost_factors')
+    .select(['cost_factor_id', 'name', 'kind', 'unit', sql<string>`unit_cost::text`.as('unit_cost')])
+    .where('shop_id', '=', ctx.shopId).orderBy('cost_factor_id');
+  const rows = await runSql(ctx.em, ids === null
+    ? query.where('archived_at', 'is', null)
+    : query.where('cost_factor_id', '=', sql<string>`any(${textArrayLiteral(ids)}::text[])`));
   return new Map(rows.map((r) => [r.cost_factor_id, { costFactorId: r.cost_factor_id, name: r.name, kind: r.kind, unit: r.unit, unitCost: r.unit_cost }]));
 }
 

@@ -1,10 +1,13 @@
+import { sql } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import {
   billKeyString, effectiveLines, loadRecipeForest, type BillKey, type EngineBill, type EngineLine, type EngineOverride, type RecipeForest,
 } from './engine/index.ts';
 import type { CatalogBlockerCode, RecipeLineType } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 
 // What recipes reference, for the catalogue writes: whether the nodes a new line names exist (and
 // are not archived), which active BOMs still reach a node someone wants to archive, and whether a
@@ -35,8 +38,8 @@ export async function nodeStates(ctx: ShopContext, ids: { raw: readonly string[]
 /** Which of the BOMs are archived (unknown ids: not archived). One statement. */
 export async function archivedBomIds(ctx: ShopContext, bomIds: readonly string[]): Promise<Set<string>> {
   if (bomIds.length === 0) return new Set();
-  const rows = await ctx.em.execute<{ bom_id: string }[]>(
-    'select bom_id from boms where shop_id = ? and bom_id = any(?::text[]) and archived_at is not null', [ctx.shopId, textArrayLiteral(bomIds)]);
+  const rows = await runSql(ctx.em, recipesSql.selectFrom('boms').select('bom_id')
+    .where('shop_id', '=', ctx.shopId).where('bom_id', '=', sql<string>`any(${textArrayLiteral(bomIds)}::text[])`).where('archived_at', 'is not', null));
   return new Set(rows.map((r) => r.bom_id));
 }
 
@@ -50,27 +53,25 @@ const MAX_NAMED_BOMS = 20;
  */
 export async function activeBomsReaching(ctx: ShopContext, kind: NodeKind, nodeId: string): Promise<string[]> {
   const s = ctx.shopId;
-  const rows = await ctx.em.execute<{ bom_id: string }[]>(
-    `with recursive up(owner_type, owner_id) as (
-       select l.owner_type, l.owner_id from recipe_lines l where l.shop_id = ? and l.line_type = ? and l.node_id = ?
-       union
-       select o.owner_type, o.owner_id from location_rule_overrides o
-        where o.shop_id = ? and o.action in ('add', 'replace') and coalesce(o.replacement_node_id, o.node_id) = ?
-       union
-       select p.owner_type, p.owner_id
-         from up u cross join lateral (
-           select l.owner_type, l.owner_id from recipe_lines l where l.shop_id = ? and l.line_type = 'sub' and l.node_id = u.owner_id
-           union all
-           select o.owner_type, o.owner_id from location_rule_overrides o
-            where o.shop_id = ? and o.action in ('add', 'replace') and coalesce(o.replacement_node_id, o.node_id) = u.owner_id
-         ) p
-        where u.owner_type = 'sub_assembly'
-     )
-     select b.bom_id from up u join boms b on b.shop_id = ? and b.bom_id = u.owner_id
-      where u.owner_type = 'bom' and b.status = 'active' and b.archived_at is null
-      order by b.bom_id limit ?`,
-    [s, kind, nodeId, s, nodeId, s, s, s, MAX_NAMED_BOMS + 1],
-  );
+  const introduced = sql<string>`coalesce(o.replacement_node_id, o.node_id)`;
+  const rows = await runSql(ctx.em, recipesSql
+    .withRecursive('up(owner_type, owner_id)', (db) => db.selectFrom('recipe_lines as l').select(['l.owner_type', 'l.owner_id'])
+      .where('l.shop_id', '=', s).where('l.line_type', '=', kind).where('l.node_id', '=', nodeId)
+      .union(db.selectFrom('location_rule_overrides as o').select(['o.owner_type', 'o.owner_id'])
+        .where('o.shop_id', '=', s).where('o.action', 'in', ['add', 'replace']).where(introduced, '=', nodeId))
+      .union(db.selectFrom('up as u')
+        .innerJoinLateral((eb) => eb.selectFrom('recipe_lines as l').select(['l.owner_type', 'l.owner_id'])
+          .where('l.shop_id', '=', s).where('l.line_type', '=', 'sub').whereRef('l.node_id', '=', 'u.owner_id')
+          .unionAll(eb.selectFrom('location_rule_overrides as o').select(['o.owner_type', 'o.owner_id'])
+            .where('o.shop_id', '=', s).where('o.action', 'in', ['add', 'replace']).where(introduced, '=', sql<string>`u.owner_id`))
+          .as('p'), (j) => j.onTrue())
+        .select(['p.owner_type', 'p.owner_id'])
+        .where('u.owner_type', '=', 'sub_assembly')))
+    .selectFrom('up as u')
+    .innerJoin('boms as b', (j) => j.on('b.shop_id', '=', s).onRef('b.bom_id', '=', 'u.owner_id'))
+    .select('b.bom_id')
+    .where('u.owner_type', '=', 'bom').where('b.status', '=', 'active').where('b.archived_at', 'is', null)
+    .orderBy('b.bom_id').limit(MAX_NAMED_BOMS + 1));
   return rows.map((r) => r.bom_id);
 }
 

@@ -4,7 +4,7 @@ import { Exact, exact, ZERO } from '../../../numbers/index.ts';
 import { billKeyString, getBill, loadRecipeForest, type BillKey, type RecipeForest } from '../engine/index.ts';
 import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
 import type { LimitingComponentOrigin } from '../recipe-vocabulary.ts';
-import { computeBuildable, type LimitRow, type PerUnitCache, type StockView } from './calculate.ts';
+import { computeBuildable, type LimitingLeaf, type PerUnitCache, type StockView } from './calculate.ts';
 
 export interface LimitingComponentView {
   nodeId: string; name: string; origin: LimitingComponentOrigin; quantityPerUnit: string; wastePercentage: string;
@@ -32,7 +32,7 @@ class Levels {
   }
 }
 
-function limitingView(row: LimitRow, materials: Map<string, MaterialInfo>, assemblyName: (id: string) => string): LimitingComponentView {
+function limitingView(row: LimitingLeaf, materials: Map<string, MaterialInfo>, assemblyName: (id: string) => string): LimitingComponentView {
   const material = row.kind === 'raw' ? materials.get(row.nodeId) : undefined;
   return {
     nodeId: row.nodeId,

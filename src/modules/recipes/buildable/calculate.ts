@@ -13,7 +13,7 @@ export interface StockView {
   shelf(assemblyId: string): Exact;
 }
 
-export interface LimitRow {
+export interface LimitingLeaf {
   /** Material variantId, or `subassembly:<assemblyId>` for a pre-assembled leaf. */
   nodeId: string;
   /** A raw line's material, or a sub-assembly's pre-assembled shelf. */
@@ -27,7 +27,7 @@ export interface LimitRow {
   available: Exact;
 }
 
-export interface BuildableFigures { maxBuildable: Exact; sellable: Exact; limits: LimitRow[] }
+export interface BuildableFigures { maxBuildable: Exact; sellable: Exact; limits: LimitingLeaf[] }
 
 type Mode = 'max' | 'sellable' | 'plain';
 
@@ -152,7 +152,7 @@ export function computeBuildable(
   const maxRows = shelved
     ? constraints(plan, stock, 'max')
     : plain.map((c) => ({ ...c, available: c.kind === 'raw' ? stock.available(c.nodeId) : ZERO }));
-  const limits: LimitRow[] = maxRows.map((c) => ({
+  const limits: LimitingLeaf[] = maxRows.map((c) => ({
     nodeId: c.nodeId, kind: c.kind, quantityPerUnit: perUnit.get(c.nodeId) ?? ZERO, wastePercentage: c.waste,
     maxUnits: largestWithin(c.demand, c.available), available: c.available,
   }));
