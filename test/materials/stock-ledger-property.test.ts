@@ -72,7 +72,7 @@ async function runCase(steps: Step[]): Promise<void> {
   let runs = 0;
   for (const s of steps) {
     const c = ctx();
-    const token = (await requireWorkOrder(c, 'wo_p')).updated_at.toISOString();
+    const token = (await requireWorkOrder(c, 'wo_p')).updatedAt.toISOString();
     const history = (await listBuildRuns(c, 'wo_p')).buildRuns;
     if (s.kind === 'start') {
       await startBuildRun(c, 'wo_p', {

@@ -82,7 +82,7 @@ builder.queryFields((t) => ({
     args: { workOrderId: t.arg.id({ required: true }) },
     resolve: async (_root, a, ctx) => {
       const header = await requireWorkOrder(ctx, String(a.workOrderId));
-      const parts = await loadParts(ctx.em, ctx.shopId, header.work_order_id, ['items', 'manual', 'runs', 'runItems', 'picks'] as const);
+      const parts = await loadParts(ctx.em, ctx.shopId, header.workOrderId, ['items', 'manual', 'runs', 'runItems', 'picks'] as const);
       return materialPlanOf(ctx, { header, ...parts });
     },
   }),

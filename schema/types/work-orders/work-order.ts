@@ -1,10 +1,10 @@
 import type { BuildRunPickView, BuildRunView, BuildRunWarning } from '../../../src/modules/work-orders/build-run-view.ts';
 import type {
-  ItemConsumption, MaterialPlan, PlanConsumptionRow, PlanContribution, PlanCost, PlanMaterial,
+  ItemConsumption, MaterialPlan, PlanConsumptionLine, PlanContribution, PlanCost, PlanMaterial,
 } from '../../../src/modules/work-orders/material-plan.service.ts';
 import type { WholeWorkOrder, WorkOrderItemView, WorkOrderWarning } from '../../../src/modules/work-orders/work-order-read.service.ts';
 import type {
-  DocumentRow, LifecycleRow, MessageRow, QcItemRow, QcRow, ReworkRow,
+  DocumentPart, LifecyclePart, MessagePart, QcReviewItemPart, QcReviewPart, ReworkPart,
 } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { WorkOrderHeaderView } from '../../../src/modules/work-orders/work-order-view.ts';
 import { TRANSITION_DIRECTIONS, type TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
@@ -94,7 +94,7 @@ export const PlanContributionRef = builder.objectRef<PlanContribution>('WorkOrde
   }),
 });
 
-export const PlanConsumptionRowRef = builder.objectRef<PlanConsumptionRow>('WorkOrderConsumptionRow').implement({
+export const PlanConsumptionRowRef = builder.objectRef<PlanConsumptionLine>('WorkOrderConsumptionRow').implement({
   description: 'What a run of the remaining quantities would take now from one shelf or material level.',
   fields: (t) => ({
     stock: t.expose('stock', { type: StockKindEnum }),
@@ -194,7 +194,7 @@ const TransitionMoveRef = builder.objectRef<TransitionMove>('WorkOrderTransition
   }),
 });
 
-export const QcReviewItemRef = builder.objectRef<QcItemRow>('QcReviewItem').implement({
+export const QcReviewItemRef = builder.objectRef<QcReviewItemPart>('QcReviewItem').implement({
   description: 'What a QC review judged of one item of its build run.',
   fields: (t) => ({
     itemId: t.exposeID('item_id'),
@@ -204,7 +204,7 @@ export const QcReviewItemRef = builder.objectRef<QcItemRow>('QcReviewItem').impl
 });
 
 export const recordFields = {
-  QcReview: builder.objectRef<QcRow>('QcReview').implement({
+  QcReview: builder.objectRef<QcReviewPart>('QcReview').implement({
     description: 'A QC review of a build run: per item, units approved and failed.',
     fields: (t) => ({
       reviewId: t.exposeID('review_id'), buildRunId: t.exposeString('build_run_id', { nullable: true }),
@@ -213,23 +213,23 @@ export const recordFields = {
       note: t.exposeString('note', { nullable: true }), reviewerName: t.exposeString('reviewer_name', { nullable: true }), createdAt: t.expose('created_at', { type: 'DateTime' }),
     }),
   }),
-  ReworkItem: builder.objectRef<ReworkRow>('ReworkItem').implement({
+  ReworkItem: builder.objectRef<ReworkPart>('ReworkItem').implement({
     fields: (t) => ({
       reworkItemId: t.exposeID('rework_item_id'), description: t.exposeString('description'), quantity: t.expose('quantity', { type: 'Decimal' }),
       status: t.expose('status', { type: ReworkItemStatusEnum }), buildRunId: t.exposeString('build_run_id', { nullable: true }),
       createdAt: t.expose('created_at', { type: 'DateTime' }), resolvedAt: t.expose('resolved_at', { type: 'DateTime', nullable: true }),
     }),
   }),
-  Document: builder.objectRef<DocumentRow>('WorkOrderDocument').implement({
+  Document: builder.objectRef<DocumentPart>('WorkOrderDocument').implement({
     fields: (t) => ({ documentId: t.exposeID('document_id'), name: t.exposeString('name'), url: t.exposeString('url'), createdAt: t.expose('created_at', { type: 'DateTime' }) }),
   }),
-  Message: builder.objectRef<MessageRow>('WorkOrderMessage').implement({
+  Message: builder.objectRef<MessagePart>('WorkOrderMessage').implement({
     fields: (t) => ({
       messageId: t.exposeID('message_id'), authorName: t.exposeString('author_name', { nullable: true }), body: t.exposeString('body'),
       createdAt: t.expose('created_at', { type: 'DateTime' }),
     }),
   }),
-  Lifecycle: builder.objectRef<LifecycleRow>('LifecycleEvent').implement({
+  Lifecycle: builder.objectRef<LifecyclePart>('LifecycleEvent').implement({
     fields: (t) => ({
       eventId: t.exposeID('event_id'), fromStatus: t.expose('from_status', { type: WorkOrderStatusEnum, nullable: true }), toStatus: t.expose('to_status', { type: WorkOrderStatusEnum }),
       note: t.exposeString('note', { nullable: true }), actorUserId: t.exposeString('actor_user_id', { nullable: true }),

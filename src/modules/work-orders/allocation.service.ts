@@ -1,11 +1,15 @@
 import { DomainError } from '../../domain-error.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { PARENTS_CTE } from '../recipes/material-parents.ts';
+import { sql, type SqlBool } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
+import { materialSummaries } from '../materials/material-view.ts';
+import { billsConsumingAs } from '../recipes/for-work-orders.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
 import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import { workOrdersSql } from './tables.ts';
 import { openWorkOrderSql, type WorkOrderHolderType, type WorkOrderStatus } from './work-order-vocabulary.ts';
 
 export interface WorkOrderHolder {
@@ -28,18 +32,38 @@ export interface WorkOrderAllocationView {
   totals: { picked: string; remaining: string; allocated: string; unlocated: AllocationFigures };
 }
 
-interface DemandRow {
-  kind: 'item' | 'manual' | 'pick';
-  work_order_id: string;
-  name: string;
-  status: WorkOrderStatus;
-  location_id: string | null;
-  owner_type: BillOwnerType | null;
-  owner_id: string | null;
-  quantity: string;
-}
+/** Work order `w` is open (every status but the closed ones). */
+const open = sql<SqlBool>`${sql.raw(openWorkOrderSql('w'))}`;
 
-const OPEN = openWorkOrderSql('w');
+/**
+ * The demand of open work orders on a material, one statement: item lines whose bill consumes it
+ * at any depth (the recipes module's parents CTE), manual lines naming it, and the picks of runs
+ * not reversed, summed per work order and location.
+ */
+function demandQuery(shopId: string, variantId: string) {
+  return workOrdersSql.selectFrom('work_order_items as i')
+    .innerJoin(billsConsumingAs(shopId, variantId, 'p'), (j) => j.onRef('p.owner_type', '=', 'i.owner_type').onRef('p.owner_id', '=', 'i.owner_id'))
+    .innerJoin('work_orders as w', (j) => j.onRef('w.shop_id', '=', 'i.shop_id').onRef('w.work_order_id', '=', 'i.work_order_id').on(open))
+    .select([sql<DemandKind>`'item'`.as('kind'), 'w.work_order_id', 'w.name', 'w.status',
+      sql<string | null>`coalesce(w.default_consumption_location_id, w.production_location_id)`.as('location_id'),
+      sql<BillOwnerType | null>`i.owner_type`.as('owner_type'), sql<string | null>`i.owner_id`.as('owner_id'), sql<string>`i.quantity`.as('quantity')])
+    .where('i.shop_id', '=', shopId)
+    .unionAll(workOrdersSql.selectFrom('work_order_manual_materials as m')
+      .innerJoin('work_orders as w', (j) => j.onRef('w.shop_id', '=', 'm.shop_id').onRef('w.work_order_id', '=', 'm.work_order_id').on(open))
+      .select([sql<DemandKind>`'manual'`.as('kind'), 'w.work_order_id', 'w.name', 'w.status',
+        sql<string | null>`coalesce(m.location_id, w.default_consumption_location_id, w.production_location_id)`.as('location_id'),
+        sql<BillOwnerType | null>`null`.as('owner_type'), sql<string | null>`null`.as('owner_id'), sql<string>`m.quantity`.as('quantity')])
+      .where('m.shop_id', '=', shopId).where('m.variant_id', '=', variantId))
+    .unionAll(workOrdersSql.selectFrom('build_run_picks as k')
+      .innerJoin('build_runs as r', (j) => j.onRef('r.shop_id', '=', 'k.shop_id').onRef('r.work_order_id', '=', 'k.work_order_id')
+        .onRef('r.build_run_id', '=', 'k.build_run_id').on('r.status', '<>', sql.lit('reversed')))
+      .innerJoin('work_orders as w', (j) => j.onRef('w.shop_id', '=', 'k.shop_id').onRef('w.work_order_id', '=', 'k.work_order_id').on(open))
+      .select([sql<DemandKind>`'pick'`.as('kind'), 'w.work_order_id', 'w.name', 'w.status', sql<string | null>`k.location_id`.as('location_id'),
+        sql<BillOwnerType | null>`null`.as('owner_type'), sql<string | null>`null`.as('owner_id'), sql<string>`sum(k.quantity)`.as('quantity')])
+      .where('k.shop_id', '=', shopId).where('k.variant_id', '=', variantId)
+      .groupBy(['w.work_order_id', 'w.name', 'w.status', 'k.location_id']));
+}
+type DemandKind = 'item' | 'manual' | 'pick';
 
 /**
  * What open work orders (every status but completed and cancelled) hold of a material, per
@@ -49,40 +73,18 @@ const OPEN = openWorkOrderSql('w');
  * picked + remaining. A line's location is its own, else the work order's default consumption
  * location, else its production location; demand with none is reported under `totals.unlocated`
  * (only when the scope is every location: it belongs to no location).
- * Round trips: one demand query (parents CTE + items, manual lines, picks), the recipe forest of
- * the bills involved, the location names — whatever the number of work orders or locations.
+ * Round trips: the material's existence (materialSummaries), one demand query (parents CTE + items,
+ * manual lines, picks), the recipe forest of the bills involved, the location names — whatever the number of work orders or locations.
  */
 export async function workOrderAllocationOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<WorkOrderAllocationView> {
   const scope = normaliseScope(locationIds);
   const s = ctx.shopId;
   const [found, rows, names] = await Promise.all([
-    ctx.em.execute<{ n: number }[]>('select 1 as n from materials where shop_id = ? and variant_id = ?', [s, variantId]),
-    ctx.em.execute<DemandRow[]>(
-      `${PARENTS_CTE}
-       select 'item' as kind, w.work_order_id, w.name, w.status, coalesce(w.default_consumption_location_id, w.production_location_id) as location_id,
-              i.owner_type, i.owner_id, i.quantity
-         from work_order_items i
-         join parents p on p.owner_type = i.owner_type and p.owner_id = i.owner_id
-         join work_orders w on w.shop_id = i.shop_id and w.work_order_id = i.work_order_id and ${OPEN}
-        where i.shop_id = ?
-       union all
-       select 'manual', w.work_order_id, w.name, w.status, coalesce(m.location_id, w.default_consumption_location_id, w.production_location_id),
-              null, null, m.quantity
-         from work_order_manual_materials m
-         join work_orders w on w.shop_id = m.shop_id and w.work_order_id = m.work_order_id and ${OPEN}
-        where m.shop_id = ? and m.variant_id = ?
-       union all
-       select 'pick', w.work_order_id, w.name, w.status, k.location_id, null, null, sum(k.quantity)
-         from build_run_picks k
-         join build_runs r on r.shop_id = k.shop_id and r.work_order_id = k.work_order_id and r.build_run_id = k.build_run_id and r.status <> 'reversed'
-         join work_orders w on w.shop_id = k.shop_id and w.work_order_id = k.work_order_id and ${OPEN}
-        where k.shop_id = ? and k.variant_id = ?
-        group by w.work_order_id, w.name, w.status, k.location_id`,
-      [s, s, variantId, s, s, variantId, s, variantId],
-    ),
+    materialSummaries(ctx, [variantId]),
+    runSql(ctx.em, demandQuery(s, variantId)),
     locationNames(ctx),
   ]);
-  if (found.length === 0) throw DomainError.notFound('raw material', variantId);
+  if (found.size === 0) throw DomainError.notFound('raw material', variantId);
 
   const inScope = (location: string | null) => (location === null ? scope === null : scope === null || scope.includes(location));
   const relevant = rows.filter((r) => inScope(r.location_id));

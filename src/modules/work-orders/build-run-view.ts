@@ -1,5 +1,5 @@
 import type { StockKind } from '../stock/stock-vocabulary.ts';
-import type { PickRow, RunItemRow, RunRow } from './work-order.repository.ts';
+import type { PickPart, RunItemPart, RunPart } from './work-order.repository.ts';
 import type { WorkOrderWarningCode } from './work-order-vocabulary.ts';
 
 export interface BuildRunPickView { stock: StockKind; itemId: string; locationId: string; quantity: string; deducted: string | null }
@@ -9,8 +9,8 @@ export interface BuildRunWarning { code: WorkOrderWarningCode; message: string; 
 export interface BuildRunView {
   buildRunId: string;
   shortId: string;
-  status: RunRow['status'];
-  runType: RunRow['run_type'];
+  status: RunPart['status'];
+  runType: RunPart['run_type'];
   note: string | null;
   actorUserId: string | null;
   actorDisplayName: string | null;
@@ -26,7 +26,7 @@ export interface BuildRunView {
   warnings: BuildRunWarning[];
 }
 
-export function buildRunViews(runs: readonly RunRow[], items: readonly RunItemRow[], picks: readonly PickRow[], workOrderUpdatedAt: Date): BuildRunView[] {
+export function buildRunViews(runs: readonly RunPart[], items: readonly RunItemPart[], picks: readonly PickPart[], workOrderUpdatedAt: Date): BuildRunView[] {
   const itemsOf = Map.groupBy(items, (i) => i.build_run_id);
   const picksOf = Map.groupBy(picks, (p) => p.build_run_id);
   return runs.map((r) => ({

@@ -14,7 +14,7 @@ import { buildRunShortId } from './short-ids.ts';
 import { blockedError } from './transition.service.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
 import {
-  addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemRow, type RunRow, type WorkOrderRow,
+  addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemPart, type RunPart, type WorkOrderHeader,
 } from './work-order.repository.ts';
 import { buildRunAllowed, WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
 import { assertToken, lockForWrite, parseToken } from './write-guard.ts';
@@ -35,7 +35,7 @@ export interface StartRunInput {
 export async function listBuildRuns(ctx: ShopContext, workOrderId: string): Promise<{ workOrderId: string; buildRuns: BuildRunView[] }> {
   const header = await requireWorkOrder(ctx, workOrderId);
   const parts = await loadParts(ctx.em, ctx.shopId, workOrderId, ['runs', 'runItems', 'picks'] as const);
-  return { workOrderId, buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updated_at) };
+  return { workOrderId, buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updatedAt) };
 }
 
 function validateStart(input: StartRunInput): Map<string, Exact> {
@@ -74,7 +74,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
   return inShopTransaction(ctx, async (tx) => {
     const row = await requireWorkOrder(tx, workOrderId, true);
     const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'picks', 'reworkItems'] as const);
-    const existing = buildRunViews(parts.runs, parts.runItems, parts.picks, row.updated_at).find((r) => r.buildRunId === input.buildRunId);
+    const existing = buildRunViews(parts.runs, parts.runItems, parts.picks, row.updatedAt).find((r) => r.buildRunId === input.buildRunId);
     if (existing) {
       if (!sameRequest(existing, input.runType, quantities)) {
         throw new DomainError('CONFLICT', `build run ${input.buildRunId} already exists on work order ${workOrderId} with other items; use a new buildRunId`);
@@ -122,10 +122,10 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
         remedy: WORK_ORDER_WARNINGS.PREASSEMBLED_SHORT.remedy, itemId: id, locationId: location, quantity: quantity.toFixed(),
       })),
     ];
-    const startedAt = nextUpdatedAt(row.updated_at);
+    const startedAt = nextUpdatedAt(row.updatedAt);
     await Promise.all([
       insertRun(tx.em, tx.shopId, workOrderId, {
-        buildRunId: input.buildRunId, shortId: buildRunShortId(row.short_id, parts.runs.length + 1), runType: input.runType, note: input.note,
+        buildRunId: input.buildRunId, shortId: buildRunShortId(row.shortId, parts.runs.length + 1), runType: input.runType, note: input.note,
         actorUserId: input.actorUserId, actorDisplayName: input.actorDisplayName, reworkItemIds: input.reworkItemIds, warnings, startedAt,
         items: [...quantities.entries()].map(([itemId, q]) => ({ itemId, quantity: q.toFixed() })),
         picks: picks.map((p) => ({ stock: p.stock, itemId: p.itemId, locationId: p.locationId, quantity: p.quantity, carriedWhole: p.carriedWhole, deducted: p.deducted })),
@@ -139,18 +139,18 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
 
 interface RunChange { expectedUpdatedAt: string; buildRunId: string }
 
-async function lockRun(tx: ShopContext, workOrderId: string, change: RunChange): Promise<{ row: WorkOrderRow; run: RunRow; items: ItemRow[]; view: BuildRunView }> {
+async function lockRun(tx: ShopContext, workOrderId: string, change: RunChange): Promise<{ row: WorkOrderHeader; run: RunPart; items: ItemPart[]; view: BuildRunView }> {
   const row = await lockForWrite(tx, workOrderId, parseToken(change.expectedUpdatedAt));
   const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'picks'] as const);
   const run = parts.runs.find((r) => r.build_run_id === change.buildRunId);
   if (!run) throw DomainError.notFound('build run', change.buildRunId);
-  const view = buildRunViews([run], parts.runItems, parts.picks, row.updated_at)[0]!;
+  const view = buildRunViews([run], parts.runItems, parts.picks, row.updatedAt)[0]!;
   return { row, run, items: parts.items, view };
 }
 
 /** What a completed run put on the shelves: the finished good's variant (BOM items) or the assembly bill, at the production location. */
-async function outputOf(tx: ShopContext, row: WorkOrderRow, items: readonly ItemRow[], view: BuildRunView, sign: 1 | -1) {
-  const location = row.production_location_id ?? itemLocation(row);
+async function outputOf(tx: ShopContext, row: WorkOrderHeader, items: readonly ItemPart[], view: BuildRunView, sign: 1 | -1) {
+  const location = row.productionLocationId ?? itemLocation(row);
   if (!location) return [];
   const variantOf = await finishedGoodVariants(tx, items.filter((i) => i.owner_type === 'bom').map((i) => i.owner_id));
   const byId = new Map(items.map((i) => [i.item_id, i]));
@@ -171,7 +171,7 @@ export async function completeBuildRun(ctx: ShopContext, workOrderId: string, ch
   return inShopTransaction(ctx, async (tx) => {
     const { row, run, items, view } = await lockRun(tx, workOrderId, change);
     if (run.status !== 'started') throw new DomainError('CONFLICT', `build run ${change.buildRunId} is ${run.status}; only a started run can be completed`);
-    const at = nextUpdatedAt(row.updated_at);
+    const at = nextUpdatedAt(row.updatedAt);
     const output = await outputOf(tx, row, items, view, 1);
     await changeShelves(tx, output, { source: 'build_run_completion', workOrderId, buildRunId: run.build_run_id }, true);
     await Promise.all([
@@ -191,7 +191,7 @@ export async function reverseBuildRun(ctx: ShopContext, workOrderId: string, cha
   return inShopTransaction(ctx, async (tx) => {
     const { row, run, items, view } = await lockRun(tx, workOrderId, change);
     if (run.status === 'reversed') throw new DomainError('CONFLICT', `build run ${change.buildRunId} is already reversed`);
-    const at = nextUpdatedAt(row.updated_at);
+    const at = nextUpdatedAt(row.updatedAt);
     const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['picks'] as const);
     const picks = parts.picks.filter((p) => p.build_run_id === run.build_run_id)
       .map((p) => ({ stock: p.stock, itemId: p.variant_id, locationId: p.location_id, quantity: p.quantity, carriedWhole: p.carried_whole, deducted: p.deducted }));

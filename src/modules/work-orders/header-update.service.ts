@@ -72,7 +72,7 @@ export async function updateWorkOrderHeader(ctx: ShopContext, workOrderId: strin
   throwIfInvalid(headerFieldErrors(patch));
   return inShopTransaction(ctx, async (tx) => {
     const row = await lockForWrite(tx, workOrderId, expected);
-    await checkReferences(tx, patch, row.assignee_id);
+    await checkReferences(tx, patch, row.assigneeId);
     const set: Record<string, unknown> = {};
     for (const [field, column] of COLUMNS) {
       const value = patch[field];
@@ -81,8 +81,8 @@ export async function updateWorkOrderHeader(ctx: ShopContext, workOrderId: strin
       else if (field === 'plannedLaborCost' || field === 'actualLaborCost') set[column] = value === null ? null : String(value);
       else set[column] = value;
     }
-    if (Object.keys(set).length === 0) return { workOrderId, updatedAt: row.updated_at };
-    const updatedAt = nextUpdatedAt(row.updated_at);
+    if (Object.keys(set).length === 0) return { workOrderId, updatedAt: row.updatedAt };
+    const updatedAt = nextUpdatedAt(row.updatedAt);
     await touchWorkOrder(tx.em, tx.shopId, workOrderId, updatedAt, set);
     return { workOrderId, updatedAt };
   });

@@ -4,7 +4,7 @@ import { leafExpander, loadRecipeForest, type BillKey, type RecipeForest } from 
 import { materialSummaries } from '../materials/material-view.ts';
 import { levelsAtEach, shelvesAtEach } from '../stock/levels.ts';
 import { planConsumption, type RootDemand } from './consumption.ts';
-import type { ItemRow, ManualRow, PickRow, RunItemRow, RunRow, WorkOrderRow } from './work-order.repository.ts';
+import type { ItemPart, ManualPart, PickPart, RunItemPart, RunPart, WorkOrderHeader } from './work-order.repository.ts';
 import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import { LIVE_RUN_STATUSES, type ContributionSource } from './work-order-vocabulary.ts';
@@ -17,7 +17,7 @@ export interface PlanContribution {
   variantId: string; locationId: string | null; source: ContributionSource; itemId: string | null; ownerType: BillOwnerType | null; ownerId: string | null;
   quantity: string; note: string | null;
 }
-export interface PlanConsumptionRow {
+export interface PlanConsumptionLine {
   stock: StockKind; itemId: string; name: string | null; locationId: string; locationName: string | null;
   quantity: string; available: string; short: string;
 }
@@ -25,12 +25,12 @@ export interface PlanCost {
   materialCost: string; pickedMaterialCost: string; plannedLaborCost: string | null; actualLaborCost: string | null;
   plannedTotalCost: string; actualTotalCost: string;
 }
-export interface ItemConsumption { itemId: string; remainingQuantity: string; locationId: string | null; rows: PlanConsumptionRow[] }
+export interface ItemConsumption { itemId: string; remainingQuantity: string; locationId: string | null; rows: PlanConsumptionLine[] }
 export interface MaterialPlan {
   workOrderId: string;
   materials: PlanMaterial[];
   contributions: PlanContribution[];
-  consumptionPlan: PlanConsumptionRow[];
+  consumptionPlan: PlanConsumptionLine[];
   itemConsumption: ItemConsumption[];
   cost: PlanCost;
   /** Item and manual lines with no location (for the UNLOCATED_LINES warning). */
@@ -38,25 +38,25 @@ export interface MaterialPlan {
 }
 
 export interface PlanInput {
-  header: WorkOrderRow;
-  items: ItemRow[];
-  manual: ManualRow[];
-  runs: RunRow[];
-  runItems: RunItemRow[];
-  picks: PickRow[];
+  header: WorkOrderHeader;
+  items: ItemPart[];
+  manual: ManualPart[];
+  runs: RunPart[];
+  runItems: RunItemPart[];
+  picks: PickPart[];
   /** Location names, when the caller already read them (one platform read per request). */
   locationNames?: ReadonlyMap<string, string>;
 }
 
 /** Where a work order's item lines are consumed: default consumption location, else production location. */
-export const itemLocation = (h: Pick<WorkOrderRow, 'default_consumption_location_id' | 'production_location_id'>): string | null =>
-  h.default_consumption_location_id ?? h.production_location_id ?? null;
+export const itemLocation = (h: Pick<WorkOrderHeader, 'defaultConsumptionLocationId' | 'productionLocationId'>): string | null =>
+  h.defaultConsumptionLocationId ?? h.productionLocationId ?? null;
 
-const billOf = (item: ItemRow): BillKey => ({ ownerType: item.owner_type, ownerId: item.owner_id });
+const billOf = (item: ItemPart): BillKey => ({ ownerType: item.owner_type, ownerId: item.owner_id });
 const key = (variantId: string, locationId: string | null) => `${variantId}|${locationId ?? ''}`;
 
 /** Item quantities not yet covered by a live (started or completed) run. */
-export function remainingItemQuantities(items: readonly ItemRow[], runs: readonly RunRow[], runItems: readonly RunItemRow[]): Map<string, Exact> {
+export function remainingItemQuantities(items: readonly ItemPart[], runs: readonly RunPart[], runItems: readonly RunItemPart[]): Map<string, Exact> {
   const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
   const built = new Map<string, Exact>();
   for (const r of runItems) if (live.has(r.build_run_id)) built.set(r.item_id, (built.get(r.item_id) ?? ZERO).plus(r.quantity));
@@ -147,10 +147,10 @@ function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, so
   const { info, levels, shelves, names } = sources;
   const shelf = (id: string) => shelves.get(id) ?? ZERO;
 
-  const planRows = (demands: readonly RootDemand[]): PlanConsumptionRow[] => {
+  const planRows = (demands: readonly RootDemand[]): PlanConsumptionLine[] => {
     if (!location || demands.length === 0) return [];
     const plan = planConsumption(forest, demands, location, shelf);
-    const row = (stock: StockKind, itemId: string, quantity: Exact, available: Exact, name: string | null): PlanConsumptionRow => {
+    const row = (stock: StockKind, itemId: string, quantity: Exact, available: Exact, name: string | null): PlanConsumptionLine => {
       const usable = available.isNegative() ? ZERO : available;
       const short = quantity.minus(usable);
       return { stock, itemId, name, locationId: location, locationName: names.get(location) ?? null, quantity: quantity.toFixed(), available: available.toFixed(), short: short.isNegative() ? '0' : short.toFixed() };
@@ -178,16 +178,16 @@ function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, so
   const materialCost = costOf('required');
   const pickedMaterialCost = costOf('picked');
   return {
-    workOrderId: header.work_order_id,
+    workOrderId: header.workOrderId,
     materials,
     contributions,
     consumptionPlan: planRows(roots),
     itemConsumption: roots.map((r) => ({ itemId: r.itemId, remainingQuantity: r.quantity.toFixed(), locationId: location, rows: planRows([r]) })),
     cost: {
       materialCost: materialCost.toFixed(), pickedMaterialCost: pickedMaterialCost.toFixed(),
-      plannedLaborCost: header.planned_labor_cost, actualLaborCost: header.actual_labor_cost,
-      plannedTotalCost: materialCost.plus(header.planned_labor_cost ?? 0).toFixed(),
-      actualTotalCost: pickedMaterialCost.plus(header.actual_labor_cost ?? 0).toFixed(),
+      plannedLaborCost: header.plannedLaborCost, actualLaborCost: header.actualLaborCost,
+      plannedTotalCost: materialCost.plus(header.plannedLaborCost ?? 0).toFixed(),
+      actualTotalCost: pickedMaterialCost.plus(header.actualLaborCost ?? 0).toFixed(),
     },
     unlocatedLines: (location ? 0 : items.length) + manual.filter((m) => (m.location_id ?? location) === null).length,
   };

@@ -6,7 +6,7 @@ import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import { throwIfInvalid } from './header-fields.ts';
 import {
-  insertDocument, insertMessage, insertQcReview, insertReworkItem, loadParts, nextUpdatedAt, resolveReworkItemRow, touchWorkOrder, type WorkOrderRow,
+  insertDocument, insertMessage, insertQcReview, insertReworkItem, loadParts, nextUpdatedAt, resolveReworkItemRow, touchWorkOrder, type WorkOrderHeader,
 } from './work-order.repository.ts';
 import { isOpenStatus, LIVE_RUN_STATUSES, QC_DECISIONS, type QcDecision } from './work-order-vocabulary.ts';
 import { lockForWrite, parseToken } from './write-guard.ts';
@@ -20,7 +20,7 @@ export const RECORD_LIMITS = { text: STRING_LIMITS.text, name: STRING_LIMITS.nam
 
 export interface RecordWriteResult { workOrderId: string; updatedAt: Date; recordId: string }
 
-interface Locked { tx: ShopContext; row: WorkOrderRow; at: Date }
+interface Locked { tx: ShopContext; row: WorkOrderHeader; at: Date }
 
 /**
  * Runs `write` on the locked work order after checking the token, then moves the token. The
@@ -32,7 +32,7 @@ async function recordWrite(
   const expected = parseToken(expectedUpdatedAt);
   return inShopTransaction(ctx, async (tx) => {
     const row = await lockForWrite(tx, workOrderId, expected);
-    const at = nextUpdatedAt(row.updated_at);
+    const at = nextUpdatedAt(row.updatedAt);
     const recordId = await write({ tx, row, at });
     await touchWorkOrder(tx.em, tx.shopId, workOrderId, at);
     return { workOrderId, updatedAt: at, recordId };
@@ -47,9 +47,9 @@ function textErrors(errors: FieldError[], field: string, value: string | null | 
 }
 
 /** QC and rework belong to a work order still being worked on. */
-function assertOpen(row: WorkOrderRow, what: string): void {
+function assertOpen(row: WorkOrderHeader, what: string): void {
   if (!isOpenStatus(row.status)) {
-    throw new DomainError('CONFLICT', `work order ${row.work_order_id} is ${row.status}: ${what} only on an open work order (reopen it first)`);
+    throw new DomainError('CONFLICT', `work order ${row.workOrderId} is ${row.status}: ${what} only on an open work order (reopen it first)`);
   }
 }
 

@@ -44,11 +44,11 @@ export async function transitionWorkOrder(ctx: ShopContext, workOrderId: string,
     if (!move) throw blockedError(workOrderId, ['NOT_ALLOWED'], `${from} → ${target ?? input.direction}`);
     const facts = await transitionFacts(tx.em, tx.shopId, workOrderId);
     const blockers = blockersOf(from, move.to, {
-      itemCount: facts.items, hasProductionLocation: row.production_location_id !== null, liveRunCount: facts.liveRuns,
+      itemCount: facts.items, hasProductionLocation: row.productionLocationId !== null, liveRunCount: facts.liveRuns,
       startedRunCount: facts.startedRuns, openReworkCount: facts.openRework,
     });
     if (blockers.length > 0) throw blockedError(workOrderId, blockers, `${from} → ${move.to}`);
-    const updatedAt = nextUpdatedAt(row.updated_at);
+    const updatedAt = nextUpdatedAt(row.updatedAt);
     const eventId = `lce_${randomUUID()}`;
     await Promise.all([
       touchWorkOrder(tx.em, tx.shopId, workOrderId, updatedAt, { status: move.to }),

@@ -1,12 +1,16 @@
+import { sql, type Expression, type QueryCreator, type SqlBool } from 'kysely';
 import type { ShopContext } from '../../shop-context.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import {
-  keysetStatement, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type PageWindow, type SortColumn, type SortDirection,
+  pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type PageWindow, type SortColumn, type SortDirection, type WindowSql,
 } from '../../db/keyset.ts';
+import { sqlText } from '../../db/sql-text.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
-import { buildsBomSql, WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams } from './work-order-filters.ts';
+import { buildsBom, WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams } from './work-order-filters.ts';
 import type { WorkOrderSort } from './work-order-filters.ts';
-import { HEADER_COLUMNS, HEADER_FROM, normaliseRow, type WorkOrderRow } from './work-order.repository.ts';
+import { headerFrom, normaliseHeader, selectHeader, type WorkOrderHeader } from './work-order.repository.ts';
+import { workOrdersSql, type WorkOrdersTables } from './tables.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
 
 /** The REST list's page-size limit (api-v1: max 100). */
@@ -29,18 +33,40 @@ function workOrderKeyset(params: WorkOrderConnectionParams, list: string): Keyse
   return { columns, tag, window: pageWindow(params, WORK_ORDER_PAGE_MAX, tag, columns.length) };
 }
 
+/** The sort keys of a page row, printed as its cursor carries them (`k0`, `k1`, …). */
+const keyColumns = (columns: readonly SortColumn[]) => columns.map((c, i) => sql<string | null>`(${sql.raw(c.sql)})::text`.as(`k${i}`));
+
+/** The window's page of the headers matching `filter`: its rows with their sort keys and their place (`ord_`). */
+const pageOf = (db: QueryCreator<WorkOrdersTables>, filter: Expression<SqlBool>, columns: readonly SortColumn[], w: WindowSql) =>
+  selectHeader(headerFrom(db)).select(keyColumns(columns)).select(sql<number>`row_number() over (order by ${sql.raw(w.order)})`.as('ord_'))
+    .where(filter).where(sqlText<SqlBool>(w.bounds.sql, w.bounds.args)).orderBy(sql.raw(w.order)).limit(w.limit);
+
+/** The filtered total, and whether rows lie on the far side of the cursor the page starts from. */
+const countAndOutside = (filter: Expression<SqlBool>, w: WindowSql) => [
+  headerFrom().select(sql<string>`count(*)`.as('n')).where(filter).as('total_count'),
+  (w.outside ? sql<boolean>`exists (${headerFrom().select(sql.lit(1).as('one')).where(filter).where(sqlText<SqlBool>(w.outside.sql, w.outside.args))})` : sql<boolean>`false`)
+    .as('outside'),
+] as const;
+
+const pageNode = (names: ReadonlyMap<string, string>) => (row: KeysetRow) => headerView(normaliseHeader(row as unknown as WorkOrderHeader), names);
+
 /**
  * A cursor page of work-order headers with the paged list's filters and sorts. Two round trips
- * whatever the page size: the page with its total, and the location names.
+ * whatever the page size: the page with its total (one statement: the page, the filtered count
+ * and the far-side test, as db/keyset.ts shapes it), and the location names.
  */
 export async function workOrderConnection(ctx: ShopContext, params: WorkOrderConnectionParams): Promise<Connection<WorkOrderHeaderView>> {
   const { columns, tag, window } = workOrderKeyset(params, 'workOrders');
-  const statement = keysetStatement({
-    from: HEADER_FROM, filter: workOrderFilter(ctx.shopId, params), pageColumns: HEADER_COLUMNS, alias: 'p', rowColumns: 'p.*', columns,
-  }, window);
-  const [rows, locations] = await Promise.all([ctx.em.execute<KeysetRow[]>(statement.sql, statement.args), ctx.platform.listLocations()]);
+  const w = windowSql(columns, window);
+  const filter = workOrderFilter(ctx.shopId, params);
+  const [rows, locations] = await Promise.all([
+    runSql(ctx.em, workOrdersSql.with('page', (db) => pageOf(db, filter, columns, w))
+      .selectFrom(sql<{ one: number }>`(select 1)`.as('one')).leftJoin('page as p', (j) => j.onTrue())
+      .select(countAndOutside(filter, w)).selectAll('p').orderBy('p.ord_')),
+    ctx.platform.listLocations(),
+  ]);
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
-  return toConnection(rows, window, tag, columns.length, (row) => headerView(normaliseRow(row as unknown as WorkOrderRow), names));
+  return toConnection(rows as KeysetRow[], window, tag, columns.length, pageNode(names));
 }
 
 /** Validates a BOM's work-order page arguments once, before any read (INVALID_INPUT naming the argument). */
@@ -59,28 +85,17 @@ export async function bomWorkOrderConnections(
 ): Promise<Connection<WorkOrderHeaderView>[]> {
   const { columns, tag, window } = workOrderKeyset(params, 'bomWorkOrders');
   const w = windowSql(columns, window);
-  const filter = workOrderFilter(ctx.shopId, { ...params, bomId: null });
-  const scope = `${filter.sql} and ${buildsBomSql('b.bom_id')}`;
+  const scope = sql<SqlBool>`${workOrderFilter(ctx.shopId, { ...params, bomId: null })} and ${buildsBom(sql.ref('b.bom_id'))}`;
   const [rows, locations] = await Promise.all([
-    ctx.em.execute<(KeysetRow & { owner: string })[]>(
-      `select b.bom_id as owner,
-              (select count(*) from ${HEADER_FROM} where ${scope}) as total_count,
-              ${w.outside ? `exists (select 1 from ${HEADER_FROM} where ${scope} and (${w.outside.sql}))` : 'false'} as outside,
-              p.*
-         from unnest(?::text[]) with ordinality as b(bom_id, n)
-         left join lateral (
-           select ${HEADER_COLUMNS}, ${w.keys}, row_number() over (order by ${w.order}) as ord_
-             from ${HEADER_FROM}
-            where ${scope} and ${w.bounds.sql}
-            order by ${w.order} limit ?) p on true
-        order by b.n, p.ord_`,
-      [...filter.args, ...(w.outside ? [...filter.args, ...w.outside.args] : []), textArrayLiteral(bomIds), ...filter.args, ...w.bounds.args, w.limit],
-    ),
+    runSql(ctx.em, workOrdersSql
+      .selectFrom(sql<{ bom_id: string; n: number }>`unnest(${textArrayLiteral(bomIds)}::text[]) with ordinality`.as<'b'>(sql`b(bom_id, n)`))
+      .leftJoinLateral(pageOf(workOrdersSql, scope, columns, w).as('p'), (j) => j.onTrue())
+      .select('b.bom_id as owner').select(countAndOutside(scope, w)).selectAll('p')
+      .orderBy('b.n').orderBy('p.ord_')),
     ctx.platform.listLocations(),
   ]);
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
   const byBom = new Map<string, KeysetRow[]>(bomIds.map((id) => [id, []]));
-  for (const row of rows) byBom.get(row.owner)?.push(row);
-  return bomIds.map((id) => toConnection(byBom.get(id)!, window, tag, columns.length,
-    (row) => headerView(normaliseRow(row as unknown as WorkOrderRow), names)));
+  for (const row of rows) byBom.get(row.owner)?.push(row as KeysetRow);
+  return bomIds.map((id) => toConnection(byBom.get(id)!, window, tag, columns.length, pageNode(names)));
 }

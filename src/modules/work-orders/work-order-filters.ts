@@ -1,10 +1,12 @@
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { workOrdersSql } from './tables.ts';
 import type { SortDirection } from '../../db/keyset.ts';
 import {
   WORK_ORDER_PRIORITIES, WORK_ORDER_SORTS, WORK_ORDER_STATUSES, type WorkOrderSort, type WorkOrderSourceType, type WorkOrderStatus,
 } from './work-order-vocabulary.ts';
 
-// The work-order list's filters and sort keys over `HEADER_FROM` (work orders `w`, assignees `a`),
+// The work-order list's filters and sort keys over `headerFrom` (work orders `w`, assignees `a`),
 // shared by the paged list (work-order-list.service.ts) and the cursor connection.
 
 export { WORK_ORDER_SORTS, type WorkOrderSort };
@@ -37,46 +39,27 @@ export const WORK_ORDER_SORT_KEYS: Record<WorkOrderSort, WorkOrderSortKey> = {
 export const WORK_ORDER_TIE_KEY = 'w.work_order_id';
 
 /**
- * Work orders (`w`) with an item that builds the BOM `bomIdSql` names: a placeholder, or a column of
- * an outer query (the BOM of a lateral page). Served by the (shop, owner type, owner id) item index.
+ * Work orders (`w`) with an item that builds the BOM `bomId` names: a value, or a column of an
+ * outer query (the BOM of a lateral page). Served by the (shop, owner type, owner id) item index.
  */
-export const buildsBomSql = (bomIdSql: string) => `exists (select 1 from work_order_items i
-  where i.shop_id = w.shop_id and i.work_order_id = w.work_order_id and i.owner_type = 'bom' and i.owner_id = ${bomIdSql})`;
+export const buildsBom = (bomId: Expression<string>) => sql<SqlBool>`exists (${workOrdersSql.selectFrom('work_order_items as i').select(sql.lit(1).as('one'))
+  .whereRef('i.shop_id', '=', sql.ref('w.shop_id')).whereRef('i.work_order_id', '=', sql.ref('w.work_order_id')).where('i.owner_type', '=', sql.lit('bom'))
+  .where('i.owner_id', '=', bomId)})`;
 
 const likePattern = (text: string) => `%${text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`;
 
 /** q: case-insensitive substring of the name, the short id or the assignee's name; the list filters are ANDed, their values ORed. */
-export function workOrderFilter(shopId: string, query: WorkOrderFilterParams): { sql: string; args: unknown[] } {
-  const parts = ['w.shop_id = ?'];
-  const args: unknown[] = [shopId];
+export function workOrderFilter(shopId: string, query: WorkOrderFilterParams): RawBuilder<SqlBool> {
+  const parts = [sql`w.shop_id = ${shopId}`];
   if (query.q) {
-    parts.push(`(w.name ilike ? or w.short_id ilike ? or a.display_name ilike ?)`);
     const pattern = likePattern(query.q);
-    args.push(pattern, pattern, pattern);
+    parts.push(sql`(w.name ilike ${pattern} or w.short_id ilike ${pattern} or a.display_name ilike ${pattern})`);
   }
-  if (query.statuses.length > 0) {
-    parts.push('w.status = any(?::text[])');
-    args.push(textArrayLiteral(query.statuses));
-  }
-  if (query.tags.length > 0) {
-    parts.push('w.tags && ?::text[]');
-    args.push(textArrayLiteral(query.tags));
-  }
-  if (query.locationId) {
-    parts.push('w.production_location_id = ?');
-    args.push(query.locationId);
-  }
-  if (query.assignedTo) {
-    parts.push('w.assignee_id = ?');
-    args.push(query.assignedTo);
-  }
-  if (query.sourceType) {
-    parts.push('w.source_type = ?');
-    args.push(query.sourceType);
-  }
-  if (query.bomId) {
-    parts.push(buildsBomSql('?'));
-    args.push(query.bomId);
-  }
-  return { sql: parts.join(' and '), args };
+  if (query.statuses.length > 0) parts.push(sql`w.status = any(${textArrayLiteral(query.statuses)}::text[])`);
+  if (query.tags.length > 0) parts.push(sql`w.tags && ${textArrayLiteral(query.tags)}::text[]`);
+  if (query.locationId) parts.push(sql`w.production_location_id = ${query.locationId}`);
+  if (query.assignedTo) parts.push(sql`w.assignee_id = ${query.assignedTo}`);
+  if (query.sourceType) parts.push(sql`w.source_type = ${query.sourceType}`);
+  if (query.bomId) parts.push(buildsBom(sql.val(query.bomId)));
+  return sql<SqlBool>`${sql.join(parts, sql` and `)}`;
 }

@@ -1,8 +1,11 @@
+import { sql } from 'kysely';
 import type { SortDirection } from '../../db/keyset.ts';
 import { DomainError } from '../../domain-error.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { HEADER_COLUMNS, HEADER_FROM, normaliseRow, type WorkOrderRow } from './work-order.repository.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { headerFrom, normaliseHeader, selectHeader } from './work-order.repository.ts';
+import { workOrdersSql } from './tables.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
 import { WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams, type WorkOrderSort } from './work-order-filters.ts';
 import { WORK_ORDER_STATUSES, type WorkOrderStatus } from './work-order-vocabulary.ts';
@@ -31,20 +34,20 @@ export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery
   const where = workOrderFilter(ctx.shopId, query);
   const sort = WORK_ORDER_SORT_KEYS[query.sortBy ?? 'updatedAt'];
   const dir = query.sortDir ?? sort.defaultDir;
-  const orderBy = `${sort.expression} ${dir}${sort.nullsLast ? ' nulls last' : ''}, ${WORK_ORDER_TIE_KEY} asc`;
+  const orderBy = sql.raw(`${sort.expression} ${dir}${sort.nullsLast ? ' nulls last' : ''}, ${WORK_ORDER_TIE_KEY} asc`);
+  const facet = (name: keyof WorkOrderFacets) => sql<keyof WorkOrderFacets>`${sql.lit(name)}`.as('facet');
   const [rows, facetRows, locations] = await Promise.all([
-    ctx.em.execute<WorkOrderRow[]>(
-      `select ${HEADER_COLUMNS} from ${HEADER_FROM} where ${where.sql} order by ${orderBy} limit ? offset ?`,
-      [...where.args, query.pageSize, (query.page - 1) * query.pageSize],
-    ),
-    ctx.em.execute<{ facet: keyof WorkOrderFacets; value: string | null; label: string | null; count: string }[]>(
-      `with f as (select w.status, w.production_location_id, w.assignee_id, a.display_name, w.tags from ${HEADER_FROM} where ${where.sql})
-       select 'status' as facet, status::text as value, null as label, count(*) as count from f group by status
-       union all select 'location', production_location_id, null, count(*) from f group by production_location_id
-       union all select 'assignee', assignee_id, max(display_name), count(*) from f group by assignee_id
-       union all select 'tag', t, null, count(*) from f cross join lateral unnest(f.tags) as t group by t`,
-      where.args,
-    ),
+    runSql(ctx.em, selectHeader(headerFrom()).where(where).orderBy(orderBy).limit(query.pageSize).offset((query.page - 1) * query.pageSize)),
+    runSql(ctx.em, workOrdersSql
+      .with('f', (db) => headerFrom(db).select(['w.status', 'w.production_location_id', 'w.assignee_id', 'a.display_name', 'w.tags']).where(where))
+      .selectFrom('f').select([facet('status'), sql<string | null>`status::text`.as('value'), sql<string | null>`null`.as('label'), sql<string>`count(*)`.as('count')])
+      .groupBy('status')
+      .unionAll((eb) => eb.selectFrom('f').select([facet('location'), 'production_location_id as value', sql<string | null>`null`.as('label'), sql<string>`count(*)`.as('count')])
+        .groupBy('production_location_id'))
+      .unionAll((eb) => eb.selectFrom('f').select([facet('assignee'), 'assignee_id as value', sql<string | null>`max(display_name)`.as('label'), sql<string>`count(*)`.as('count')])
+        .groupBy('assignee_id'))
+      .unionAll((eb) => eb.selectFrom('f').crossJoinLateral(sql<{ t: string }>`unnest(f.tags)`.as('t'))
+        .select([facet('tag'), 't as value', sql<string | null>`null`.as('label'), sql<string>`count(*)`.as('count')]).groupBy('t'))),
     ctx.platform.listLocations(),
   ]);
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
@@ -62,7 +65,7 @@ export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery
   facets.tag.sort(byCount);
   const total = facets.status.reduce((acc, f) => acc + f.count, 0);
   return {
-    rows: rows.map((r) => headerView(normaliseRow(r), names)),
+    rows: rows.map((r) => headerView(normaliseHeader(r), names)),
     total,
     hasMore: query.page * query.pageSize < total,
     page: query.page,

@@ -6,8 +6,8 @@ import { stuckPushesByWorkOrder, type StuckPlatformPushes } from '../stock/platf
 import { materialPlansOf, type MaterialPlan } from './material-plan.service.ts';
 import { buildRunViews, type BuildRunView } from './build-run-view.ts';
 import {
-  findWorkOrder, findWorkOrders, loadPartsOf, type DocumentRow, type ItemRow, type LifecycleRow, type MessageRow, type QcRow, type ReworkRow,
-  type WorkOrderParts, type WorkOrderRow,
+  findWorkOrder, findWorkOrders, loadPartsOf, type DocumentPart, type ItemPart, type LifecyclePart, type MessagePart, type QcReviewPart, type ReworkPart,
+  type WorkOrderParts, type WorkOrderHeader,
 } from './work-order.repository.ts';
 import {
   availableTransitions, isOpenStatus, LIVE_RUN_STATUSES, WORK_ORDER_WARNINGS, type TransitionMove, type WorkOrderWarningCode,
@@ -31,16 +31,16 @@ export interface WholeWorkOrder extends WorkOrderHeaderView {
   items: WorkOrderItemView[];
   plan: MaterialPlan;
   buildRuns: BuildRunView[];
-  qcReviews: QcRow[];
-  reworkItems: ReworkRow[];
-  documents: DocumentRow[];
-  conversation: MessageRow[];
-  lifecycleEvents: LifecycleRow[];
+  qcReviews: QcReviewPart[];
+  reworkItems: ReworkPart[];
+  documents: DocumentPart[];
+  conversation: MessagePart[];
+  lifecycleEvents: LifecyclePart[];
   availableTransitions: TransitionMove[];
   warnings: WorkOrderWarning[];
 }
 
-export async function requireWorkOrder(ctx: ShopContext, workOrderId: string, forUpdate = false): Promise<WorkOrderRow> {
+export async function requireWorkOrder(ctx: ShopContext, workOrderId: string, forUpdate = false): Promise<WorkOrderHeader> {
   const row = await findWorkOrder(ctx.em, ctx.shopId, workOrderId, forUpdate);
   if (!row) throw DomainError.notFound('work order', workOrderId);
   return row;
@@ -62,12 +62,12 @@ export async function wholeWorkOrders(ctx: ShopContext, workOrderIds: readonly s
     loadPartsOf(ctx.em, ctx.shopId, workOrderIds, WHOLE_PARTS),
     ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
   ]);
-  const found = headers.map((header) => ({ header, parts: partsOf.get(header.work_order_id)! }));
+  const found = headers.map((header) => ({ header, parts: partsOf.get(header.workOrderId)! }));
   const [plans, stuck] = await Promise.all([
     materialPlansOf(ctx, found.map(({ header, parts }) => ({ header, ...parts, locationNames }))),
-    stuckPushesByWorkOrder(ctx.em, ctx.shopId, found.map(({ header }) => header.work_order_id)),
+    stuckPushesByWorkOrder(ctx.em, ctx.shopId, found.map(({ header }) => header.workOrderId)),
   ]);
-  return new Map(found.map(({ header, parts }, i) => [header.work_order_id, wholeView(header, parts, plans[i]!, stuck, locationNames)]));
+  return new Map(found.map(({ header, parts }, i) => [header.workOrderId, wholeView(header, parts, plans[i]!, stuck, locationNames)]));
 }
 
 /** One whole work order (wholeWorkOrders for one); NOT_FOUND for an id the shop does not have. */
@@ -78,14 +78,14 @@ export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Pro
 }
 
 function wholeView(
-  header: WorkOrderRow, parts: Pick<WorkOrderParts, (typeof WHOLE_PARTS)[number]>, plan: MaterialPlan,
+  header: WorkOrderHeader, parts: Pick<WorkOrderParts, (typeof WHOLE_PARTS)[number]>, plan: MaterialPlan,
   stuck: Map<string, StuckPlatformPushes>, locationNames: ReadonlyMap<string, string>,
 ): WholeWorkOrder {
-  const workOrderId = header.work_order_id;
+  const workOrderId = header.workOrderId;
   const liveRuns = parts.runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status));
   const facts = {
     itemCount: parts.items.length,
-    hasProductionLocation: header.production_location_id !== null,
+    hasProductionLocation: header.productionLocationId !== null,
     liveRunCount: liveRuns.length,
     startedRunCount: parts.runs.filter((r) => r.status === 'started').length,
     openReworkCount: parts.reworkItems.filter((r) => r.status === 'open').length,
@@ -99,12 +99,12 @@ function wholeView(
   const remainingOf = new Map(plan.itemConsumption.map((c) => [c.itemId, c.remainingQuantity]));
   return {
     ...headerView(header, locationNames),
-    items: parts.items.map((i: ItemRow) => ({
+    items: parts.items.map((i: ItemPart) => ({
       itemId: i.item_id, ownerType: i.owner_type, ownerId: i.owner_id, name: i.name, quantity: i.quantity, completedQuantity: i.completed_quantity,
       builtQuantity: builtQty.get(i.item_id) ?? '0', remainingQuantity: remainingOf.get(i.item_id) ?? '0',
     })),
     plan,
-    buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updated_at),
+    buildRuns: buildRunViews(parts.runs, parts.runItems, parts.picks, header.updatedAt),
     qcReviews: parts.qcReviews,
     reworkItems: parts.reworkItems,
     documents: parts.documents,
@@ -116,15 +116,15 @@ function wholeView(
 }
 
 /** Warnings are derived from the current state on every read; each names its remedy. */
-export function warningsOf(header: WorkOrderRow, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null } | null): WorkOrderWarning[] {
+export function warningsOf(header: WorkOrderHeader, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null } | null): WorkOrderWarning[] {
   const warnings: WorkOrderWarning[] = [];
   const open = isOpenStatus(header.status);
-  if (header.assignee_id && header.assignee_active === false) {
-    warnings.push({ code: 'RETIRED_ASSIGNEE', message: `the assignee ${header.assignee_name ?? header.assignee_id} is retired`, remedy: WORK_ORDER_WARNINGS.RETIRED_ASSIGNEE.remedy });
+  if (header.assigneeId && header.assigneeActive === false) {
+    warnings.push({ code: 'RETIRED_ASSIGNEE', message: `the assignee ${header.assigneeName ?? header.assigneeId} is retired`, remedy: WORK_ORDER_WARNINGS.RETIRED_ASSIGNEE.remedy });
   }
   const today = new Date().toISOString().slice(0, 10);
-  if (open && header.due_date && header.due_date < today) {
-    warnings.push({ code: 'OVERDUE', message: `due on ${header.due_date} and still ${header.status}`, remedy: WORK_ORDER_WARNINGS.OVERDUE.remedy });
+  if (open && header.dueDate && header.dueDate < today) {
+    warnings.push({ code: 'OVERDUE', message: `due on ${header.dueDate} and still ${header.status}`, remedy: WORK_ORDER_WARNINGS.OVERDUE.remedy });
   }
   if (open) {
     for (const row of plan.consumptionPlan) {

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
-import { QC_DECISIONS, REWORK_ITEM_STATUSES } from './work-order-vocabulary.ts';
+import { QC_DECISIONS, REWORK_ITEM_STATUSES, type WorkOrderStatus } from './work-order-vocabulary.ts';
 
 // The append-mostly records of a work order: reviews, rework, documents, messages and lifecycle.
 const woChild = { shopId: p.text().primary(), workOrderId: p.text().primary() };
@@ -80,8 +80,8 @@ export const LifecycleEvent = defineEntity({
   properties: {
     ...woChild,
     eventId: p.text().primary(),
-    fromStatus: p.text().nullable(),
-    toStatus: p.text(),
+    fromStatus: p.text().$type<WorkOrderStatus>().nullable(),
+    toStatus: p.text().$type<WorkOrderStatus>(),
     note: p.text().nullable(),
     actorUserId: p.text().nullable(),
     actorDisplayName: p.text().nullable(),

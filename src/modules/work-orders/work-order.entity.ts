@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
 import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+import type { StockKind } from '../stock/stock-vocabulary.ts';
 import {
   BUILD_RUN_STATUSES, BUILD_RUN_TYPES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './work-order-vocabulary.ts';
@@ -124,7 +125,7 @@ export const BuildRunPick = defineEntity({
     buildRunId: p.text().primary(),
     position: p.integer().primary(),
     /** `material` (a material level) or `preassembled` (an assembly bill's shelf; variantId holds the assemblyId). */
-    stock: p.text().default('material'),
+    stock: p.text().$type<StockKind>().default('material'),
     variantId: p.text(),
     locationId: p.text(),
     /** Consumed, exact (what the residual carry received). */

@@ -1,7 +1,7 @@
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
-import type { WorkOrderRow } from './work-order.repository.ts';
+import type { WorkOrderHeader } from './work-order.repository.ts';
 
 /** `expectedUpdatedAt` as an instant; a value that is not an ISO 8601 date-time is 400 naming the field. */
 export function parseToken(expectedUpdatedAt: string | Date): Date {
@@ -17,14 +17,14 @@ export function parseToken(expectedUpdatedAt: string | Date): Date {
  * a concurrent writer waits for the lock and then sees the new token, so of several writes sent
  * with one token exactly one succeeds and the others are 409.
  */
-export async function lockForWrite(tx: ShopContext, workOrderId: string, expectedUpdatedAt: Date): Promise<WorkOrderRow> {
+export async function lockForWrite(tx: ShopContext, workOrderId: string, expectedUpdatedAt: Date): Promise<WorkOrderHeader> {
   const row = await requireWorkOrder(tx, workOrderId, true);
   assertToken(row, expectedUpdatedAt);
   return row;
 }
 
-export function assertToken(row: WorkOrderRow, expectedUpdatedAt: Date): void {
-  if (row.updated_at.getTime() !== expectedUpdatedAt.getTime()) {
-    throw new DomainError('CONFLICT', `work order ${row.work_order_id} was changed since expectedUpdatedAt (now ${row.updated_at.toISOString()}); read it again and re-send`);
+export function assertToken(row: WorkOrderHeader, expectedUpdatedAt: Date): void {
+  if (row.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
+    throw new DomainError('CONFLICT', `work order ${row.workOrderId} was changed since expectedUpdatedAt (now ${row.updatedAt.toISOString()}); read it again and re-send`);
   }
 }

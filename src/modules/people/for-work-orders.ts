@@ -1,0 +1,13 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { Assignee } from './people.entity.ts';
+
+type AssigneesTable = Selectable<InferKyselyDB<typeof Assignee>['assignees']>;
+
+/**
+ * The assignees table under an alias, for the work-order queries that join a work order's assignee
+ * (its display name, its active flag, the list's `q` filter): a typed table reference the people
+ * module hands out, so work orders name none of its tables.
+ */
+export const assigneesAs = <A extends string>(alias: A) => sql<AssigneesTable>`assignees`.as(alias);

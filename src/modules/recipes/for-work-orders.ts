@@ -1,0 +1,22 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
+import { sqlText } from '../../db/sql-text.ts';
+import { PARENTS_CTE } from './material-parents.ts';
+import type { AssemblyBill, Bom } from './recipe.entity.ts';
+import type { BillOwnerType } from './recipe-vocabulary.ts';
+
+type RecipeTables = InferKyselyDB<typeof Bom | typeof AssemblyBill>;
+
+/** The BOM table under an alias, for the work-order queries that name an item's bill (a typed table reference). */
+export const bomsAs = <A extends string>(alias: A) => sql<Selectable<RecipeTables['boms']>>`boms`.as(alias);
+
+/** The assembly-bill table under an alias, for the work-order queries that name an item's bill. */
+export const assemblyBillsAs = <A extends string>(alias: A) => sql<Selectable<RecipeTables['assembly_bills']>>`assembly_bills`.as(alias);
+
+/**
+ * Every bill that consumes the material at any depth (PARENTS_CTE) as a derived table under an
+ * alias: `(owner_type, owner_id)` rows, one statement with the caller's query.
+ */
+export const billsConsumingAs = <A extends string>(shopId: string, variantId: string, alias: A) =>
+  sqlText<{ owner_type: BillOwnerType; owner_id: string }>(`(${PARENTS_CTE} select owner_type, owner_id from parents)`, [shopId, shopId, variantId]).as(alias);
