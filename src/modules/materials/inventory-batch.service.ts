@@ -1,7 +1,9 @@
 import { DomainError, type FieldError, type UserErrorCode } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { adjustVirtualLevels } from '../stock/ledger.ts';
-import { findMaterialRow, readOnlyError } from './material-view.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { shopAllowsNegativeInventory } from '../shops/for-materials.ts';
+import { foundOr404, materialById, readOnlyError } from './material-view.ts';
 import { parseDecimalInput } from '../../decimals.ts';
 
 export interface InventoryUpdateInput {
@@ -75,10 +77,12 @@ export async function adjustMaterialInventory(ctx: ShopContext, variantId: strin
   return inShopTransaction(ctx, async (tx) => {
     // Share-locked: a material PATCH setting its single level (which counts the levels under an
     // update lock) waits for this batch, so it never counts levels a batch is about to add.
-    const material = await findMaterialRow(tx, variantId, ', (select allow_negative_inventory from shops s where s.id = m.shop_id) as allow_negative_inventory', 'share');
+    const [row] = await runSql(tx.em, materialById(tx.shopId, variantId)
+      .select((eb) => shopAllowsNegativeInventory(eb.ref('m.shop_id')).as('allowNegative')).forShare('m'));
+    const material = foundOr404(row, variantId);
     if (material.origin === 'platform') throw readOnlyError(variantId);
     validateInventoryUpdates(variantId, updates);
-    return applyInventoryUpdates(tx, variantId, updates, material.allow_negative_inventory === true);
+    return applyInventoryUpdates(tx, variantId, updates, material.allowNegative === true);
   });
 }
 

@@ -1,6 +1,7 @@
 import { exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
+import { virtualLevelsIn } from '../stock/for-materials.ts';
 import { findMaterialRow } from './material-view.ts';
 import type { MaterialOrigin } from './material-vocabulary.ts';
 
@@ -29,16 +30,13 @@ export async function materialInventory(ctx: ShopContext, variantId: string, loc
     const names = new Map(locations.map((l) => [l.locationId, l.name]));
     levels = live.map((l) => ({ locationId: l.locationId, locationName: names.get(l.locationId) ?? null, available: exact(l.available).toFixed() }));
   } else {
-    const rows = await ctx.em.execute<{ location_id: string; available: string }[]>(
-      `select location_id, available from material_levels where shop_id = ? and variant_id = ?${scope ? ' and location_id in (?)' : ''}`,
-      scope ? [ctx.shopId, variantId, scope] : [ctx.shopId, variantId],
-    );
+    const rows = await virtualLevelsIn(ctx, [variantId], scope);
     levels = rows.map((r) => ({ locationId: r.location_id, locationName: null, available: exact(r.available).toFixed() }));
   }
   levels.sort((a, b) => compareLocationIds(a.locationId, b.locationId));
   const total = levels.reduce((sum, l) => sum.plus(l.available), ZERO);
   return {
     variantId, origin: material.origin, totalAvailable: total.toFixed(),
-    cachedQuantity: exact(material.inventory_quantity).toFixed(), levels,
+    cachedQuantity: exact(material.inventoryQuantity).toFixed(), levels,
   };
 }

@@ -1,9 +1,11 @@
 import { exact, ZERO } from '../../numbers/index.ts';
-import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { InventoryLevelView, InventoryView } from './inventory.service.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { MATERIAL_COLUMNS, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { virtualLevelsIn } from '../stock/for-materials.ts';
+import { materialColumns, toMaterialView, type MaterialView } from './material-view.ts';
+import { materialsSql } from './tables.ts';
 
 // Batched reads of materials by id (GraphQL loaders, federation entities): one statement for any
 // number of ids, always filtered on the caller's shop.
@@ -12,11 +14,9 @@ import { MATERIAL_COLUMNS, toMaterialView, type MaterialRow, type MaterialView }
 export async function materialsByIds(ctx: ShopContext, variantIds: readonly string[]): Promise<Map<string, MaterialView>> {
   const ids = [...new Set(variantIds)];
   if (ids.length === 0) return new Map();
-  const rows = await ctx.em.execute<MaterialRow[]>(
-    `select ${MATERIAL_COLUMNS} from materials m where m.shop_id = ? and m.variant_id = any(?::text[])`,
-    [ctx.shopId, textArrayLiteral(ids)],
-  );
-  return new Map(rows.map((r) => [r.variant_id as string, toMaterialView(r)]));
+  const rows = await runSql(ctx.em, materialsSql.selectFrom('materials as m').select(materialColumns)
+    .where('m.shop_id', '=', ctx.shopId).where('m.variant_id', 'in', ids));
+  return new Map(rows.map((r) => [r.variantId, toMaterialView(r)]));
 }
 
 /**
@@ -36,7 +36,7 @@ export async function materialInventories(
   const [live, names, own] = await Promise.all([
     platformIds.length ? ctx.platform.getLevels(platformIds, scope) : [],
     platformIds.length ? locationNames() : new Map<string, string>(),
-    virtualIds.length ? virtualLevels(ctx, virtualIds, scope) : [],
+    virtualLevelsIn(ctx, virtualIds, scope),
   ]);
   const levelsOf = new Map<string, InventoryLevelView[]>(materials.map((m) => [m.variantId, []]));
   for (const l of live) levelsOf.get(l.variantId)?.push({ locationId: l.locationId, locationName: names.get(l.locationId) ?? null, available: exact(l.available).toFixed() });
@@ -50,12 +50,4 @@ export async function materialInventories(
 
 async function platformLocationNames(ctx: ShopContext): Promise<ReadonlyMap<string, string>> {
   return new Map((await ctx.platform.listLocations()).map((l) => [l.locationId, l.name]));
-}
-
-function virtualLevels(ctx: ShopContext, variantIds: readonly string[], scope: readonly string[] | null) {
-  return ctx.em.execute<{ variant_id: string; location_id: string; available: string }[]>(
-    `select variant_id, location_id, available::text as available from material_levels
-      where shop_id = ? and variant_id = any(?::text[])${scope ? ' and location_id = any(?::text[])' : ''}`,
-    scope ? [ctx.shopId, textArrayLiteral(variantIds), textArrayLiteral(scope)] : [ctx.shopId, textArrayLiteral(variantIds)],
-  );
 }

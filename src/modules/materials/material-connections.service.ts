@@ -1,6 +1,6 @@
 import { exact } from '../../numbers/index.ts';
-import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { materialUses } from '../recipes/for-materials.ts';
 import type { BillOwnerType, BomStatus, LocationRuleAction } from '../recipes/recipe-vocabulary.ts';
 import type { MaterialUsageSource } from './material-vocabulary.ts';
 
@@ -36,38 +36,7 @@ export async function materialConnections(ctx: ShopContext, variantId: string): 
  * (a page of materials, each with its uses, is one read of the uses and one of the location names).
  */
 export async function materialConnectionsOf(ctx: ShopContext, variantIds: readonly string[]): Promise<MaterialConnections[]> {
-  const ids = textArrayLiteral(variantIds);
-  const [rows, locations] = await Promise.all([
-    ctx.em.execute<Record<string, any>[]>(
-      `select u.*, coalesce(b.name, a.name, u.owner_id) as name, b.status
-         from (
-           select r.node_id as material_id, 'recipe' as source, r.owner_type, r.owner_id, null as location_id, null as action,
-                  r.quantity, r.waste_percentage, r.position
-             from recipe_lines r
-            where r.shop_id = ? and r.line_type = 'raw' and r.node_id = any(?::text[])
-           union all
-           select m.variant_id, 'locationRule', o.owner_type, o.owner_id, o.location_id, o.action,
-                  case when o.action = 'remove' or (o.action = 'replace' and o.replacement_node_id is distinct from m.variant_id) then 0
-                       else coalesce(o.quantity, base.quantity, 0) end,
-                  case when o.action = 'remove' or (o.action = 'replace' and o.replacement_node_id is distinct from m.variant_id) then 0
-                       else coalesce(o.waste_percentage, base.waste_percentage, 0) end,
-                  o.position
-             from location_rule_overrides o
-             join unnest(?::text[]) as m(variant_id) on o.node_id = m.variant_id or o.replacement_node_id = m.variant_id
-             left join lateral (
-               select l.quantity, l.waste_percentage from recipe_lines l
-                where l.shop_id = o.shop_id and l.owner_type = o.owner_type and l.owner_id = o.owner_id
-                  and l.line_type = 'raw' and l.node_id = o.node_id
-                order by l.position limit 1) base on true
-            where o.shop_id = ?
-         ) u
-         left join boms b on b.shop_id = ? and u.owner_type = 'bom' and b.bom_id = u.owner_id
-         left join assembly_bills a on a.shop_id = ? and u.owner_type = 'sub_assembly' and a.assembly_id = u.owner_id
-        order by u.material_id, u.owner_id, u.location_id nulls first, u.position`,
-      [ctx.shopId, ids, ids, ctx.shopId, ctx.shopId, ctx.shopId],
-    ),
-    ctx.platform.listLocations(),
-  ]);
+  const [rows, locations] = await Promise.all([materialUses(ctx, variantIds), ctx.platform.listLocations()]);
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
   const byMaterial = new Map<string, MaterialConnections>(variantIds.map((id) => [id, { boms: [], subAssemblies: [] }]));
   for (const r of rows) {

@@ -1,10 +1,12 @@
 import type { ShopContext } from '../../shop-context.ts';
 import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn, type SortDirection } from '../../db/keyset.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
+import { expressionBuilder, sql, type OperationNodeSource } from 'kysely';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, MATERIALS_WITH_QUANTITY, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, materialsWithQuantity, type MaterialFilterParams, type MaterialSort,
 } from './material-filters.ts';
-import { MATERIAL_COLUMNS, toMaterialView, type MaterialView } from './material-view.ts';
+import { materialColumns, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { materialsSql } from './tables.ts';
 
 /** The REST list's page-size limit (api-v1: up to 1000). */
 export const MATERIAL_PAGE_MAX = PAGE_LIMITS.rows;
@@ -12,6 +14,12 @@ export const MATERIAL_PAGE_MAX = PAGE_LIMITS.rows;
 export interface MaterialConnectionParams extends MaterialFilterParams, ConnectionArgs {
   sortBy: string | null;
   sortOrder: SortDirection;
+}
+
+/** A built fragment as the text and arguments `keysetStatement` (shared with other lists) puts together. */
+function piece(fragment: OperationNodeSource | readonly OperationNodeSource[]): { sql: string; args: unknown[] } {
+  const compiled = (Array.isArray(fragment) ? sql.join(fragment) : sql`${fragment}`).compile(materialsSql);
+  return { sql: compiled.sql, args: [...compiled.parameters] };
 }
 
 function sortColumns(sort: MaterialSort, dir: SortDirection): SortColumn[] {
@@ -33,17 +41,22 @@ export async function materialConnection(ctx: ShopContext, params: MaterialConne
   const columns = sortColumns(sort, dir);
   const tag = `materials:${sort}:${dir}`;
   const window = pageWindow(params, MATERIAL_PAGE_MAX, tag, columns.length);
-  const quantitySort = sort === 'inventoryQuantity';
+  // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
+  const from = sort === 'inventoryQuantity' ? piece(materialsWithQuantity(ctx.shopId)) : null;
+  const rowColumns = piece(materialColumns(expressionBuilder()));
   const statement = keysetStatement({
-    from: quantitySort ? MATERIALS_WITH_QUANTITY : 'materials m',
-    fromArgs: quantitySort ? [ctx.shopId] : [],
+    from: from ? `(${from.sql}) m` : 'materials m',
+    fromArgs: from?.args ?? [],
     countFrom: 'materials m',
-    filter: materialFilter(ctx.shopId, params),
+    filter: piece(materialFilter(ctx.shopId, params)),
     pageColumns: 'm.*',
     alias: 'm',
-    rowColumns: MATERIAL_COLUMNS,
+    rowColumns: rowColumns.sql,
+    rowArgs: rowColumns.args,
     columns,
   }, window);
-  const rows = await ctx.em.execute<KeysetRow[]>(statement.sql, statement.args);
-  return toConnection(rows, window, tag, columns.length, (row) => toMaterialView(row));
+  // The statement is put together by the shared keyset builder from the fragments above; its rows
+  // are the keyset columns and `materialColumns`.
+  const rows = await ctx.em.execute<(KeysetRow & MaterialRow)[]>(statement.sql, statement.args);
+  return toConnection(rows, window, tag, columns.length, (row) => toMaterialView(row as KeysetRow & MaterialRow));
 }

@@ -1,7 +1,12 @@
 // The raw-material list's filters and sort keys, shared by the paged list (REST, `rawMaterials`)
 // and the cursor connection (`rawMaterialConnection`), so both select and order the same rows.
 
+import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
+import { rawLinesNaming } from '../recipes/for-materials.ts';
+import { virtualLevelTotals } from '../stock/for-materials.ts';
+import { inventoryQuantity } from './material-view.ts';
 import { MATERIAL_SORTS, type MaterialOriginFilter, type MaterialSort, type MaterialUsageFilter } from './material-vocabulary.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
 
 export { MATERIAL_SORTS, type MaterialSort };
 
@@ -11,8 +16,6 @@ export interface MaterialFilterParams {
   originFilter: MaterialOriginFilter;
   vendorFilter: readonly string[];
 }
-
-const USED = `exists (select 1 from recipe_lines r where r.shop_id = m.shop_id and r.line_type = 'raw' and r.node_id = m.variant_id)`;
 
 function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -25,31 +28,26 @@ const SEARCH_SEPARATOR = '\u001f';
  * The filters over `materials m` of a shop: a search is one byte-compared `like` on the stored
  * lowered `search_text` (the same match as `ilike` on each field).
  */
-export function materialFilter(shopId: string, params: MaterialFilterParams): { sql: string; args: unknown[] } {
+export function materialFilter(shopId: string, params: MaterialFilterParams): Expression<SqlBool> {
+  const eb = expressionBuilder<{ m: MaterialsTables['materials'] }, 'm'>();
   // Archived materials leave the lists (they stay readable by id and in the recipes that name them).
-  const where: string[] = ['m.shop_id = ?', 'm.archived_at is null'];
-  const args: unknown[] = [shopId];
+  const where: Expression<SqlBool>[] = [eb('m.shop_id', '=', shopId), eb('m.archived_at', 'is', null)];
   if (params.search) {
     const pattern = likePattern(params.search);
     if (params.search.includes(SEARCH_SEPARATOR)) {
       // The separator itself cannot be matched through the joined text (it would span fields).
-      where.push(`(m.product_name ilike ? or m.variant_name ilike ? or m.sku ilike ? or m.vendor ilike ?)`);
-      args.push(pattern, pattern, pattern, pattern);
+      where.push(eb.or([eb('m.product_name', 'ilike', pattern), eb('m.variant_name', 'ilike', pattern), eb('m.sku', 'ilike', pattern), eb('m.vendor', 'ilike', pattern)]));
     } else {
-      where.push('m.search_text like lower(?)');
-      args.push(pattern);
+      where.push(eb('m.search_text', 'like', sql<string>`lower(${pattern})`));
     }
   }
-  if (params.originFilter !== 'all') {
-    where.push('m.origin = ?');
-    args.push(params.originFilter);
+  if (params.originFilter !== 'all') where.push(eb('m.origin', '=', params.originFilter));
+  if (params.usageFilter !== 'all') {
+    const used = eb.exists(rawLinesNaming(eb.ref('m.shop_id'), eb.ref('m.variant_id')));
+    where.push(params.usageFilter === 'used' ? used : eb.not(used));
   }
-  if (params.usageFilter !== 'all') where.push(params.usageFilter === 'used' ? USED : `not ${USED}`);
-  if (params.vendorFilter.length > 0) {
-    where.push('m.vendor in (?)');
-    args.push([...new Set(params.vendorFilter)]);
-  }
-  return { sql: where.join(' and '), args };
+  if (params.vendorFilter.length > 0) where.push(eb('m.vendor', 'in', [...new Set(params.vendorFilter)]));
+  return eb.and(where);
 }
 
 /** An unrecognised sort is the default one (productName), as in the REST list. */
@@ -70,11 +68,12 @@ export const MATERIAL_SORT_KEYS: Record<MaterialSort, { sql: string; nullable: b
 export const MATERIAL_TIE_KEY = 'm.variant_id collate "C"';
 
 /**
- * Materials with their `inventory_quantity` as a column (platform: the cached total; virtual:
- * the sum of its levels, aggregated once for the shop), aliased `m`. Sorting by quantity needs it
- * for every row. One `?`: the shop id.
+ * Materials with their `inventory_quantity` as a column (`inventoryQuantity`, with the virtual
+ * levels aggregated once for the shop), to be aliased `m`. Sorting by quantity needs it for every row.
  */
-export const MATERIALS_WITH_QUANTITY = `(select m.*, case when m.origin = 'platform' then coalesce(m.cached_quantity, 0) else coalesce(t.total, 0) end as inventory_quantity
-     from materials m
-     left join (select variant_id, sum(available) as total from material_levels where shop_id = ? group by variant_id) t
-       on t.variant_id = m.variant_id) m`;
+export function materialsWithQuantity(shopId: string) {
+  return materialsSql.selectFrom('materials as m')
+    .leftJoin(virtualLevelTotals(shopId).as('t'), 't.variant_id', 'm.variant_id')
+    .selectAll('m')
+    .select(inventoryQuantity(sql.ref('t.total')).as('inventory_quantity'));
+}

@@ -1,10 +1,14 @@
 import { ceilDiv } from '../../numbers/index.ts';
 import type { SortDirection } from '../../db/keyset.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { sql, type Selectable } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
+import { rawUseCount } from '../recipes/for-materials.ts';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, MATERIALS_WITH_QUANTITY, materialFilter, materialSortOf, type MaterialFilterParams,
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, materialsWithQuantity, type MaterialFilterParams,
 } from './material-filters.ts';
-import { MATERIAL_COLUMNS, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { materialColumns, toMaterialView } from './material-view.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
 
 export { MATERIAL_SORTS, type MaterialSort } from './material-filters.ts';
 
@@ -14,17 +18,6 @@ export interface MaterialListParams extends MaterialFilterParams {
   sortOrder: SortDirection;
   page: number;
   pageSize: number;
-}
-
-export interface MaterialListRow extends MaterialView { bomUsageCount: number; subAssemblyUsageCount: number }
-
-export interface MaterialPage {
-  items: MaterialListRow[];
-  totalCount: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
-  availableVendors: string[];
 }
 
 /**
@@ -38,45 +31,55 @@ export interface MaterialPage {
  * The total count still reads every matching row (a substring search has no index that counts),
  * and an inventory-quantity sort sums every virtual material's levels once (a hash aggregate).
  */
-export async function listMaterials(ctx: ShopContext, params: MaterialListParams): Promise<MaterialPage> {
-  const where = materialFilter(ctx.shopId, params);
+export async function listMaterials(ctx: ShopContext, params: MaterialListParams) {
+  const filter = materialFilter(ctx.shopId, params);
   const sort = materialSortOf(params.sortBy);
   const dir = params.sortOrder === 'desc' ? 'desc' : 'asc';
-  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => `${k.sql} ${dir}${k.nullable ? ' nulls last' : ''}`), `${MATERIAL_TIE_KEY} asc`].join(', ');
-  const usage = (ownerType: string) =>
-    `(select count(distinct r.owner_id) from recipe_lines r
-       where r.shop_id = m.shop_id and r.line_type = 'raw' and r.node_id = m.variant_id and r.owner_type = '${ownerType}')`;
+  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => `${k.sql} ${dir}${k.nullable ? ' nulls last' : ''}`), `${MATERIAL_TIE_KEY} asc`].map((o) => sql.raw(o));
   // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
-  const quantitySort = sort === 'inventoryQuantity';
-  const pageFrom = quantitySort ? `${MATERIALS_WITH_QUANTITY} where ${where.sql}` : `materials m where ${where.sql}`;
-  const pageArgs = quantitySort ? [ctx.shopId, ...where.args] : where.args;
+  type Material = Selectable<MaterialsTables['materials']>;
+  const source = sort === 'inventoryQuantity'
+    ? sql<Material>`(${materialsWithQuantity(ctx.shopId)})`.as('m')
+    : sql<Material>`materials`.as('m');
 
-  const rows = await ctx.em.execute<MaterialRow[]>(
+  const rows = await runSql(ctx.em, materialsSql
     // The vendor list is a loose index scan: one index probe per distinct vendor, not per material.
-    `with recursive page as (select m.* from ${pageFrom} order by ${order} limit ? offset ?),
-          vendors as (
-            (select vendor from materials where shop_id = ? and vendor > '' order by vendor limit 1)
-            union all
-            select (select m.vendor from materials m where m.shop_id = ? and m.vendor > v.vendor order by m.vendor limit 1)
-              from vendors v where v.vendor is not null)
-     select (select count(*) from materials m where ${where.sql}) as total_count,
-            (select coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]'::json) from vendors v where v.vendor is not null) as vendors,
-            ${MATERIAL_COLUMNS}, ${usage('bom')} as bom_usage_count, ${usage('sub_assembly')} as sub_assembly_usage_count
-       from (select 1) one left join page m on true
-      order by ${order}`,
-    [...pageArgs, params.pageSize, (params.page - 1) * params.pageSize, ctx.shopId, ctx.shopId, ...where.args],
-  );
+    .withRecursive('vendors(vendor)', (db) => db
+      .selectNoFrom((eb) => eb.selectFrom('materials').select('vendor').where('shop_id', '=', ctx.shopId).where('vendor', '>', '')
+        .orderBy('vendor').limit(1).as('vendor'))
+      .unionAll(db.selectFrom('vendors as v')
+        .select((eb) => eb.selectFrom('materials as m').select('m.vendor').where('m.shop_id', '=', ctx.shopId).whereRef('m.vendor', '>', 'v.vendor')
+          .orderBy('m.vendor').limit(1).as('vendor'))
+        .where('v.vendor', 'is not', null)))
+    .with('page', (db) => db.selectFrom(source).selectAll('m').where(filter)
+      .$call((q) => order.reduce((o, key) => o.orderBy(key), q)).limit(params.pageSize).offset((params.page - 1) * params.pageSize))
+    .selectFrom(sql`(select 1)`.as('one'))
+    .leftJoin('page as m', (join) => join.onTrue())
+    .select((eb) => [
+      eb.selectFrom('materials as m').select(eb.fn.countAll<string | number>().as('count')).where(filter).$asScalar().as('totalCount'),
+      eb.selectFrom('vendors as v').select(sql<string[] | string>`coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]'::json)`.as('vendors'))
+        .where('v.vendor', 'is not', null).$asScalar().as('vendors'),
+      ...materialColumns(eb),
+      rawUseCount(eb.ref('m.shop_id').$notNull(), eb.ref('m.variant_id').$notNull(), 'bom').as('bomUsageCount'),
+      rawUseCount(eb.ref('m.shop_id').$notNull(), eb.ref('m.variant_id').$notNull(), 'sub_assembly').as('subAssemblyUsageCount'),
+    ])
+    .$call((q) => order.reduce((o, key) => o.orderBy(key), q)));
   const first = rows[0]!;
-  const totalCount = Number(first.total_count);
-  const vendors = typeof first.vendors === 'string' ? JSON.parse(first.vendors) : first.vendors;
+  const totalCount = Number(first.totalCount);
+  const vendors = typeof first.vendors === 'string' ? JSON.parse(first.vendors) as string[] : first.vendors;
   return {
-    items: rows.filter((r) => r.variant_id !== null).map((r) => ({
-      ...toMaterialView(r), bomUsageCount: Number(r.bom_usage_count), subAssemblyUsageCount: Number(r.sub_assembly_usage_count),
+    // The row of an empty page has no material (the left join finds none).
+    items: rows.filter((r) => r.variantId !== null).map((r) => ({
+      ...toMaterialView(r), bomUsageCount: Number(r.bomUsageCount), subAssemblyUsageCount: Number(r.subAssemblyUsageCount),
     })),
     totalCount,
     page: params.page,
     pageSize: params.pageSize,
     totalPages: ceilDiv(totalCount, params.pageSize).toNumber(),
-    availableVendors: vendors as string[],
+    availableVendors: vendors ?? [],
   };
 }
+
+/** One list row: a material with its usage counts. */
+export type MaterialListRow = Awaited<ReturnType<typeof listMaterials>>['items'][number];
+export type MaterialPage = Awaited<ReturnType<typeof listMaterials>>;

@@ -1,9 +1,14 @@
 import { Decimal } from 'decimal.js';
+import { sql, type Updateable } from 'kysely';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { refreshCostRollup } from '../recipes/cost-rollup.repository.ts';
 import { applyInventoryUpdates } from './inventory-batch.service.ts';
-import { findMaterialRow, readOnlyError, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { shopAllowsNegativeInventory } from '../shops/for-materials.ts';
+import { virtualLevelLocations } from '../stock/for-materials.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
+import { findMaterialRow, foundOr404, materialById, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
 import { parseDecimalInput } from '../../decimals.ts';
 
 /** The editable fields of a virtual material; absent = unchanged, null = cleared (where allowed). */
@@ -25,12 +30,14 @@ export interface MaterialPatch {
   isNonEssentialMaterial?: boolean | null;
 }
 
-const TEXT_COLUMNS: Record<string, string> = {
+type MaterialChanges = Updateable<MaterialsTables['materials']>;
+
+const TEXT_COLUMNS = {
   productName: 'product_name', variantName: 'variant_name', sku: 'sku', unit: 'unit', vendor: 'vendor',
   specifications: 'specifications', imageUrl: 'image_url', weightUnitId: 'weight_unit_id', productType: 'product_type',
   productCategory: 'product_category',
-};
-const DECIMAL_COLUMNS: Record<string, string> = { unitCost: 'unit_cost', unitPrice: 'unit_price', weightValue: 'weight_value' };
+} as const satisfies Record<string, keyof MaterialChanges>;
+const DECIMAL_COLUMNS = { unitCost: 'unit_cost', unitPrice: 'unit_price', weightValue: 'weight_value' } as const satisfies Record<string, keyof MaterialChanges>;
 const NOT_NULL = new Set(['productName', 'isNonEssentialMaterial', 'inventoryQuantity']);
 
 function nonNegativeDecimal(field: string, value: string, errors: FieldError[]): string | null {
@@ -38,10 +45,9 @@ function nonNegativeDecimal(field: string, value: string, errors: FieldError[]):
 }
 
 /** Each field sent as a column assignment, or the errors of those that are not acceptable. */
-function columnChanges(patch: MaterialPatch): { sets: string[]; args: unknown[]; errors: FieldError[] } {
+function columnChanges(patch: MaterialPatch): { changes: MaterialChanges; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const sets: string[] = [];
-  const args: unknown[] = [];
+  const changes: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     if (value === null && NOT_NULL.has(field)) {
@@ -50,19 +56,16 @@ function columnChanges(patch: MaterialPatch): { sets: string[]; args: unknown[];
     }
     if (field in TEXT_COLUMNS) {
       if (field === 'productName' && (value as string).trim() === '') errors.push({ field, message: 'must not be empty' });
-      sets.push(`${TEXT_COLUMNS[field]} = ?`);
-      args.push(value);
+      changes[TEXT_COLUMNS[field as keyof typeof TEXT_COLUMNS]] = value;
     } else if (field in DECIMAL_COLUMNS) {
-      sets.push(`${DECIMAL_COLUMNS[field]} = ?`);
-      args.push(value === null ? null : nonNegativeDecimal(field, value as string, errors));
+      changes[DECIMAL_COLUMNS[field as keyof typeof DECIMAL_COLUMNS]] = value === null ? null : nonNegativeDecimal(field, value as string, errors);
     } else if (field === 'isNonEssentialMaterial') {
-      sets.push('is_non_essential_material = ?');
-      args.push(value);
+      changes.is_non_essential_material = value;
     } else if (field === 'inventoryQuantity') {
       nonNegativeDecimal(field, value as string, errors);
     }
   }
-  return { sets, args, errors };
+  return { changes: changes as MaterialChanges, errors };
 }
 
 /**
@@ -75,33 +78,39 @@ function columnChanges(patch: MaterialPatch): { sets: string[]; args: unknown[];
  * (unless the value equals the current sum, which changes nothing).
  */
 export async function updateMaterial(ctx: ShopContext, variantId: string, patch: MaterialPatch): Promise<MaterialView> {
-  const { sets, args, errors } = columnChanges(patch);
+  const { changes, errors } = columnChanges(patch);
+  const changed = Object.keys(changes).length > 0;
   return inShopTransaction(ctx, async (tx) => {
     // Update-locked: the level count below holds until commit (an inventory batch share-locks it).
-    const current = await findMaterialRow(tx, variantId, `,
-      (select coalesce(json_agg(l.location_id), '[]'::json) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id) as level_locations,
-      (select allow_negative_inventory from shops s where s.id = m.shop_id) as allow_negative_inventory`, 'update');
+    const [row] = await runSql(tx.em, materialById(tx.shopId, variantId)
+      .select((eb) => [
+        virtualLevelLocations(eb.ref('m.shop_id'), eb.ref('m.variant_id')).as('levelLocations'),
+        shopAllowsNegativeInventory(eb.ref('m.shop_id')).as('allowNegative'),
+      ])
+      .forNoKeyUpdate('m'));
+    const current = foundOr404(row, variantId);
     if (current.origin === 'platform') throw readOnlyError(variantId);
     if (errors.length > 0) throw DomainError.invalidFields(errors);
     const quantity = patch.inventoryQuantity;
     let levelLocation: string | undefined;
     if (quantity !== undefined && quantity !== null) {
-      const levels = (typeof current.level_locations === 'string' ? JSON.parse(current.level_locations) : current.level_locations) as string[];
-      if (levels.length !== 1 && !new Decimal(quantity).eq(current.inventory_quantity)) {
+      const levels = (typeof current.levelLocations === 'string' ? JSON.parse(current.levelLocations) : current.levelLocations) as string[];
+      if (levels.length !== 1 && !new Decimal(quantity).eq(current.inventoryQuantity)) {
         throw DomainError.invalid('inventoryQuantity',
           `is the sum of the material's per-location levels (${levels.length} locations); change the levels with PATCH /raw-materials/${variantId}/inventory`);
       }
       if (levels.length === 1) levelLocation = levels[0];
     }
-    if (sets.length === 0 && levelLocation === undefined) return toMaterialView(current);
-    if (sets.length > 0) {
-      await tx.em.execute(`update materials set ${sets.join(', ')}, updated_at = now() where shop_id = ? and variant_id = ?`, [...args, tx.shopId, variantId], 'run');
+    if (!changed && levelLocation === undefined) return toMaterialView(current);
+    if (changed) {
+      await runSql(tx.em, materialsSql.updateTable('materials').set({ ...changes, updated_at: sql<Date>`now()` })
+        .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId));
       // The stored BOM cost roll-up changes with the unit cost.
       if (patch.unitCost !== undefined) await refreshCostRollup(tx, { materials: [variantId] });
     }
     if (levelLocation !== undefined) {
-      await applyInventoryUpdates(tx, variantId, [{ locationId: levelLocation, absolute: quantity! }], current.allow_negative_inventory === true);
+      await applyInventoryUpdates(tx, variantId, [{ locationId: levelLocation, absolute: quantity! }], current.allowNegative === true);
     }
-    return toMaterialView(await findMaterialRow(tx, variantId) as MaterialRow);
+    return toMaterialView(await findMaterialRow(tx, variantId));
   });
 }

@@ -1,73 +1,79 @@
+import { sql, type Expression, type ExpressionBuilder } from 'kysely';
 import { exact } from '../../numbers/index.ts';
 import { DomainError } from '../../domain-error.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import type { MaterialOrigin } from './material-vocabulary.ts';
+import { virtualLevelTotal } from '../stock/for-materials.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
 
-/** A raw material as every read returns it (decimals as exact strings). */
-export interface MaterialView {
-  variantId: string;
-  origin: MaterialOrigin;
-  productId: string;
-  inventoryItemId: string;
-  productName: string;
-  variantName: string | null;
-  sku: string | null;
-  vendor: string | null;
-  unit: string | null;
-  unitCost: string | null;
-  unitPrice: string | null;
-  inventoryQuantity: string;
-  specifications: string | null;
-  imageUrl: string | null;
-  isNonEssentialMaterial: boolean;
-  weightValue: string | null;
-  weightUnitId: string | null;
-  productType: string | null;
-  productCategory: string | null;
-  /** Platform: the last known platform total. Virtual: the sum of its levels. */
-  cachedQuantity: string;
-}
-
-export type MaterialRow = Record<string, any>;
+/** A query source over `materials` aliased `m` (the table itself, or a CTE or derived table of its rows). */
+type OverMaterials = ExpressionBuilder<{ m: MaterialsTables['materials'] }, 'm'>;
+const over = (eb: ExpressionBuilder<any, any>) => eb as unknown as OverMaterials;
 
 /**
- * The columns of a material row. `inventory_quantity` follows docs/datasets.md: the cached platform total
- * for platform-linked materials, the sum of the service's own levels for virtual ones.
+ * A material's inventory quantity (docs/datasets.md), the one place it is derived: the cached
+ * platform total for platform-linked materials, the sum of the service's own levels for virtual
+ * ones. `levelTotal` is that sum for the row `m` (a correlated sum, or a pre-aggregated column).
  */
-export const MATERIAL_COLUMNS = `m.shop_id, m.variant_id, m.origin, m.product_id, m.inventory_item_id, m.product_name, m.variant_name, m.sku,
-  m.vendor, m.unit, m.unit_cost, m.unit_price, m.specifications, m.image_url, m.is_non_essential_material, m.weight_value,
-  m.weight_unit_id, m.product_type, m.product_category, m.cached_quantity,
-  case when m.origin = 'platform' then coalesce(m.cached_quantity, 0)
-       else coalesce((select sum(l.available) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id), 0)
-  end as inventory_quantity`;
+export function inventoryQuantity(levelTotal: Expression<string | null>) {
+  return sql<string>`case when m.origin = 'platform' then coalesce(m.cached_quantity, 0) else coalesce(${levelTotal}, 0) end`;
+}
+
+/** The columns of a material as every read returns it, over a source aliased `m`. */
+export function materialColumns(source: ExpressionBuilder<any, any>) {
+  const eb = over(source);
+  return [
+    eb.ref('m.variant_id').as('variantId'), eb.ref('m.origin').as('origin'), eb.ref('m.product_id').as('productId'),
+    eb.ref('m.inventory_item_id').as('inventoryItemId'), eb.ref('m.product_name').as('productName'), eb.ref('m.variant_name').as('variantName'),
+    eb.ref('m.sku').as('sku'), eb.ref('m.vendor').as('vendor'), eb.ref('m.unit').as('unit'), eb.ref('m.unit_cost').as('unitCost'),
+    eb.ref('m.unit_price').as('unitPrice'),
+    inventoryQuantity(virtualLevelTotal(eb.ref('m.shop_id'), eb.ref('m.variant_id'))).as('inventoryQuantity'),
+    eb.ref('m.specifications').as('specifications'), eb.ref('m.image_url').as('imageUrl'),
+    eb.ref('m.is_non_essential_material').as('isNonEssentialMaterial'), eb.ref('m.weight_value').as('weightValue'),
+    eb.ref('m.weight_unit_id').as('weightUnitId'), eb.ref('m.product_type').as('productType'), eb.ref('m.product_category').as('productCategory'),
+  ] as const;
+}
+
+/** One material of the shop by id, with `materialColumns` (callers may add columns and a lock). */
+export function materialById(shopId: string, variantId: string) {
+  return materialsSql.selectFrom('materials as m').select(materialColumns).where('m.shop_id', '=', shopId).where('m.variant_id', '=', variantId);
+}
+
+/** A material row as `materialColumns` reads it (decimals as the database prints them). */
+export type MaterialRow = Awaited<ReturnType<typeof findMaterialRow>>;
 
 const dec = (v: string | number): string => exact(v).toFixed();
-const decOrNull = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : dec(v));
+const decOrNull = (v: string | number | null): string | null => (v === null ? null : dec(v));
 
-export function toMaterialView(r: MaterialRow): MaterialView {
+/**
+ * A raw material as every read returns it: the row's decimals as exact strings, and `cachedQuantity`
+ * (the inventory-quantity row figure the inventory views repeat). Other columns of the row are left out.
+ */
+export function toMaterialView(r: MaterialRow) {
   return {
-    variantId: r.variant_id, origin: r.origin, productId: r.product_id, inventoryItemId: r.inventory_item_id,
-    productName: r.product_name, variantName: r.variant_name, sku: r.sku, vendor: r.vendor, unit: r.unit,
-    unitCost: decOrNull(r.unit_cost), unitPrice: decOrNull(r.unit_price), inventoryQuantity: dec(r.inventory_quantity),
-    specifications: r.specifications, imageUrl: r.image_url, isNonEssentialMaterial: Boolean(r.is_non_essential_material),
-    weightValue: decOrNull(r.weight_value), weightUnitId: r.weight_unit_id, productType: r.product_type,
-    productCategory: r.product_category, cachedQuantity: dec(r.inventory_quantity),
+    variantId: r.variantId, origin: r.origin, productId: r.productId, inventoryItemId: r.inventoryItemId, productName: r.productName,
+    variantName: r.variantName, sku: r.sku, vendor: r.vendor, unit: r.unit, unitCost: decOrNull(r.unitCost), unitPrice: decOrNull(r.unitPrice),
+    inventoryQuantity: dec(r.inventoryQuantity), specifications: r.specifications, imageUrl: r.imageUrl,
+    isNonEssentialMaterial: Boolean(r.isNonEssentialMaterial), weightValue: decOrNull(r.weightValue), weightUnitId: r.weightUnitId,
+    productType: r.productType, productCategory: r.productCategory,
+    /** Platform: the last known platform total. Virtual: the sum of its levels. */
+    cachedQuantity: dec(r.inventoryQuantity),
   };
 }
 
-/**
- * The material row, or 404 (an unknown id and another shop's id look the same). One query. Inside
- * a transaction, `lock` row-locks it until the transaction ends: `share` for writers of its levels,
- * `update` for a writer of its fields (never `for update`, so key-share locks are not blocked).
- */
-export async function findMaterialRow(ctx: ShopContext, variantId: string, extraColumns = '', lock?: 'share' | 'update'): Promise<MaterialRow> {
-  const locking = lock === undefined ? '' : lock === 'share' ? ' for share of m' : ' for no key update of m';
-  const [row] = await ctx.em.execute<MaterialRow[]>(
-    `select ${MATERIAL_COLUMNS}${extraColumns} from materials m where m.shop_id = ? and m.variant_id = ?${locking}`,
-    [ctx.shopId, variantId],
-  );
+/** A raw material as every read returns it (decimals as exact strings). */
+export type MaterialView = ReturnType<typeof toMaterialView>;
+
+/** The row of a read, or 404 (an unknown id and another shop's id look the same). */
+export function foundOr404<T>(row: T | undefined, variantId: string): T {
   if (!row) throw DomainError.notFound('raw material', variantId);
   return row;
+}
+
+/** The material row, or 404 (an unknown id and another shop's id look the same). One query. */
+export async function findMaterialRow(ctx: ShopContext, variantId: string) {
+  const [row] = await runSql(ctx.em, materialById(ctx.shopId, variantId));
+  return foundOr404(row, variantId);
 }
 
 /**
@@ -87,10 +93,17 @@ export interface MaterialSummary { variantId: string; name: string; unit: string
 /** Name (`product - variant`), unit, unit cost and the non-essential flag of materials, in one query. */
 export async function materialSummaries(ctx: ShopContext, variantIds: readonly string[]): Promise<Map<string, MaterialSummary>> {
   if (variantIds.length === 0) return new Map();
-  const rows = await ctx.em.execute<{ variant_id: string; name: string; unit: string | null; unit_cost: string | null; non_essential: boolean }[]>(
-    `select variant_id, concat_ws(' - ', product_name, variant_name) as name, unit, unit_cost, is_non_essential_material as non_essential
-       from materials where shop_id = ? and variant_id in (?)`,
-    [ctx.shopId, [...variantIds]],
-  );
-  return new Map(rows.map((r) => [r.variant_id, { variantId: r.variant_id, name: r.name, unit: r.unit, unitCost: r.unit_cost, nonEssential: r.non_essential }]));
+  const rows = await runSql(ctx.em, materialsSql.selectFrom('materials')
+    .select(['variant_id as variantId', sql<string>`concat_ws(' - ', product_name, variant_name)`.as('name'), 'unit', 'unit_cost as unitCost',
+      'is_non_essential_material as nonEssential'])
+    .where('shop_id', '=', ctx.shopId).where('variant_id', 'in', variantIds));
+  return new Map(rows.map((r) => [r.variantId, r]));
+}
+
+/** The catalogue fields of materials an order breakdown shows, in one query. */
+export async function materialCatalogue(ctx: ShopContext, variantIds: readonly string[]) {
+  if (variantIds.length === 0) return [];
+  return runSql(ctx.em, materialsSql.selectFrom('materials')
+    .select(['variant_id', 'origin', 'product_id', 'sku', 'product_name', 'variant_name', 'specifications', 'image_url', 'unit_cost'])
+    .where('shop_id', '=', ctx.shopId).where('variant_id', 'in', variantIds));
 }

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type Insertable } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { InputErrors } from '../recipes/catalog-input.ts';
 import { refuseArchiveWhileUsed } from '../recipes/recipe-references.ts';
 import type { MaterialPatch } from './material-update.service.ts';
 import { findMaterialRow, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
 
 // Create and archive virtual materials (edits go through updateMaterial, the PATCH's service).
 // Platform-linked materials mirror the platform and are read-only here: they are created and
@@ -28,24 +31,20 @@ export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterial
   const errors = new InputErrors();
   if (input.productName === null || input.productName === undefined) errors.add('productName', 'is required');
   else errors.text('productName', input.productName, { required: true });
-  const columns = ['product_name', 'is_non_essential_material'];
-  const values: unknown[] = [input.productName, input.isNonEssentialMaterial ?? false];
-  for (const [field, column] of TEXT_FIELDS) {
-    columns.push(column);
-    values.push(errors.text(field, input[field]) ?? null);
-  }
+  const fields: Record<string, unknown> = {};
+  for (const [field, column] of TEXT_FIELDS) fields[column] = errors.text(field, input[field]) ?? null;
   for (const [field, column] of DECIMAL_FIELDS) {
     const value = input[field];
-    columns.push(column);
-    values.push(typeof value === 'string' ? errors.decimal(field, value, 'nonNegative') : null);
+    fields[column] = typeof value === 'string' ? errors.decimal(field, value, 'nonNegative') : null;
   }
   errors.throwIfAny();
   const uuid = randomUUID();
   const variantId = `VMAT-VAR-${uuid}`;
-  await ctx.em.execute(
-    `insert into materials (shop_id, variant_id, origin, product_id, inventory_item_id, updated_at, ${columns.join(', ')})
-     values (?, ?, 'virtual', ?, ?, now(), ${columns.map(() => '?').join(', ')})`,
-    [ctx.shopId, variantId, `VMAT-PROD-${uuid}`, `VMAT-INV-${uuid}`, ...values], 'run');
+  await runSql(ctx.em, materialsSql.insertInto('materials').values({
+    shop_id: ctx.shopId, variant_id: variantId, origin: sql.lit('virtual'), product_id: `VMAT-PROD-${uuid}`, inventory_item_id: `VMAT-INV-${uuid}`,
+    updated_at: sql<Date>`now()`, product_name: input.productName!, is_non_essential_material: input.isNonEssentialMaterial ?? false,
+    ...(fields as Partial<Insertable<MaterialsTables['materials']>>),
+  }));
   return toMaterialView(await findMaterialRow(ctx, variantId));
 }
 
@@ -56,14 +55,15 @@ export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterial
  */
 export async function setMaterialArchived(ctx: ShopContext, variantId: string, archived: boolean): Promise<boolean> {
   return inShopTransaction(ctx, async (tx) => {
-    const [row] = await tx.em.execute<{ origin: string; archived: boolean }[]>(
-      'select origin, archived_at is not null as archived from materials where shop_id = ? and variant_id = ? for update', [tx.shopId, variantId]);
+    const [row] = await runSql(tx.em, materialsSql.selectFrom('materials')
+      .select(['origin', sql<boolean>`archived_at is not null`.as('archived')])
+      .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId).forUpdate());
     if (!row) throw DomainError.notFound('raw material', variantId);
     if (row.origin === 'platform') throw readOnlyError(variantId);
     if (Boolean(row.archived) === archived) return archived;
     if (archived) await refuseArchiveWhileUsed(tx, 'raw', variantId, 'raw material');
-    await tx.em.execute('update materials set archived_at = ?, updated_at = now() where shop_id = ? and variant_id = ?',
-      [archived ? new Date() : null, tx.shopId, variantId], 'run');
+    await runSql(tx.em, materialsSql.updateTable('materials').set({ archived_at: archived ? new Date() : null, updated_at: sql<Date>`now()` })
+      .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId));
     return archived;
   });
 }

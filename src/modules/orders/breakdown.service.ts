@@ -2,6 +2,8 @@ import { DomainError } from '../../domain-error.ts';
 import { exact, type Exact } from '../../numbers/index.ts';
 import type { PlatformOrderInfo } from '../../platform/gateway.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { materialCatalogue } from '../materials/material-view.ts';
+import { bomsOfVariants } from '../recipes/for-orders.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
 import { parseOrderId } from './order-ids.ts';
 import { TimeSlice, yieldToLoop } from '../../cooperative.ts';
@@ -22,13 +24,9 @@ export interface OrderBreakdown {
   orderId: string; orderName: string; generatedAt: Date; boms: BreakdownBom[]; totalMaterials: BreakdownTotal[]; otherItems: BreakdownOtherItem[];
 }
 
-interface BomRow { bom_id: string; name: string; variant_id: string }
-interface MaterialRow {
-  variant_id: string; origin: string; product_id: string | null; sku: string | null; product_name: string | null; variant_name: string | null;
-  specifications: string | null; image_url: string | null; unit_cost: string | null;
-}
+type CatalogueMaterial = Awaited<ReturnType<typeof materialCatalogue>>[number];
 
-function materialTitle(m: MaterialRow | undefined, variantId: string): string {
+function materialTitle(m: CatalogueMaterial | undefined, variantId: string): string {
   if (!m?.product_name) return variantId;
   return m.variant_name && m.variant_name !== 'Default Title' ? `${m.product_name} - ${m.variant_name}` : m.product_name;
 }
@@ -41,8 +39,7 @@ function materialTitle(m: MaterialRow | undefined, variantId: string): string {
  */
 export async function buildBreakdowns(ctx: ShopContext, orders: readonly PlatformOrderInfo[], locationId: string | null): Promise<OrderBreakdown[]> {
   const lineVariants = [...new Set(orders.flatMap((o) => o.lineItems.map((l) => l.variantId).filter((v): v is string => v !== null)))];
-  const boms = lineVariants.length === 0 ? [] : await ctx.em.execute<BomRow[]>(
-    'select bom_id, name, variant_id from boms where shop_id = ? and variant_id in (?)', [ctx.shopId, lineVariants]);
+  const boms = await bomsOfVariants(ctx, lineVariants);
   const bomByVariant = new Map(boms.map((b) => [b.variant_id, b]));
   const bomKeys: BillKey[] = boms.map((b) => ({ ownerType: 'bom', ownerId: b.bom_id }));
   const [forest, finishedGoods] = await Promise.all([
@@ -54,9 +51,7 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
   const leavesOf = leafExpander(forest, locationId); // one memo for every BOM: shared assemblies are expanded once
   const perUnit = new Map(boms.map((b) => [b.bom_id, leavesOf({ ownerType: 'bom', ownerId: b.bom_id })]));
   const leafIds = [...new Set([...perUnit.values()].flatMap((m) => [...m.keys()]))];
-  const materials = leafIds.length === 0 ? [] : await ctx.em.execute<MaterialRow[]>(
-    `select variant_id, origin, product_id, sku, product_name, variant_name, specifications, image_url, unit_cost
-       from materials where shop_id = ? and variant_id in (?)`, [ctx.shopId, leafIds]);
+  const materials = await materialCatalogue(ctx, leafIds);
   const materialById = new Map(materials.map((m) => [m.variant_id, m]));
   const goodById = new Map(finishedGoods.map((v) => [v.variantId, v]));
   const generatedAt = new Date();

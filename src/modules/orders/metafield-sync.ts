@@ -1,4 +1,5 @@
 import type { ShopContext } from '../../shop-context.ts';
+import { writesMaterialRequirementsMetafield } from '../shops/for-orders.ts';
 import { buildBreakdowns } from './breakdown.service.ts';
 import { materialRequirementsDocument } from './breakdown-document.ts';
 
@@ -16,9 +17,7 @@ export interface MetafieldSyncResult { enabled: boolean; written: number; namesp
 export async function syncMaterialRequirements(ctx: ShopContext, orderIds: readonly string[] | null): Promise<MetafieldSyncResult> {
   const namespace = ctx.config.metafieldNamespace;
   const result: MetafieldSyncResult = { enabled: false, written: 0, namespace, key: MATERIAL_REQUIREMENTS_KEY };
-  const [shop] = await ctx.em.execute<{ material_requirements_metafield: boolean }[]>(
-    'select material_requirements_metafield from shops where id = ?', [ctx.shopId]);
-  if (!shop?.material_requirements_metafield) return result;
+  if (!await writesMaterialRequirementsMetafield(ctx.em, ctx.shopId)) return result;
   result.enabled = true;
   const orders = await ctx.platform.getOrders(orderIds);
   for (let start = 0; start < orders.length; start += BATCH) {

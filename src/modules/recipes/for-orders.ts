@@ -1,0 +1,16 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { runSql, sqlBuilder } from '../../db/typed-sql.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { Bom } from './recipe.entity.ts';
+
+// What the orders module (a higher tier) reads of the recipes.
+
+const recipesSql = sqlBuilder<InferKyselyDB<typeof Bom>>();
+
+/** The BOMs whose finished good is one of `variantIds` (an order line's variant), in one read. */
+export async function bomsOfVariants(ctx: ShopContext, variantIds: readonly string[]) {
+  if (variantIds.length === 0) return [];
+  return runSql(ctx.em, recipesSql.selectFrom('boms').select(['bom_id', 'name', 'variant_id'])
+    .where('shop_id', '=', ctx.shopId).where('variant_id', 'in', variantIds)
+    .$narrowType<{ variant_id: string }>());
+}
