@@ -1,15 +1,12 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql, type Expression } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { runSql, sqlBuilder } from '../../db/typed-sql.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { AssemblyBill, Bom, LocationRuleOverride, RecipeLine } from './recipe.entity.ts';
+import { recipesSql } from './tables.ts';
 import type { BillOwnerType, LocationRuleAction } from './recipe-vocabulary.ts';
 
 // What the materials module (a higher tier) reads of the recipes: fragments it puts into its own
 // list statements (a page and its usage figures stay one statement) and the uses of materials.
-
-const recipesSql = sqlBuilder<InferKyselyDB<typeof RecipeLine | typeof LocationRuleOverride | typeof Bom | typeof AssemblyBill>>();
 
 /** The raw recipe lines naming a material (correlated to the caller's row): `exists (…)` is "used". */
 export function rawLinesNaming(shopId: Expression<string>, variantId: Expression<string>) {

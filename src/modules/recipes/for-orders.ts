@@ -1,11 +1,8 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
-import { runSql, sqlBuilder } from '../../db/typed-sql.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { Bom } from './recipe.entity.ts';
+import { recipesSql } from './tables.ts';
 
 // What the orders module (a higher tier) reads of the recipes.
-
-const recipesSql = sqlBuilder<InferKyselyDB<typeof Bom>>();
 
 /** The BOMs whose finished good is one of `variantIds` (an order line's variant), in one read. */
 export async function bomsOfVariants(ctx: ShopContext, variantIds: readonly string[]) {
