@@ -1,4 +1,5 @@
 import type { Expression } from 'kysely';
+import type { MaterialOrigin } from './catalog-vocabulary.ts';
 import type { Em } from './db/orm.ts';
 
 // What the recipes module reads of the modules above it (materials, stock). Recipes sit below them
@@ -6,14 +7,6 @@ import type { Em } from './db/orm.ts';
 // interface (src/modules/materials/for-recipes.ts) and the composition root hands it to every shop
 // context (`ShopContext.catalog`). Batch reads are one statement each; fragments are correlated
 // subqueries or selects the recipes module joins into its own statements, so no statement is added.
-
-/**
- * Origin of a material: numeric variant ids are platform-linked (levels live on the platform),
- * `VMAT-…` ids are virtual. Declared here because recipes, stock and materials all read it; the
- * recipes and materials vocabularies give it to the layers above.
- */
-export const MATERIAL_ORIGINS = ['platform', 'virtual'] as const;
-export type MaterialOrigin = (typeof MATERIAL_ORIGINS)[number];
 
 /** A material as a recipe line shows it (also its JSON shape in `materialJson`). */
 export interface MaterialInfo {

@@ -41,9 +41,9 @@ export type BillVersionState = (typeof BILL_VERSION_STATES)[number];
 export const BILL_SAVE_TRIGGERS = ['create', 'update', 'archive', 'restore', 'location_rules'] as const;
 export type BillSaveTrigger = (typeof BILL_SAVE_TRIGGERS)[number];
 
-// Origin of a material: declared in the kernel beside the catalogue sources (src/catalog-sources.ts);
+// Origin of a material: declared in the kernel for the catalogue sources (src/catalog-vocabulary.ts);
 // the materials module gives it to the layers above (src/modules/materials/material-vocabulary.ts).
-import { MATERIAL_ORIGINS, type MaterialOrigin } from '../../catalog-sources.ts';
+import { MATERIAL_ORIGINS, type MaterialOrigin } from '../../catalog-vocabulary.ts';
 
 export { MATERIAL_ORIGINS, type MaterialOrigin };
 
