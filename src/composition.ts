@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
+import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
 import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
@@ -21,7 +22,10 @@ export function servicePlatform(adapter: PlatformGatewayFactory = localPlatformG
   return (shop) => new PendingAwarePlatformGateway(adapter(shop), shop, platformPushOutboxReader);
 }
 
-/** What `shopContextFor` needs: the ORM, the configuration and the service platform port over `adapter`. */
+/**
+ * What `shopContextFor` needs: the ORM, the configuration, the service platform port over `adapter`
+ * and the catalogue sources the recipes module reads of materials and stock.
+ */
 export function contextDeps(orm: Orm, config: Config, adapter?: PlatformGatewayFactory): ContextDeps {
-  return { orm, config, platform: servicePlatform(adapter) };
+  return { orm, config, platform: servicePlatform(adapter), catalog: recipeCatalogSources };
 }

@@ -1,3 +1,4 @@
+import type { CatalogSources } from './catalog-sources.ts';
 import type { Config } from './config.ts';
 import type { Em, Orm } from './db/orm.ts';
 import type { PlatformGateway, PlatformGatewayFactory } from './platform/gateway.ts';
@@ -17,6 +18,8 @@ export interface ShopContext {
   scopes: readonly Scope[];
   /** The platform port bound to another EntityManager of this shop (a transaction's). */
   platformFor: (em: Em) => PlatformGateway;
+  /** What the recipes module reads of the modules above it (src/catalog-sources.ts); wired by the composition root. */
+  catalog: CatalogSources;
 }
 
 export interface ContextDeps {
@@ -28,6 +31,8 @@ export interface ContextDeps {
    * kernel knows only the port.
    */
   platform: PlatformGatewayFactory;
+  /** The catalogue sources the recipes module reads (src/catalog-sources.ts), implemented by their owners. */
+  catalog: CatalogSources;
 }
 
 /** A fork of the ORM's EntityManager bound to one shop by the tenant filter. */
@@ -48,7 +53,7 @@ export function shopContextFor(
 ): ShopContext {
   const em = shopEm(deps.orm, shopId);
   const platformFor = (bound: Em) => deps.platform({ shopId, em: bound });
-  return { shopId, em, platform: platformFor(em), platformFor, config: deps.config, ...identity };
+  return { shopId, em, platform: platformFor(em), platformFor, config: deps.config, catalog: deps.catalog, ...identity };
 }
 
 /**

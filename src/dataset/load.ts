@@ -1,6 +1,7 @@
 import { datasetTables } from '../modules/entities.ts';
 import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
+import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository.ts';
 import { datasetSections, insertRows, rowBatches, tableOf, workOrderShortIds } from './dataset-rows.ts';
 import { fileSections, type DatasetFile } from './dataset-file.ts';
@@ -67,7 +68,7 @@ export async function loadDataset(
       report.rows[table] = (report.rows[table] ?? 0) + batch.rows.length;
       changed.add(table);
     }
-    await rebuildShopCostRollup(em, shopId);
+    await rebuildShopCostRollup(em, shopId, recipeCatalogSources);
   });
   report.analyzed = [...changed];
   const started = Date.now();

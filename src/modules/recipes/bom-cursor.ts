@@ -2,7 +2,7 @@ import type { ShopContext } from '../../shop-context.ts';
 import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn, type SortDirection } from '../../db/keyset.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import { BOM_SORT_KEYS, bomFilter, bomSortOf, type BomFilterParams } from './bom-filters.ts';
-import { BOM_ROW_COLUMNS, BOM_ROW_JOINS, bomRowColumnArgs, bomRowJoinArgs, toBomView, type BomRow } from './bom-rows.ts';
+import { BOM_ROW_JOINS, bomRowColumns, bomRowJoinArgs, toBomView, type BomRow } from './bom-rows.ts';
 import type { BomView } from './bom-views.ts';
 
 function currentRank(shopId: string, column: string, bomId: string | null) {
@@ -30,13 +30,14 @@ export async function bomConnection(ctx: ShopContext, params: BomConnectionParam
   }));
   const tag = `boms:${sort}:${dir}`;
   const window = pageWindow(params, BOM_PAGE_MAX, tag, columns.length);
+  const rowColumns = bomRowColumns(ctx.catalog, ctx.shopId);
   const statement = keysetStatement({
     from: 'bom_list_entries e',
     filter: bomFilter(ctx.shopId, params),
     pageColumns: 'e.bom_id, e.product_id, e.sku, e.price',
     alias: 'p',
-    rowColumns: BOM_ROW_COLUMNS,
-    rowArgs: bomRowColumnArgs(ctx.shopId),
+    rowColumns: rowColumns.sql,
+    rowArgs: rowColumns.args,
     joins: BOM_ROW_JOINS,
     joinArgs: bomRowJoinArgs(ctx.shopId),
     columns,

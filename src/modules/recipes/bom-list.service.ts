@@ -2,7 +2,7 @@ import type { SortDirection } from '../../db/keyset.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BomStatusFilter } from './recipe-vocabulary.ts';
 import { BOM_SORT_KEYS, bomFilter, bomSortOf } from './bom-filters.ts';
-import { BOM_ROW_COLUMNS, BOM_ROW_JOINS, bomRowColumnArgs, bomRowJoinArgs, toBomView, type BomRow } from './bom-rows.ts';
+import { BOM_ROW_JOINS, bomRowColumns, bomRowJoinArgs, toBomView, type BomRow } from './bom-rows.ts';
 import type { BomView } from './bom-views.ts';
 
 export { BOM_SORTS, type BomSort } from './bom-filters.ts';
@@ -37,6 +37,7 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
     .map((k) => `${k.sql} ${k.fixedAsc ? 'asc' : dir}${k.nullable ? ' nulls last' : ''}`).join(', ');
   const searching = (input.search ?? '') !== '';
   const s = ctx.shopId;
+  const rowColumns = bomRowColumns(ctx.catalog, s);
 
   // Every part reads one table, or probes by primary key for the page's rows (lateral, offset 0),
   // so the plan stays cheap even before the planner has statistics (right after a load).
@@ -59,12 +60,12 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
             case when n.total = 0 then '0'
                  else trim_scale(sign(v.total_value) * div(abs(v.total_value) * 2000000 + n.total, n.total * 2) / 1000000)::text end as avg_cost,
             ${searching ? `(select count(*) from bom_list_entries e where ${where.sql})` : 'null'} as total_count,
-            ${BOM_ROW_COLUMNS}
+            ${rowColumns.sql}
        from counts n cross join value v
        left join page p on true
        ${BOM_ROW_JOINS}
       order by p.ord`,
-    [...where.args, input.pageSize, (input.page - 1) * input.pageSize, s, s, ...(searching ? where.args : []), ...bomRowColumnArgs(s), ...bomRowJoinArgs(s)],
+    [...where.args, input.pageSize, (input.page - 1) * input.pageSize, s, s, ...(searching ? where.args : []), ...rowColumns.args, ...bomRowJoinArgs(s)],
   );
 
   const first = rows[0]!;

@@ -1,6 +1,9 @@
+import { sql } from 'kysely';
+import type { CatalogSources } from '../../catalog-sources.ts';
 import type { BomView, CostLineView, RawLineView, SubLineView } from './bom-views.ts';
 import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
 import type { BomStatus, RecipeLineType } from './recipe-vocabulary.ts';
+import { recipesSql } from './tables.ts';
 
 // A BOM list row as one SQL select over a page of `bom_list_entries` rows (alias `p`: bom_id,
 // product_id, sku, price): its name and status, cost roll-up, finished-good shelves, and lines with
@@ -19,25 +22,25 @@ export interface BomRow {
   preassembled: string; lines: LineJson[] | string;
 }
 
-/** The row's columns; bind `bomRowColumnArgs(shopId)`. */
-export const BOM_ROW_COLUMNS = `p.bom_id, b.name, b.status, b.variant_id, p.product_id, p.sku, p.price::text as price,
+/**
+ * The row's columns as SQL text and its arguments. Shelves and materials are other modules': their
+ * correlated subqueries come from the shop context's catalogue sources.
+ */
+export function bomRowColumns(catalog: CatalogSources, shopId: string): { sql: string; args: unknown[] } {
+  const compiled = sql<never>`p.bom_id, b.name, b.status, b.variant_id, p.product_id, p.sku, p.price::text as price,
   trim_scale(c.raw_material_cost)::text as raw_material_cost, trim_scale(c.sub_assembly_cost)::text as sub_assembly_cost,
   trim_scale(c.cost_factor_cost)::text as cost_factor_cost, trim_scale(c.total_cost)::text as total_cost,
-  (select trim_scale(coalesce(sum(ps.quantity), 0))::text from preassembled_stock ps
-    where ps.shop_id = ? and ps.item_id = b.variant_id) as preassembled,
+  ${catalog.shelfTotal(shopId, sql.ref('b.variant_id'))} as preassembled,
   (select coalesce(json_agg(json_build_object(
             't', l.line_type, 'n', l.node_id, 'q', trim_scale(l.quantity)::text, 'w', trim_scale(l.waste_percentage)::text, 'p', l.position,
-            'm', (select json_build_object('variantId', m.variant_id, 'origin', m.origin, 'productName', m.product_name,
-                    'variantName', m.variant_name, 'sku', m.sku, 'unit', m.unit, 'unitCost', m.unit_cost::text,
-                    'isNonEssential', m.is_non_essential_material)
-                    from materials m where l.line_type = 'raw' and m.shop_id = l.shop_id and m.variant_id = l.node_id),
+            'm', case when l.line_type = 'raw' then ${catalog.materialJson(sql.ref('l.shop_id'), sql.ref('l.node_id'))} end,
             'f', (select json_build_object('costFactorId', f.cost_factor_id, 'name', f.name, 'kind', f.kind, 'unit', f.unit,
                     'unitCost', f.unit_cost::text)
                     from cost_factors f where l.line_type = 'cost' and f.shop_id = l.shop_id and f.cost_factor_id = l.node_id))
           order by case l.line_type when 'raw' then 0 when 'sub' then 1 else 2 end, l.position), '[]'::json)
-     from recipe_lines l where l.shop_id = ? and l.owner_type = 'bom' and l.owner_id = p.bom_id) as lines`;
-
-export const bomRowColumnArgs = (shopId: string): unknown[] => [shopId, shopId];
+     from recipe_lines l where l.shop_id = ${shopId} and l.owner_type = 'bom' and l.owner_id = p.bom_id) as lines`.compile(recipesSql);
+  return { sql: compiled.sql, args: [...compiled.parameters] };
+}
 
 /** The row's joins (lateral, offset 0: probed per page row even before the planner has statistics); bind `bomRowJoinArgs(shopId)`. */
 export const BOM_ROW_JOINS = `

@@ -1,4 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
+import type { CatalogSources } from '../../catalog-sources.ts';
 import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
@@ -28,8 +29,11 @@ export interface CostRollupChanges {
   costFactors?: readonly string[];
 }
 
-/** What the refresh needs of a shop context: the tenant, its (transactional) EntityManager, the platform port. */
-export interface RollupScope { shopId: string; em: Em; platform: PlatformGateway }
+/**
+ * What the refresh needs of a shop context: the tenant, its (transactional) EntityManager, the
+ * platform port and the catalogue sources (material unit costs).
+ */
+export interface RollupScope { shopId: string; em: Em; platform: PlatformGateway; catalog: CatalogSources }
 
 /**
  * The list's collation: case- and accent-insensitive, digit runs compared by value
@@ -91,15 +95,17 @@ function levelsQuery(shopId: string, seed: Seed) {
 // assembly), cost-factor lines quantity × unitCost (0 for an unknown factor).
 // Plan-proof: right after a load the tables have no statistics yet, so every lookup is a correlated
 // subquery (always an index probe by primary key), never a join the planner could turn into scans.
-// A BOM's new total is copied into its list entry in the same statement.
-const UPSERT_LEVEL = `
+// A BOM's new total is copied into its list entry in the same statement. A material's unit cost is
+// the materials module's: its correlated subquery comes from the catalogue sources.
+function upsertLevel(catalog: CatalogSources, shopId: string, level: readonly BillKey[]) {
+  return sql<never>`
 with costs as (
 insert into bill_costs (shop_id, owner_type, owner_id, raw_material_cost, sub_assembly_cost, cost_factor_cost, total_cost)
-select ?, s.owner_type, s.owner_id, trim_scale(t.raw), trim_scale(t.sub), trim_scale(t.cf), trim_scale(t.raw + t.sub + t.cf)
-  from unnest(?::text[], ?::text[]) as s(owner_type, owner_id)
+select ${shopId}, s.owner_type, s.owner_id, trim_scale(t.raw), trim_scale(t.sub), trim_scale(t.cf), trim_scale(t.raw + t.sub + t.cf)
+  from unnest(${textArrayLiteral(level.map((b) => b.ownerType))}::text[], ${textArrayLiteral(level.map((b) => b.ownerId))}::text[]) as s(owner_type, owner_id)
   cross join lateral (
     select coalesce(sum(l.quantity * (1 + l.waste_percentage * 0.01)
-             * coalesce((select m.unit_cost from materials m where m.shop_id = l.shop_id and m.variant_id = l.node_id), 0))
+             * coalesce(${catalog.materialUnitCost(sql.ref('l.shop_id'), sql.ref('l.node_id'))}, 0))
              filter (where l.line_type = 'raw'), 0) as raw,
            coalesce(sum(l.quantity
              * coalesce((select c.total_cost from bill_costs c where c.shop_id = l.shop_id and c.owner_type = 'sub_assembly' and c.owner_id = l.node_id), 0))
@@ -108,7 +114,7 @@ select ?, s.owner_type, s.owner_id, trim_scale(t.raw), trim_scale(t.sub), trim_s
              * coalesce((select f.unit_cost from cost_factors f where f.shop_id = l.shop_id and f.cost_factor_id = l.node_id), 0))
              filter (where l.line_type = 'cost'), 0) as cf
       from recipe_lines l
-     where l.shop_id = ? and l.owner_type = s.owner_type and l.owner_id = s.owner_id
+     where l.shop_id = ${shopId} and l.owner_type = s.owner_type and l.owner_id = s.owner_id
   ) t
 on conflict (shop_id, owner_type, owner_id) do update set
   raw_material_cost = excluded.raw_material_cost, sub_assembly_cost = excluded.sub_assembly_cost,
@@ -116,7 +122,8 @@ on conflict (shop_id, owner_type, owner_id) do update set
 returning owner_type, owner_id, total_cost
 )
 update bom_list_entries e set total_cost = costs.total_cost
-  from costs where costs.owner_type = 'bom' and e.shop_id = ? and e.bom_id = costs.owner_id`;
+  from costs where costs.owner_type = 'bom' and e.shop_id = ${shopId} and e.bom_id = costs.owner_id`;
+}
 
 /**
  * Brings the roll-up up to date after a write, inside the writer's transaction (required: the
@@ -164,9 +171,8 @@ export async function refreshCostRollup(scope: RollupScope, changes: CostRollupC
   }
   for (const level of levels) {
     if (!level?.length) continue;
-    await em.execute(UPSERT_LEVEL, [
-      shopId, textArrayLiteral(level.map((b) => b.ownerType)), textArrayLiteral(level.map((b) => b.ownerId)), shopId, shopId,
-    ], 'run');
+    const upsert = upsertLevel(scope.catalog, shopId, level).compile(recipesSql);
+    await em.execute(upsert.sql, [...upsert.parameters], 'run');
   }
   if (whole || bills.some((b) => b.ownerType === 'bom')) await rewriteListEntries(scope);
 }
@@ -175,9 +181,9 @@ export async function refreshCostRollup(scope: RollupScope, changes: CostRollupC
  * The dataset load's call: rebuilds the whole roll-up of the shop it has just written, inside the
  * load's transaction, reading finished-good variants from the local platform store the load filled.
  */
-export async function rebuildShopCostRollup(em: Em, shopId: string): Promise<void> {
+export async function rebuildShopCostRollup(em: Em, shopId: string, catalog: CatalogSources): Promise<void> {
   em.setFilterParams('tenant', { shopId });
-  await refreshCostRollup({ shopId, em, platform: new LocalPlatformGateway({ shopId, em }) }, 'shop');
+  await refreshCostRollup({ shopId, em, platform: new LocalPlatformGateway({ shopId, em }), catalog }, 'shop');
 }
 
 /** Dense ranks of `values` in collator order (equal under the collator = equal rank); null stays null. */

@@ -23,14 +23,15 @@ export async function nodeStates(ctx: ShopContext, ids: { raw: readonly string[]
   const out = new Map<string, NodeState>();
   if (ids.raw.length + ids.sub.length + ids.cost.length === 0) return out;
   const s = ctx.shopId;
-  const rows = await ctx.em.execute<{ kind: NodeKind; id: string; archived: boolean }[]>(
-    `select 'raw' as kind, variant_id as id, archived_at is not null as archived from materials where shop_id = ? and variant_id = any(?::text[])
-     union all
-     select 'sub', assembly_id, archived_at is not null from assembly_bills where shop_id = ? and assembly_id = any(?::text[])
-     union all
-     select 'cost', cost_factor_id, archived_at is not null from cost_factors where shop_id = ? and cost_factor_id = any(?::text[])`,
-    [s, textArrayLiteral(ids.raw), s, textArrayLiteral(ids.sub), s, textArrayLiteral(ids.cost)],
-  );
+  const anyOf = (list: readonly string[]) => sql<string>`any(${textArrayLiteral(list)}::text[])`;
+  const rows = await runSql(ctx.em, recipesSql.selectFrom('assembly_bills')
+    .select([sql<NodeKind>`'sub'`.as('kind'), 'assembly_id as id', sql<boolean>`archived_at is not null`.as('archived')])
+    .where('shop_id', '=', s).where('assembly_id', '=', anyOf(ids.sub))
+    .unionAll(recipesSql.selectFrom('cost_factors')
+      .select([sql<NodeKind>`'cost'`.as('kind'), 'cost_factor_id as id', sql<boolean>`archived_at is not null`.as('archived')])
+      .where('shop_id', '=', s).where('cost_factor_id', '=', anyOf(ids.cost)))
+    // Materials are the materials module's: their select comes from the shop context's catalogue sources.
+    .unionAll(ctx.catalog.materialStates(s, ids.raw)));
   for (const r of rows) out.set(`${r.kind}:${r.id}`, { exists: true, archived: Boolean(r.archived) });
   return out;
 }

@@ -41,14 +41,11 @@ export type BillVersionState = (typeof BILL_VERSION_STATES)[number];
 export const BILL_SAVE_TRIGGERS = ['create', 'update', 'archive', 'restore', 'location_rules'] as const;
 export type BillSaveTrigger = (typeof BILL_SAVE_TRIGGERS)[number];
 
-/**
- * Origin of a material: numeric variant ids are platform-linked (levels live on the platform),
- * `VMAT-…` ids are virtual. Defined here, the lowest module that reads material rows (a raw line
- * names a material; buildable quantities read its levels by origin); the materials module gives it
- * to the layers above (src/modules/materials/material-vocabulary.ts).
- */
-export const MATERIAL_ORIGINS = ['platform', 'virtual'] as const;
-export type MaterialOrigin = (typeof MATERIAL_ORIGINS)[number];
+// Origin of a material: declared in the kernel for the catalogue sources (src/catalog-vocabulary.ts);
+// the materials module gives it to the layers above (src/modules/materials/material-vocabulary.ts).
+import { MATERIAL_ORIGINS, type MaterialOrigin } from '../../catalog-vocabulary.ts';
+
+export { MATERIAL_ORIGINS, type MaterialOrigin };
 
 /** What limits a buildable quantity: a material (by its origin) or an assembly's pre-assembled shelf. */
 export const LIMITING_COMPONENT_ORIGINS = [...MATERIAL_ORIGINS, 'preassembled'] as const;
