@@ -1,3 +1,5 @@
+import { DomainError } from './domain-error.ts';
+
 /**
  * The one table of input maxima (docs/api-conventions.md, "Input limits"). REST schemas
  * (`maxLength` / `maxItems`, so they appear in the OpenAPI document), GraphQL arguments (checked
@@ -73,6 +75,45 @@ export const PAGE_LIMITS = {
   /** Versions of one bill. */
   billVersions: 20,
 } as const;
+
+/** What a list answers when the client names no page size (the GraphQL arguments' defaults say so too). */
+export const PAGE_DEFAULTS = {
+  rows: 50,
+  workOrders: 50,
+  billVersions: 10,
+} satisfies Record<keyof typeof PAGE_LIMITS, number>;
+
+/** A page as a client asks for it: a missing or null value takes the default (page 1, PAGE_DEFAULTS). */
+export interface PageRequest {
+  page?: number | null;
+  pageSize?: number | null;
+}
+
+/**
+ * The page a list service reads: defaults filled in, bounds refused rather than clamped (a client
+ * asking for 5,000 rows must learn it got at most 1,000). One check for every paged list, whatever
+ * the surface (REST, GraphQL, a test calling the service).
+ */
+export function pageOf(request: PageRequest, list: keyof typeof PAGE_LIMITS): { page: number; pageSize: number } {
+  const page = request.page ?? 1;
+  const pageSize = request.pageSize ?? PAGE_DEFAULTS[list];
+  if (!Number.isInteger(page) || page < 1) throw DomainError.invalid('page', 'must be at least 1');
+  checkSize('pageSize', pageSize, PAGE_LIMITS[list]);
+  return { page, pageSize };
+}
+
+/** `pageOf` for lists paged by `limit` and `offset` (bill versions). */
+export function windowOf(request: { limit?: number | null; offset?: number | null }, list: keyof typeof PAGE_LIMITS): { limit: number; offset: number } {
+  const limit = request.limit ?? PAGE_DEFAULTS[list];
+  const offset = request.offset ?? 0;
+  checkSize('limit', limit, PAGE_LIMITS[list]);
+  if (!Number.isInteger(offset) || offset < 0) throw DomainError.invalid('offset', 'must be at least 0');
+  return { limit, offset };
+}
+
+function checkSize(field: string, size: number, max: number): void {
+  if (!Number.isInteger(size) || size < 1 || size > max) throw DomainError.invalid(field, `must be between 1 and ${max}`);
+}
 
 /**
  * Deepest nesting of arrays and objects in one JSON value: a request body, GraphQL variables, a

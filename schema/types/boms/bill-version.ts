@@ -1,6 +1,5 @@
 import { listBillVersions, type BillVersionPage, type BillVersionView } from '../../../src/modules/recipes/bill-versions.service.ts';
-import { DomainError } from '../../../src/domain-error.ts';
-import { PAGE_LIMITS } from '../../../src/limits.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
 import { BILL_SAVE_TRIGGERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { BillOwnerTypeEnum, BillVersionStateEnum } from './enums.ts';
@@ -44,15 +43,9 @@ builder.queryField('billVersions', (t) =>
     args: {
       ownerType: t.arg({ type: BillOwnerTypeEnum, required: true }),
       ownerId: t.arg.string({ required: true }),
-      limit: t.arg.int({ required: false, defaultValue: 10, description: `Versions per page, 1–${PAGE_LIMITS.billVersions} (default 10); outside that range is INVALID_INPUT.` }),
+      limit: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.billVersions, description: `Versions per page, 1–${PAGE_LIMITS.billVersions} (default ${PAGE_DEFAULTS.billVersions}); outside that range is INVALID_INPUT.` }),
       offset: t.arg.int({ required: false, defaultValue: 0, description: 'Versions to skip, ≥ 0 (default 0).' }),
     },
-    resolve: (_root, args, ctx) => {
-      const limit = args.limit ?? 10;
-      const offset = args.offset ?? 0;
-      if (limit < 1 || limit > PAGE_LIMITS.billVersions) throw DomainError.invalid('limit', `must be between 1 and ${PAGE_LIMITS.billVersions}`);
-      if (offset < 0) throw DomainError.invalid('offset', 'must be at least 0');
-      return listBillVersions(ctx, { ownerType: args.ownerType, ownerId: args.ownerId, limit, offset });
-    },
+    resolve: (_root, args, ctx) => listBillVersions(ctx, { ownerType: args.ownerType, ownerId: args.ownerId, limit: args.limit, offset: args.offset }),
   }),
 );

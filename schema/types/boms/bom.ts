@@ -1,8 +1,7 @@
 import type { AssemblyBillView, BomView } from '../../../src/modules/recipes/bom-views.ts';
 import { listBoms, type BomListPage, type BomStats } from '../../../src/modules/recipes/bom-list.service.ts';
 import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
-import { DomainError } from '../../../src/domain-error.ts';
-import { PAGE_LIMITS } from '../../../src/limits.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
 import { BOM_SORTS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
@@ -106,17 +105,11 @@ builder.queryField('boms', (t) =>
       sortBy: t.arg.string({ required: false }),
       sortOrder: t.arg({ type: BomSortOrderEnum, required: false, defaultValue: 'asc' }),
       page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
-      pageSize: t.arg.int({ required: false, defaultValue: 50, description: `BOMs per page, 1–${PAGE_LIMITS.rows} (default 50); outside that range is INVALID_INPUT.` }),
+      pageSize: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.rows, description: `BOMs per page, 1–${PAGE_LIMITS.rows} (default ${PAGE_DEFAULTS.rows}); outside that range is INVALID_INPUT.` }),
     },
-    resolve: (_root, args, ctx) => {
-      const page = args.page ?? 1;
-      const pageSize = args.pageSize ?? 50;
-      if (page < 1) throw DomainError.invalid('page', 'must be at least 1');
-      if (pageSize < 1 || pageSize > PAGE_LIMITS.rows) throw DomainError.invalid('pageSize', `must be between 1 and ${PAGE_LIMITS.rows}`);
-      return listBoms(ctx, {
-        search: args.search ?? null, statusFilter: args.statusFilter ?? 'all', sortBy: args.sortBy ?? null,
-        sortOrder: args.sortOrder ?? 'asc', page, pageSize,
-      });
-    },
+    resolve: (_root, args, ctx) => listBoms(ctx, {
+      search: args.search ?? null, statusFilter: args.statusFilter ?? 'all', sortBy: args.sortBy ?? null,
+      sortOrder: args.sortOrder ?? 'asc', page: args.page, pageSize: args.pageSize,
+    }),
   }),
 );

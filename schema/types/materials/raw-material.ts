@@ -2,8 +2,7 @@ import type { MaterialConnection, MaterialConnections } from '../../../src/modul
 import { listMaterials, type MaterialListRow, type MaterialPage } from '../../../src/modules/materials/material-list.service.ts';
 import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
-import { DomainError } from '../../../src/domain-error.ts';
-import { PAGE_LIMITS } from '../../../src/limits.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
 import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
@@ -116,20 +115,13 @@ builder.queryField('rawMaterials', (t) =>
       vendorFilter: t.arg.stringList({ required: false }),
       sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values are ignored.` }),
       sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false }),
-      page: t.arg.int({ required: false, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
-      pageSize: t.arg.int({ required: false, description: `Materials per page, 1–${PAGE_LIMITS.rows} (default 50); outside that range is INVALID_INPUT, as in REST.` }),
+      page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
+      pageSize: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.rows, description: `Materials per page, 1–${PAGE_LIMITS.rows} (default ${PAGE_DEFAULTS.rows}); outside that range is INVALID_INPUT, as in REST.` }),
     },
-    resolve: (_root, args, ctx) => {
-      const page = args.page ?? 1;
-      const pageSize = args.pageSize ?? 50;
-      // The REST limits, refused rather than clamped: a client asking for 5000 rows must learn it got at most 1000.
-      if (page < 1) throw DomainError.invalid('page', 'must be at least 1');
-      if (pageSize < 1 || pageSize > PAGE_LIMITS.rows) throw DomainError.invalid('pageSize', `must be between 1 and ${PAGE_LIMITS.rows}`);
-      return listMaterials(ctx, {
-        search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
-        vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc', page, pageSize,
-      });
-    },
+    resolve: (_root, args, ctx) => listMaterials(ctx, {
+      search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
+      vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc', page: args.page, pageSize: args.pageSize,
+    }),
   }),
 );
 

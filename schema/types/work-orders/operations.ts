@@ -1,3 +1,4 @@
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
 import { completeBuildRun, listBuildRuns, reverseBuildRun, startBuildRun } from '../../../src/modules/work-orders/build-run.service.ts';
 import { updateWorkOrderHeader } from '../../../src/modules/work-orders/header-update.service.ts';
 import { materialPlanOf } from '../../../src/modules/work-orders/material-plan.service.ts';
@@ -63,11 +64,11 @@ builder.queryFields((t) => ({
       sortBy: t.arg({ type: WorkOrderSortEnum }),
       sortDir: t.arg({ type: WorkOrderSortDirectionEnum }),
       page: t.arg.int({ defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
-      pageSize: t.arg.int({ defaultValue: 50, description: 'Work orders per page, 1–100 (default 50); outside that range is INVALID_INPUT.' }),
+      pageSize: t.arg.int({ defaultValue: PAGE_DEFAULTS.workOrders, description: `Work orders per page, 1–${PAGE_LIMITS.workOrders} (default ${PAGE_DEFAULTS.workOrders}); outside that range is INVALID_INPUT.` }),
     },
     resolve: (_root, a, ctx) => listWorkOrders(ctx, {
       q: a.q ?? null, statuses: a.status ?? [], tags: a.tags ?? [], locationId: a.locationId ?? null, assignedTo: a.assignedTo ?? null,
-      sourceType: a.sourceType ?? null, sortBy: a.sortBy ?? null, sortDir: a.sortDir ?? null, page: a.page ?? 1, pageSize: a.pageSize ?? 50,
+      sourceType: a.sourceType ?? null, sortBy: a.sortBy ?? null, sortDir: a.sortDir ?? null, page: a.page, pageSize: a.pageSize,
     }),
   }),
   workOrder: t.field({

@@ -1,4 +1,5 @@
 import { ceilDiv } from '../../numbers/index.ts';
+import { pageOf, type PageRequest } from '../../limits.ts';
 import type { SortDirection } from '../../db/keyset.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { sql, type Selectable } from 'kysely';
@@ -12,12 +13,10 @@ import { materialsSql, type MaterialsTables } from './tables.ts';
 
 export { MATERIAL_SORTS, type MaterialSort } from './material-filters.ts';
 
-export interface MaterialListParams extends MaterialFilterParams {
+export interface MaterialListParams extends MaterialFilterParams, PageRequest {
   /** Unrecognised values are ignored (productName order). */
   sortBy: string | null;
   sortOrder: SortDirection;
-  page: number;
-  pageSize: number;
 }
 
 /**
@@ -32,6 +31,7 @@ export interface MaterialListParams extends MaterialFilterParams {
  * and an inventory-quantity sort sums every virtual material's levels once (a hash aggregate).
  */
 export async function listMaterials(ctx: ShopContext, params: MaterialListParams) {
+  const { page, pageSize } = pageOf(params, 'rows');
   const filter = materialFilter(ctx.shopId, params);
   const sort = materialSortOf(params.sortBy);
   const dir = params.sortOrder === 'desc' ? 'desc' : 'asc';
@@ -52,7 +52,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
           .orderBy('m.vendor').limit(1).as('vendor'))
         .where('v.vendor', 'is not', null)))
     .with('page', (db) => db.selectFrom(source).selectAll('m').where(filter)
-      .$call((q) => order.reduce((o, key) => o.orderBy(key), q)).limit(params.pageSize).offset((params.page - 1) * params.pageSize))
+      .$call((q) => order.reduce((o, key) => o.orderBy(key), q)).limit(pageSize).offset((page - 1) * pageSize))
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())
     .select((eb) => [
@@ -73,9 +73,9 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
       ...toMaterialView(r), bomUsageCount: Number(r.bomUsageCount), subAssemblyUsageCount: Number(r.subAssemblyUsageCount),
     })),
     totalCount,
-    page: params.page,
-    pageSize: params.pageSize,
-    totalPages: ceilDiv(totalCount, params.pageSize).toNumber(),
+    page,
+    pageSize,
+    totalPages: ceilDiv(totalCount, pageSize).toNumber(),
     availableVendors: vendors ?? [],
   };
 }

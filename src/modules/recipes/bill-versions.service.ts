@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
+import { windowOf } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BillOwnerType, BillVersionState } from './recipe-vocabulary.ts';
 import { recipesSql } from './tables.ts';
@@ -18,7 +19,8 @@ export interface BillVersionPage {
  * ones allocated but not yet readable; `hasMore` = offset + rows < total ready. Unknown owner → 404.
  * Two round trips (owner and counts, then the page).
  */
-export async function listBillVersions(ctx: ShopContext, input: { ownerType: BillOwnerType; ownerId: string; limit: number; offset: number }): Promise<BillVersionPage> {
+export async function listBillVersions(ctx: ShopContext, input: { ownerType: BillOwnerType; ownerId: string; limit?: number | null; offset?: number | null }): Promise<BillVersionPage> {
+  const { limit, offset } = windowOf(input, 'billVersions');
   const owner = input.ownerType === 'bom'
     ? recipesSql.selectFrom('boms').select(sql<number>`1`.as('one')).where('shop_id', '=', ctx.shopId).where('bom_id', '=', input.ownerId)
     : recipesSql.selectFrom('assembly_bills').select(sql<number>`1`.as('one')).where('shop_id', '=', ctx.shopId).where('assembly_id', '=', input.ownerId);
@@ -30,13 +32,13 @@ export async function listBillVersions(ctx: ShopContext, input: { ownerType: Bil
     .where('shop_id', '=', ctx.shopId).where('owner_type', '=', input.ownerType).where('owner_id', '=', input.ownerId));
   if (!head?.owner) throw DomainError.notFound(input.ownerType === 'bom' ? 'bom' : 'assembly bill', input.ownerId);
   const total = Number(head.ready);
-  const rows = total <= input.offset ? [] : await runSql(ctx.em, recipesSql.selectFrom('bill_versions')
+  const rows = total <= offset ? [] : await runSql(ctx.em, recipesSql.selectFrom('bill_versions')
     .select(['version', 'saved_at', 'saved_by', 'trigger', 'content_hash', 'changed_recipe_fields', 'changed_materials', 'changed_location_rules', 'changed_overrides'])
     .where('shop_id', '=', ctx.shopId).where('owner_type', '=', input.ownerType).where('owner_id', '=', input.ownerId).where('state', '=', 'ready')
-    .orderBy('version', 'desc').limit(input.limit).offset(input.offset));
+    .orderBy('version', 'desc').limit(limit).offset(offset));
   return {
-    ownerType: input.ownerType, ownerId: input.ownerId, total, limit: input.limit, offset: input.offset,
-    hasMore: input.offset + rows.length < total, pending: Number(head.pending),
+    ownerType: input.ownerType, ownerId: input.ownerId, total, limit, offset,
+    hasMore: offset + rows.length < total, pending: Number(head.pending),
     versions: rows.map((r) => ({
       version: Number(r.version), state: 'ready', savedAt: new Date(r.saved_at), savedBy: r.saved_by, trigger: r.trigger, contentHash: r.content_hash,
       changes: { recipeFields: Number(r.changed_recipe_fields), materials: Number(r.changed_materials), locationRules: Number(r.changed_location_rules), overrides: Number(r.changed_overrides) },

@@ -1,4 +1,5 @@
 import type { SortDirection } from '../../db/keyset.ts';
+import { pageOf, type PageRequest } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BomStatusFilter } from './recipe-vocabulary.ts';
 import { BOM_SORT_KEYS, bomFilter, bomSortOf } from './bom-filters.ts';
@@ -7,8 +8,8 @@ import type { BomView } from './bom-views.ts';
 
 export { BOM_SORTS, type BomSort } from './bom-filters.ts';
 
-export interface BomListInput {
-  search: string | null; statusFilter: BomStatusFilter; sortBy: string | null; sortOrder: SortDirection; page: number; pageSize: number;
+export interface BomListInput extends PageRequest {
+  search: string | null; statusFilter: BomStatusFilter; sortBy: string | null; sortOrder: SortDirection;
 }
 export interface BomStats { total: number; active: number; inactive: number; totalValue: string; avgCost: string; platformLinked: number }
 export interface BomListPage { items: BomView[]; totalCount: number; page: number; pageSize: number; totalPages: number; stats: BomStats }
@@ -31,6 +32,7 @@ interface ListRow extends BomRow {
  * bomId ascending. Costs are exact; the Decimal scalar rounds them half-up to 6 places.
  */
 export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<BomListPage> {
+  const { page, pageSize } = pageOf(input, 'rows');
   const where = bomFilter(ctx.shopId, input);
   const dir = input.sortOrder === 'desc' ? 'desc' : 'asc';
   const order = BOM_SORT_KEYS[bomSortOf(input.sortBy)]
@@ -65,7 +67,7 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
        left join page p on true
        ${BOM_ROW_JOINS}
       order by p.ord`,
-    [...where.args, input.pageSize, (input.page - 1) * input.pageSize, s, s, ...(searching ? where.args : []), ...rowColumns.args, ...bomRowJoinArgs(s)],
+    [...where.args, pageSize, (page - 1) * pageSize, s, s, ...(searching ? where.args : []), ...rowColumns.args, ...bomRowJoinArgs(s)],
   );
 
   const first = rows[0]!;
@@ -73,7 +75,7 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
   const totalCount = Number(first.total_count ?? (input.statusFilter === 'all' ? first.total : first[input.statusFilter]));
   return {
     items: rows.filter((r) => r.bom_id !== null).map(toBomView),
-    totalCount, page: input.page, pageSize: input.pageSize, totalPages: Math.ceil(totalCount / input.pageSize),
+    totalCount, page, pageSize, totalPages: Math.ceil(totalCount / pageSize),
     stats: {
       total: Number(first.total), active: Number(first.active), inactive: Number(first.inactive),
       totalValue: first.total_value, avgCost: first.avg_cost, platformLinked: Number(first.platform_linked),

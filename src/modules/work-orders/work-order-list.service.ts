@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { SortDirection } from '../../db/keyset.ts';
-import { DomainError } from '../../domain-error.ts';
-import { PAGE_LIMITS } from '../../limits.ts';
+import { pageOf, type PageRequest } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { headerFrom, normaliseHeader, selectHeader } from './work-order.repository.ts';
@@ -12,11 +11,9 @@ import { WORK_ORDER_STATUSES, type WorkOrderStatus } from './work-order-vocabula
 
 export { WORK_ORDER_SORTS, type WorkOrderSort } from './work-order-filters.ts';
 
-export interface WorkOrderListQuery extends WorkOrderFilterParams {
+export interface WorkOrderListQuery extends WorkOrderFilterParams, PageRequest {
   sortBy: WorkOrderSort | null;
   sortDir: SortDirection | null;
-  page: number;
-  pageSize: number;
 }
 
 export interface FacetEntry { value: string | null; label: string; count: number }
@@ -29,15 +26,14 @@ export interface WorkOrderListPage { rows: WorkOrderHeaderView[]; total: number;
  * also gives the total) and the location names.
  */
 export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery): Promise<WorkOrderListPage> {
-  if (!Number.isInteger(query.page) || query.page < 1) throw DomainError.invalid('page', 'must be an integer ≥ 1');
-  if (!Number.isInteger(query.pageSize) || query.pageSize < 1 || query.pageSize > PAGE_LIMITS.workOrders) throw DomainError.invalid('pageSize', `must be between 1 and ${PAGE_LIMITS.workOrders}`);
+  const { page, pageSize } = pageOf(query, 'workOrders');
   const where = workOrderFilter(ctx.shopId, query);
   const sort = WORK_ORDER_SORT_KEYS[query.sortBy ?? 'updatedAt'];
   const dir = query.sortDir ?? sort.defaultDir;
   const orderBy = sql.raw(`${sort.expression} ${dir}${sort.nullsLast ? ' nulls last' : ''}, ${WORK_ORDER_TIE_KEY} asc`);
   const facet = (name: keyof WorkOrderFacets) => sql<keyof WorkOrderFacets>`${sql.lit(name)}`.as('facet');
   const [rows, facetRows, locations] = await Promise.all([
-    runSql(ctx.em, selectHeader(headerFrom()).where(where).orderBy(orderBy).limit(query.pageSize).offset((query.page - 1) * query.pageSize)),
+    runSql(ctx.em, selectHeader(headerFrom()).where(where).orderBy(orderBy).limit(pageSize).offset((page - 1) * pageSize)),
     runSql(ctx.em, workOrdersSql
       .with('f', (db) => headerFrom(db).select(['w.status', 'w.production_location_id', 'w.assignee_id', 'a.display_name', 'w.tags']).where(where))
       .selectFrom('f').select([facet('status'), sql<string | null>`status::text`.as('value'), sql<string | null>`null`.as('label'), sql<string>`count(*)`.as('count')])
@@ -67,9 +63,9 @@ export async function listWorkOrders(ctx: ShopContext, query: WorkOrderListQuery
   return {
     rows: rows.map((r) => headerView(normaliseHeader(r), names)),
     total,
-    hasMore: query.page * query.pageSize < total,
-    page: query.page,
-    pageSize: query.pageSize,
+    hasMore: page * pageSize < total,
+    page,
+    pageSize,
     facets,
   };
 }
