@@ -2,6 +2,7 @@ import {
   DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
   type Compilable, type InferResult,
 } from 'kysely';
+import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from './orm.ts';
 
 /** Kysely's PostgreSQL compiler with `?` placeholders, the form `em.execute` binds. */
@@ -31,4 +32,14 @@ export function sqlBuilder<Tables>(): Kysely<Tables> {
 export async function runSql<Q extends Compilable<unknown>>(em: Em, query: Q): Promise<InferResult<Q>> {
   const { sql, parameters } = query.compile();
   return em.execute(sql, [...parameters]) as Promise<InferResult<Q>>;
+}
+
+/**
+ * Runs a built write whose rows the caller does not need (em.execute's `run` mode) and answers the
+ * number of rows it touched.
+ */
+export async function runSqlWrite(em: Em, query: Compilable<unknown>): Promise<number> {
+  const { sql, parameters } = query.compile();
+  const result = await em.execute<QueryResult>(sql, [...parameters], 'run');
+  return result.affectedRows;
 }
