@@ -14,7 +14,7 @@ import type { AssemblyBillView, BomView } from '../src/modules/recipes/bom-views
 import { bomWorkOrderConnections, type WorkOrderConnectionParams } from '../src/modules/work-orders/work-order-cursor.ts';
 import { wholeWorkOrders, type WholeWorkOrder } from '../src/modules/work-orders/work-order-read.service.ts';
 import type { WorkOrderHeaderView } from '../src/modules/work-orders/work-order-view.ts';
-import { openWorkOrderSql } from '../src/modules/work-orders/work-order-vocabulary.ts';
+import { openWorkOrdersForPeople } from '../src/modules/work-orders/for-people.ts';
 import type { Connection } from '../src/db/keyset.ts';
 import type { PlatformOrderInfo } from '../src/platform/gateway.ts';
 import type { GraphQLContext } from './context.ts';
@@ -136,7 +136,7 @@ function createLoaders(ctx: GraphQLContext): Loaders {
 
   const material = new DataLoader<string, MaterialView | null>(async (ids) => inKeyOrder(ids, await materialsByIds(ctx, ids)));
   const assignee = new DataLoader<string, AssigneeView | null>(async (ids) =>
-    inKeyOrder(ids, new Map((await assigneesByIds(ctx, ids, openWorkOrderSql)).map((a) => [a.assigneeId, a]))));
+    inKeyOrder(ids, new Map((await assigneesByIds(ctx, ids, openWorkOrdersForPeople)).map((a) => [a.assigneeId, a]))));
   const materialUsages = new DataLoader<string, MaterialConnections>((ids) => materialConnectionsOf(ctx, ids));
   // Whole work orders in the statements of one (headers, parts, plans and stuck pushes batched).
   const workOrder = new DataLoader<string, WholeWorkOrder | null>(async (ids) => inKeyOrder(ids, await wholeWorkOrders(ctx, ids)));

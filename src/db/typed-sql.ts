@@ -1,7 +1,8 @@
 import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type Compilable, type InferResult,
+  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql,
+  type Compilable, type InferResult, type RawBuilder,
 } from 'kysely';
+import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from './orm.ts';
 
 /** Kysely's PostgreSQL compiler with `?` placeholders, the form `em.execute` binds. */
@@ -31,4 +32,25 @@ export function sqlBuilder<Tables>(): Kysely<Tables> {
 export async function runSql<Q extends Compilable<unknown>>(em: Em, query: Q): Promise<InferResult<Q>> {
   const { sql, parameters } = query.compile();
   return em.execute(sql, [...parameters]) as Promise<InferResult<Q>>;
+}
+
+/**
+ * Runs a built write whose rows the caller does not need (em.execute's `run` mode) and answers the
+ * number of rows it touched.
+ */
+export async function runSqlWrite(em: Em, query: Compilable<unknown>): Promise<number> {
+  const { sql, parameters } = query.compile();
+  const result = await em.execute<QueryResult>(sql, [...parameters], 'run');
+  return result.affectedRows;
+}
+
+/**
+ * A hand-written SQL fragment with `?` placeholders and their values (the `{ sql, args }` pieces
+ * of src/db/keyset.ts, or a module's exported fragment) as a Kysely raw fragment: its values
+ * become parameters in text order, so it can sit anywhere inside a built query.
+ */
+export function sqlFragment<T = unknown>(text: string, args: readonly unknown[] = []): RawBuilder<T> {
+  const parts = text.split('?');
+  if (parts.length !== args.length + 1) throw new Error(`SQL fragment has ${parts.length - 1} placeholders for ${args.length} values`);
+  return sql<T>`${sql.join(parts.flatMap((part, i) => (i === 0 ? [sql.raw(part)] : [sql.val(args[i - 1]), sql.raw(part)])), sql.raw(''))}`;
 }

@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
 import type { Em } from '../db/orm.ts';
+import { runSql, runSqlWrite } from '../db/typed-sql.ts';
+import { platformStoreSql } from './tables.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
 import type {
   OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
@@ -26,12 +29,10 @@ export class LocalPlatformGateway implements PlatformGateway {
     if (variantIds.length === 0 || (locationIds && locationIds.length === 0)) return [];
     // Plain rows: a buildable read asks for hundreds of variants × dozens of locations, and
     // hydrating an entity per level cost more than the query itself.
-    const rows = await this.#em.execute<{ variant_id: string; location_id: string; available: string }[]>(
-      `select variant_id, location_id, available from platform_levels
-        where shop_id = ? and variant_id in (?)${locationIds ? ' and location_id in (?)' : ''}
-        order by variant_id, location_id`,
-      locationIds ? [this.#shopId, [...new Set(variantIds)], [...new Set(locationIds)]] : [this.#shopId, [...new Set(variantIds)]],
-    );
+    let query = platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'location_id', 'available'])
+      .where('shop_id', '=', this.#shopId).where('variant_id', 'in', [...new Set(variantIds)]);
+    if (locationIds) query = query.where('location_id', 'in', [...new Set(locationIds)]);
+    const rows = await runSql(this.#em, query.orderBy('variant_id').orderBy('location_id'));
     return rows.map((r) => ({ variantId: r.variant_id, locationId: r.location_id, available: r.available }));
   }
 
@@ -48,14 +49,12 @@ export class LocalPlatformGateway implements PlatformGateway {
   async getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {
     if (orderIds !== null && orderIds.length === 0) return [];
     // One round trip: orders left-joined with their lines, in order and line position.
-    const rows = await this.#em.execute<{ order_id: string; name: string; position: number | null; variant_id: string | null; product_id: string | null; sku: string | null; title: string | null; quantity: string | null }[]>(
-      `select o.order_id, o.name, l.position, l.variant_id, l.product_id, l.sku, l.title, l.quantity
-         from platform_orders o
-         left join platform_order_lines l on l.shop_id = o.shop_id and l.order_id = o.order_id
-        where o.shop_id = ?${orderIds ? ' and o.order_id in (?)' : ''}
-        order by o.order_id, l.position`,
-      orderIds ? [this.#shopId, [...new Set(orderIds)]] : [this.#shopId],
-    );
+    let query = platformStoreSql.selectFrom('platform_orders as o')
+      .leftJoin('platform_order_lines as l', (join) => join.onRef('l.shop_id', '=', 'o.shop_id').onRef('l.order_id', '=', 'o.order_id'))
+      .select(['o.order_id', 'o.name', 'l.position', 'l.variant_id', 'l.product_id', 'l.sku', 'l.title', 'l.quantity'])
+      .where('o.shop_id', '=', this.#shopId);
+    if (orderIds) query = query.where('o.order_id', 'in', [...new Set(orderIds)]);
+    const rows = await runSql(this.#em, query.orderBy('o.order_id').orderBy('l.position'));
     const orders = new Map<string, PlatformOrderInfo>();
     for (const r of rows) {
       let order = orders.get(r.order_id);
@@ -95,27 +94,23 @@ export class LocalPlatformGateway implements PlatformGateway {
     await this.#em.transactional(async (em) => {
       for (let start = 0; start < all.length; start += ADJUSTMENTS_PER_STATEMENT) {
         const chunk = all.slice(start, start + ADJUSTMENTS_PER_STATEMENT);
-        await em.execute(
-          `with input (push_id, variant_id, location_id, delta) as (
-             values ${chunk.map(() => '(?::text, ?::text, ?::text, ?::numeric)').join(', ')}
-           ),
-           applied as (
-             insert into platform_applied_pushes (shop_id, push_id, applied_at)
-             select ?, push_id, now() from input
-             on conflict (shop_id, push_id) do nothing
-             returning push_id
-           ),
-           moves as (
-             select i.variant_id, i.location_id, sum(i.delta) as delta
-               from input i join applied a on a.push_id = i.push_id
-              group by i.variant_id, i.location_id
-           )
-           insert into platform_levels (shop_id, variant_id, location_id, available)
-           select ?, variant_id, location_id, delta from moves
-           on conflict (shop_id, variant_id, location_id) do update set available = platform_levels.available + excluded.available`,
-          [...chunk.flatMap((a) => [a.pushId, a.variantId, a.locationId, a.delta]), this.#shopId, this.#shopId],
-          'run',
-        );
+        const input = sql<{ push_id: string; variant_id: string; location_id: string; delta: string }>`(values ${sql.join(chunk.map((a) =>
+          sql`(${a.pushId}::text, ${a.variantId}::text, ${a.locationId}::text, ${a.delta}::numeric)`))})`;
+        await runSqlWrite(em, platformStoreSql
+          .with('input(push_id, variant_id, location_id, delta)', () => input)
+          .with('applied', (db) => db.insertInto('platform_applied_pushes')
+            .columns(['shop_id', 'push_id', 'applied_at'])
+            .expression(db.selectFrom('input').select((eb) => [eb.val(this.#shopId).as('shop_id'), 'push_id', sql<Date>`now()`.as('applied_at')]))
+            .onConflict((oc) => oc.columns(['shop_id', 'push_id']).doNothing())
+            .returning('push_id'))
+          .with('moves', (db) => db.selectFrom('input as i').innerJoin('applied as a', 'a.push_id', 'i.push_id')
+            .select((eb) => ['i.variant_id', 'i.location_id', eb.fn.sum<string>('i.delta').as('delta')])
+            .groupBy(['i.variant_id', 'i.location_id']))
+          .insertInto('platform_levels')
+          .columns(['shop_id', 'variant_id', 'location_id', 'available'])
+          .expression((db) => db.selectFrom('moves').select((eb) => [eb.val(this.#shopId).as('shop_id'), 'variant_id', 'location_id', 'delta']))
+          .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
+            .doUpdateSet((eb) => ({ available: sql<string>`${eb.ref('platform_levels.available')} + ${eb.ref('excluded.available')}` }))));
       }
     });
   }

@@ -2,6 +2,7 @@ import { shelfAllocationOf, type ShelfAllocationView, type ShelfHolder, type She
 import {
   workOrderAllocationOf, type AllocationFigures, type AllocationLevel, type WorkOrderAllocationView, type WorkOrderHolder,
 } from '../../../src/modules/work-orders/allocation.service.ts';
+import { materialExistsSql } from '../../../src/modules/materials/for-stock.ts';
 import { builder } from '../../builder.ts';
 import { BillOwnerTypeEnum } from '../boms/enums.ts';
 import { WorkOrderAllocationHolderTypeEnum, WorkOrderStatusEnum } from '../work-orders/enums.ts';
@@ -45,7 +46,7 @@ builder.queryField('rawMaterialShelfAllocation', (t) =>
     type: ShelfRef,
     authScopes: { read: true },
     args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
-    resolve: (_root, args, ctx) => shelfAllocationOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null),
+    resolve: (_root, args, ctx) => shelfAllocationOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null, materialExistsSql),
   }),
 );
 

@@ -1,5 +1,6 @@
 import { commitmentsOf, type CommitmentHolder, type CommitmentLevel, type CommitmentsView } from '../../../src/modules/stock/commitments.service.ts';
 import { preassembledOf, residualsOf, type PreassembledLevel, type PreassembledView, type ResidualLevel, type ResidualView } from '../../../src/modules/stock/stock-reads.service.ts';
+import { materialExistsSql } from '../../../src/modules/materials/for-stock.ts';
 import { builder } from '../../builder.ts';
 import { StockCommitmentHolderTypeEnum, StockItemTypeEnum } from './enums.ts';
 
@@ -30,7 +31,7 @@ builder.queryField('rawMaterialResidual', (t) =>
     type: ResidualRef,
     authScopes: { read: true },
     args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
-    resolve: (_root, args, ctx) => residualsOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null),
+    resolve: (_root, args, ctx) => residualsOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null, materialExistsSql),
   }),
 );
 
@@ -59,7 +60,7 @@ builder.queryField('rawMaterialPreassembled', (t) =>
     type: PreassembledRef,
     authScopes: { read: true },
     args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
-    resolve: (_root, args, ctx) => preassembledOf(ctx, 'variant', String(args.variantId), args.locationIds?.map(String) ?? null),
+    resolve: (_root, args, ctx) => preassembledOf(ctx, 'variant', String(args.variantId), args.locationIds?.map(String) ?? null, materialExistsSql),
   }),
 );
 
@@ -68,7 +69,7 @@ builder.queryField('assemblyBillPreassembled', (t) =>
     type: PreassembledRef,
     authScopes: { read: true },
     args: { assemblyId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
-    resolve: (_root, args, ctx) => preassembledOf(ctx, 'assemblyBill', String(args.assemblyId), args.locationIds?.map(String) ?? null),
+    resolve: (_root, args, ctx) => preassembledOf(ctx, 'assemblyBill', String(args.assemblyId), args.locationIds?.map(String) ?? null, materialExistsSql),
   }),
 );
 
@@ -107,6 +108,6 @@ builder.queryField('rawMaterialCommitments', (t) =>
     type: CommitmentsRef,
     authScopes: { read: true },
     args: { variantId: t.arg.id({ required: true }), locationIds: t.arg.idList(SCOPE) },
-    resolve: (_root, args, ctx) => commitmentsOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null),
+    resolve: (_root, args, ctx) => commitmentsOf(ctx, String(args.variantId), args.locationIds?.map(String) ?? null, materialExistsSql),
   }),
 );

@@ -1,5 +1,5 @@
 import { listAssignees, type AssigneeView } from '../../../src/modules/people/assignees.service.ts';
-import { openWorkOrderSql } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { openWorkOrdersForPeople } from '../../../src/modules/work-orders/for-people.ts';
 import { builder } from '../../builder.ts';
 
 export const AssigneeRef = builder.objectRef<AssigneeView>('Assignee').implement({
@@ -18,6 +18,6 @@ builder.queryField('assignees', (t) =>
     description: 'Assignees sorted by display name; retired ones only with includeInactive.',
     authScopes: { read: true },
     args: { includeInactive: t.arg.boolean({ required: false, defaultValue: false }) },
-    resolve: (_root, args, ctx) => listAssignees(ctx, { includeInactive: args.includeInactive ?? false }, openWorkOrderSql),
+    resolve: (_root, args, ctx) => listAssignees(ctx, { includeInactive: args.includeInactive ?? false }, openWorkOrdersForPeople),
   }),
 );

@@ -1,5 +1,5 @@
 import { createAssignee, retireAssignee } from '../../../src/modules/people/assignees.service.ts';
-import { openWorkOrderSql } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { openWorkOrdersForPeople } from '../../../src/modules/work-orders/for-people.ts';
 import { builder } from '../../builder.ts';
 import { payloadField } from '../common/payload.ts';
 import { AssigneeRef } from './assignee.ts';
@@ -19,6 +19,6 @@ builder.mutationFields((t) => ({
     description: 'Retires an assignee: no new work order may name them; the work orders that do keep them, with a RETIRED_ASSIGNEE warning while open. ' +
       'Retiring a retired assignee changes nothing.',
     args: { assigneeId: t.arg.string({ required: true, description: 'The assignee to retire.' }) },
-    resolve: (_root, a, ctx) => retireAssignee(ctx, a.assigneeId, openWorkOrderSql),
+    resolve: (_root, a, ctx) => retireAssignee(ctx, a.assigneeId, openWorkOrdersForPeople),
   }),
 }));

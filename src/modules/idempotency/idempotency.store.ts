@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Em, Orm } from '../../db/orm.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { idempotencySql } from './tables.ts';
 
 /** How long a key's stored response is replayed, from the key's first use. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -20,17 +23,16 @@ export type ClaimResult =
   /** The key's request committed its outcome: its response. */
   | { kind: 'done'; response: StoredResponse };
 
-interface Row {
-  request_hash: string;
-  state: string;
-  response_status: number | null;
-  response_headers: Record<string, string> | string | null;
-  response_body: string | null;
-  claimed_until: Date | string;
+/** Marks the key `done` with `response`, only while it is still `in_flight` under `claim`. */
+function recordSql(claim: Claim, response: StoredResponse) {
+  return idempotencySql.updateTable('idempotency_keys')
+    .set({
+      state: sql.lit('done'), response_status: response.status,
+      response_headers: sql`cast(${JSON.stringify(response.headers)} as jsonb)`, response_body: response.body,
+    })
+    .where('shop_id', '=', claim.shopId).where('key', '=', claim.key).where('claim_token', '=', claim.token).where('state', '=', sql.lit('in_flight'))
+    .returning('key');
 }
-
-const RECORD = `update idempotency_keys set state = 'done', response_status = ?, response_headers = cast(? as jsonb), response_body = ?
-  where shop_id = ? and key = ? and claim_token = ? and state = 'in_flight' returning key`;
 
 /**
  * The idempotency keys of PATCH requests, in PostgreSQL (or PGlite), so every instance on the
@@ -63,26 +65,32 @@ export class IdempotencyStore {
     const claimedUntil = new Date(now.getTime() + holdMs);
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomBytes(12).toString('hex');
-      const claimed = await em.execute<{ claim_token: string }[]>(
-        `insert into idempotency_keys (shop_id, key, request_hash, state, claim_token, created_at, expires_at, claimed_until)
-         values (?, ?, ?, 'in_flight', ?, ?, ?, ?)
-         on conflict (shop_id, key) do update set
-           state = 'in_flight', claim_token = excluded.claim_token, claimed_until = excluded.claimed_until,
-           request_hash = excluded.request_hash, response_status = null, response_headers = null, response_body = null,
-           created_at = case when idempotency_keys.expires_at <= excluded.created_at then excluded.created_at else idempotency_keys.created_at end,
-           expires_at = case when idempotency_keys.expires_at <= excluded.created_at then excluded.expires_at else idempotency_keys.expires_at end
-         where idempotency_keys.expires_at <= excluded.created_at
-            or (idempotency_keys.state = 'in_flight' and idempotency_keys.claimed_until <= excluded.created_at
-                and idempotency_keys.request_hash = excluded.request_hash)
-         returning claim_token`,
-        [shopId, key, requestHash, token, now, expiresAt, claimedUntil],
-      );
+      const claimed = await runSql(em, idempotencySql.insertInto('idempotency_keys')
+        .values({
+          shop_id: shopId, key, request_hash: requestHash, state: sql.lit('in_flight'), claim_token: token,
+          created_at: now, expires_at: expiresAt, claimed_until: claimedUntil,
+        })
+        .onConflict((oc) => oc.columns(['shop_id', 'key'])
+          .doUpdateSet((eb) => ({
+            state: sql.lit('in_flight'), claim_token: eb.ref('excluded.claim_token'), claimed_until: eb.ref('excluded.claimed_until'),
+            request_hash: eb.ref('excluded.request_hash'), response_status: null, response_headers: null, response_body: null,
+            created_at: eb.case().when('idempotency_keys.expires_at', '<=', eb.ref('excluded.created_at')).then(eb.ref('excluded.created_at'))
+              .else(eb.ref('idempotency_keys.created_at')).end(),
+            expires_at: eb.case().when('idempotency_keys.expires_at', '<=', eb.ref('excluded.created_at')).then(eb.ref('excluded.expires_at'))
+              .else(eb.ref('idempotency_keys.expires_at')).end(),
+          }))
+          .where((eb) => eb.or([
+            eb('idempotency_keys.expires_at', '<=', eb.ref('excluded.created_at')),
+            eb.and([
+              eb('idempotency_keys.state', '=', sql.lit('in_flight')), eb('idempotency_keys.claimed_until', '<=', eb.ref('excluded.created_at')),
+              eb('idempotency_keys.request_hash', '=', eb.ref('excluded.request_hash')),
+            ]),
+          ])))
+        .returning('claim_token'));
       if (claimed[0]?.claim_token === token) return { kind: 'claimed', claim: { shopId, key, token } };
-      const [row] = await em.execute<Row[]>(
-        `select request_hash, state, response_status, response_headers, response_body, claimed_until
-           from idempotency_keys where shop_id = ? and key = ?`,
-        [shopId, key],
-      );
+      const [row] = await runSql(em, idempotencySql.selectFrom('idempotency_keys')
+        .select(['request_hash', 'state', 'response_status', 'response_headers', 'response_body', 'claimed_until'])
+        .where('shop_id', '=', shopId).where('key', '=', key));
       // Released between the two statements (its request failed): claim again.
       if (!row) continue;
       if (row.request_hash !== requestHash) return { kind: 'mismatch' };
@@ -104,17 +112,13 @@ export class IdempotencyStore {
    * back, or the write would apply twice.
    */
   async recordInTransaction(tx: Em, claim: Claim, response: StoredResponse): Promise<boolean> {
-    const rows = await tx.execute<{ key: string }[]>(RECORD, [
-      response.status, JSON.stringify(response.headers), response.body, claim.shopId, claim.key, claim.token,
-    ]);
+    const rows = await runSql(tx, recordSql(claim, response));
     return rows.length === 1;
   }
 
   /** Stores the answer of a claimed request that wrote nothing (a 4xx); replayed from now on. */
   async complete(claim: Claim, response: StoredResponse): Promise<void> {
-    await this.#orm.em.fork().execute(RECORD, [
-      response.status, JSON.stringify(response.headers), response.body, claim.shopId, claim.key, claim.token,
-    ]);
+    await runSql(this.#orm.em.fork(), recordSql(claim, response));
   }
 
   /**
@@ -123,10 +127,8 @@ export class IdempotencyStore {
    * answer was lost): the retry then replays the committed response.
    */
   async release(claim: Claim): Promise<void> {
-    await this.#orm.em.fork().execute(
-      `delete from idempotency_keys where shop_id = ? and key = ? and claim_token = ? and state = 'in_flight'`,
-      [claim.shopId, claim.key, claim.token],
-    );
+    await runSql(this.#orm.em.fork(), idempotencySql.deleteFrom('idempotency_keys')
+      .where('shop_id', '=', claim.shopId).where('key', '=', claim.key).where('claim_token', '=', claim.token).where('state', '=', sql.lit('in_flight')));
   }
 
   /** Deletes the shop's expired keys; at most once a minute per shop and process (cleanup on write). */
@@ -135,9 +137,8 @@ export class IdempotencyStore {
     if (now.getTime() - last < 60_000) return 0;
     this.#lastPurge.set(shopId, now.getTime());
     if (this.#lastPurge.size > 10_000) this.#lastPurge.clear();
-    const deleted = await this.#orm.em.fork().execute<{ key: string }[]>(
-      'delete from idempotency_keys where shop_id = ? and expires_at <= ? returning key', [shopId, now],
-    );
+    const deleted = await runSql(this.#orm.em.fork(), idempotencySql.deleteFrom('idempotency_keys')
+      .where('shop_id', '=', shopId).where('expires_at', '<=', now).returning('key'));
     return deleted.length;
   }
 }

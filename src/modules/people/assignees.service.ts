@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type AliasedExpression } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { peopleSql } from './tables.ts';
 
 export interface AssigneeView { assigneeId: string; displayName: string; active: boolean; usageCount: number }
 
@@ -9,14 +12,14 @@ export const ASSIGNEE_LIMITS = { displayName: 200, assigneeId: 128 } as const;
 /** Client-chosen assignee ids: the characters ids travel in safely (paths, query strings). */
 const ASSIGNEE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-type AssigneeRow = { assignee_id: string; display_name: string; active: boolean; usage_count: string };
-
 /**
- * SQL condition "work order `alias` is open", for the usage counts: the work-order module's
- * `openWorkOrderSql`, passed in by the caller (people sit below work orders and import nothing of
- * them; .dependency-cruiser.cjs).
+ * The open work orders as a derived table (shop, assignee, id), for the usage counts: the
+ * work-order module's `openWorkOrdersForPeople` (src/modules/work-orders/for-people.ts), passed in
+ * by the caller (people sit below work orders and import nothing of them; .dependency-cruiser.cjs).
  */
-export type OpenWorkOrderSql = (alias: string) => string;
+export interface OpenWorkOrderSql {
+  as(alias: 'w'): AliasedExpression<{ shop_id: string; assignee_id: string | null; work_order_id: string }, 'w'>;
+}
 
 /**
  * Assignees with the number of live (open) work orders naming each, sorted by display name (ties
@@ -26,16 +29,13 @@ export type OpenWorkOrderSql = (alias: string) => string;
 async function assigneeRows(
   ctx: ShopContext, filter: { includeInactive: boolean; assigneeIds?: readonly string[] }, openWorkOrderSql: OpenWorkOrderSql,
 ): Promise<AssigneeView[]> {
-  const rows = await ctx.em.execute<AssigneeRow[]>(
-    `select a.assignee_id, a.display_name, a.active, count(w.work_order_id) as usage_count
-       from assignees a
-       left join work_orders w on w.shop_id = a.shop_id and w.assignee_id = a.assignee_id
-                              and ${openWorkOrderSql('w')}
-      where a.shop_id = ? ${filter.includeInactive ? '' : 'and a.active'} ${filter.assigneeIds === undefined ? '' : 'and a.assignee_id = any(?::text[])'}
-      group by a.shop_id, a.assignee_id
-      order by a.display_name, a.assignee_id`,
-    filter.assigneeIds === undefined ? [ctx.shopId] : [ctx.shopId, textArrayLiteral(filter.assigneeIds)],
-  );
+  let query = peopleSql.selectFrom('assignees as a')
+    .leftJoin(openWorkOrderSql.as('w'), (join) => join.onRef('w.shop_id', '=', 'a.shop_id').onRef('w.assignee_id', '=', 'a.assignee_id'))
+    .select((eb) => ['a.assignee_id', 'a.display_name', 'a.active', eb.fn.count<string>('w.work_order_id').as('usage_count')])
+    .where('a.shop_id', '=', ctx.shopId);
+  if (!filter.includeInactive) query = query.where((eb) => eb.ref('a.active'));
+  if (filter.assigneeIds !== undefined) query = query.where(sql<boolean>`a.assignee_id = any(${textArrayLiteral(filter.assigneeIds)}::text[])`);
+  const rows = await runSql(ctx.em, query.groupBy(['a.shop_id', 'a.assignee_id']).orderBy('a.display_name').orderBy('a.assignee_id'));
   return rows.map((r) => ({ assigneeId: r.assignee_id, displayName: r.display_name, active: r.active, usageCount: Number(r.usage_count) }));
 }
 
@@ -75,11 +75,9 @@ export async function createAssignee(ctx: ShopContext, input: { assigneeId?: str
   }
   if (errors.length > 0) throw DomainError.invalidFields(errors);
   const assigneeId = input.assigneeId ?? `asg_${randomUUID()}`;
-  const inserted = await ctx.em.execute<{ assignee_id: string }[]>(
-    `insert into assignees (shop_id, assignee_id, display_name, active) values (?, ?, ?, true)
-     on conflict (shop_id, assignee_id) do nothing returning assignee_id`,
-    [ctx.shopId, assigneeId, displayName],
-  );
+  const inserted = await runSql(ctx.em, peopleSql.insertInto('assignees')
+    .values({ shop_id: ctx.shopId, assignee_id: assigneeId, display_name: displayName, active: sql.lit(true) })
+    .onConflict((oc) => oc.columns(['shop_id', 'assignee_id']).doNothing()).returning('assignee_id'));
   if (inserted.length === 0) throw new DomainError('CONFLICT', `assignee ${assigneeId} already exists; choose another assigneeId`);
   return { assigneeId, displayName, active: true, usageCount: 0 };
 }
@@ -91,7 +89,8 @@ export async function createAssignee(ctx: ShopContext, input: { assigneeId?: str
  */
 export async function retireAssignee(ctx: ShopContext, assigneeId: string, openWorkOrderSql: OpenWorkOrderSql): Promise<AssigneeView> {
   return inShopTransaction(ctx, async (tx) => {
-    await tx.em.execute('update assignees set active = false where shop_id = ? and assignee_id = ? and active', [tx.shopId, assigneeId], 'run');
+    await runSqlWrite(tx.em, peopleSql.updateTable('assignees').set({ active: sql.lit(false) })
+      .where('shop_id', '=', tx.shopId).where('assignee_id', '=', assigneeId).where((eb) => eb.ref('active')));
     return requireAssignee(tx, assigneeId, openWorkOrderSql);
   });
 }

@@ -1,4 +1,6 @@
+import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { peopleSql } from './tables.ts';
 
 export interface PeopleReferences {
   /** null: no such assignee. */
@@ -14,12 +16,11 @@ export interface PeopleReferences {
  * no new assignment to a retired assignee slips through.
  */
 export async function findPeopleReferences(ctx: ShopContext, ids: { assigneeId: string | null; flowId: string | null; taskId: string | null }): Promise<PeopleReferences> {
-  const [row] = await ctx.em.execute<{ assignee_active: boolean | null; flow: boolean; task: boolean }[]>(
-    `select (select active from assignees where shop_id = ? and assignee_id = ? for share) as assignee_active,
-            exists (select 1 from flows where shop_id = ? and flow_id = ?) as flow,
-            exists (select 1 from tasks where shop_id = ? and task_id = ?) as task`,
-    [ctx.shopId, ids.assigneeId, ctx.shopId, ids.flowId, ctx.shopId, ids.taskId],
-  );
+  const [row] = await runSql(ctx.em, peopleSql.selectNoFrom((eb) => [
+    eb.selectFrom('assignees').select('active').where('shop_id', '=', ctx.shopId).where('assignee_id', '=', ids.assigneeId).forShare().as('assignee_active'),
+    eb.exists(eb.selectFrom('flows').select(eb.lit(1).as('one')).where('shop_id', '=', ctx.shopId).where('flow_id', '=', ids.flowId)).as('flow'),
+    eb.exists(eb.selectFrom('tasks').select(eb.lit(1).as('one')).where('shop_id', '=', ctx.shopId).where('task_id', '=', ids.taskId)).as('task'),
+  ]));
   const active = row?.assignee_active ?? null;
   return { assignee: active === null ? null : { active: active === true }, flow: row?.flow === true, task: row?.task === true };
 }

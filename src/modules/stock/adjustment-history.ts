@@ -1,8 +1,11 @@
+import { sql, type InferResult, type NotNull, type SqlBool } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { runSql, sqlFragment } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn } from '../../db/keyset.ts';
+import { pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type SortColumn, type WindowSql } from '../../db/keyset.ts';
 import type { MovementSourceKind, StockKind } from './stock-vocabulary.ts';
+import { stockSql } from './tables.ts';
 
 // Reads the adjustment history the ledger appends to (ledger.ts recordAdjustments): every applied
 // change of a material level, newest first.
@@ -33,16 +36,41 @@ const COLUMNS: SortColumn[] = [
 ];
 const TAG = 'adjustments';
 
-interface Row extends KeysetRow {
-  owner: string; id: string; variant_id: string; location_id: string; stock: StockKind; before: string; after: string; delta: string;
-  requested_delta: string; source: MovementSourceKind; work_order_id: string | null; build_run_id: string | null; request_id: string | null;
-  created_at: Date | string;
-}
-
 /** Validates the page arguments once, before any read (INVALID_INPUT naming the argument). */
 export function adjustmentWindow(args: ConnectionArgs) {
   return pageWindow(args, ADJUSTMENT_PAGE_MAX, TAG, COLUMNS.length);
 }
+
+/** The statement of adjustmentConnections; its rows type the page rows. */
+function adjustmentPages(ctx: ShopContext, variantIds: readonly string[], w: WindowSql) {
+  const scope = sql<SqlBool>`a.shop_id = ${ctx.shopId} and a.variant_id = v.variant_id and a.stock = 'material'`;
+  const decimal = (column: string) => sql<string>`trim_scale(${sql.ref(column)})::text`;
+  return stockSql
+    .selectFrom(sql<{ variant_id: string; n: string }>`unnest(${textArrayLiteral(variantIds)}::text[]) with ordinality`.as<'v'>(sql`v(variant_id, n)`))
+    .leftJoinLateral((eb) => eb.selectFrom('inventory_adjustments as a')
+      .select([
+        'a.id', 'a.variant_id', 'a.location_id', 'a.stock', decimal('a.before').as('before'), decimal('a.after').as('after'),
+        decimal('a.delta').as('delta'), decimal('a.requested_delta').as('requested_delta'), 'a.source', 'a.work_order_id',
+        'a.build_run_id', 'a.request_id', 'a.created_at', ...COLUMNS.map((c, i) => sql<string>`(${sql.raw(c.sql)})::text`.as(`k${i}`)),
+        sql<string>`row_number() over (order by ${sql.raw(w.order)})`.as('ord_'),
+      ])
+      .where(scope).where(sqlFragment<SqlBool>(w.bounds.sql, w.bounds.args))
+      .orderBy(sql.raw(w.order)).limit(w.limit).as('p'), (join) => join.onTrue())
+    .select((eb) => [
+      'v.variant_id as owner',
+      eb.selectFrom('inventory_adjustments as a').select((c) => c.fn.countAll<string>().as('n')).where(scope).as('total_count'),
+      sql<boolean>`${w.outside
+        ? eb.exists(eb.selectFrom('inventory_adjustments as a').select(sql.lit(1).as('one')).where(scope).where(sqlFragment<SqlBool>(w.outside.sql, w.outside.args)))
+        : sql`false`}`.as('outside'),
+    ])
+    .selectAll('p')
+    .$narrowType<{ total_count: NotNull }>()
+    .orderBy('v.n').orderBy('p.ord_');
+}
+
+type Row = InferResult<ReturnType<typeof adjustmentPages>>[number];
+/** A row that carries a page entry (the lateral join matched): its columns are the adjustment's. */
+type EntryRow = { [K in keyof Row]: NonNullable<Row[K]> };
 
 /**
  * One page of the material-level history of each of `variantIds` (the same window for all), in
@@ -52,34 +80,16 @@ export function adjustmentWindow(args: ConnectionArgs) {
 export async function adjustmentConnections(ctx: ShopContext, variantIds: readonly string[], args: ConnectionArgs): Promise<Connection<AdjustmentView>[]> {
   const window = adjustmentWindow(args);
   const w = windowSql(COLUMNS, window);
-  const scope = `a.shop_id = ? and a.variant_id = v.variant_id and a.stock = 'material'`;
-  const rows = await ctx.em.execute<Row[]>(
-    `select v.variant_id as owner,
-            (select count(*) from inventory_adjustments a where ${scope}) as total_count,
-            ${w.outside ? `exists (select 1 from inventory_adjustments a where ${scope} and (${w.outside.sql}))` : 'false'} as outside,
-            p.*
-       from unnest(?::text[]) with ordinality as v(variant_id, n)
-       left join lateral (
-         select a.id, a.variant_id, a.location_id, a.stock, trim_scale(a.before)::text as before, trim_scale(a.after)::text as after,
-                trim_scale(a.delta)::text as delta, trim_scale(a.requested_delta)::text as requested_delta, a.source, a.work_order_id,
-                a.build_run_id, a.request_id, a.created_at, ${w.keys}, row_number() over (order by ${w.order}) as ord_
-           from inventory_adjustments a
-          where ${scope} and ${w.bounds.sql}
-          order by ${w.order} limit ?) p on true
-      order by v.n, p.ord_`,
-    [
-      ctx.shopId, ...(w.outside ? [ctx.shopId, ...w.outside.args] : []), textArrayLiteral(variantIds), ctx.shopId, ...w.bounds.args, w.limit,
-    ],
-  );
+  const rows = await runSql(ctx.em, adjustmentPages(ctx, variantIds, w));
   const byOwner = new Map<string, Row[]>();
   for (const row of rows) byOwner.set(row.owner, [...(byOwner.get(row.owner) ?? []), row]);
-  return variantIds.map((id) => toConnection(byOwner.get(id) ?? [], window, TAG, COLUMNS.length, (r) => view(r as Row)));
+  return variantIds.map((id) => toConnection(byOwner.get(id) ?? [], window, TAG, COLUMNS.length, (r) => view(r as EntryRow)));
 }
 
-function view(r: Row): AdjustmentView {
+function view(r: EntryRow): AdjustmentView {
   return {
-    adjustmentId: r.id, variantId: r.variant_id, locationId: r.location_id, stock: r.stock, before: r.before, after: r.after, delta: r.delta,
-    requestedDelta: r.requested_delta, source: r.source, workOrderId: r.work_order_id, buildRunId: r.build_run_id, requestId: r.request_id,
+    adjustmentId: r.id, variantId: r.variant_id, locationId: r.location_id, stock: r.stock as StockKind, before: r.before, after: r.after, delta: r.delta,
+    requestedDelta: r.requested_delta, source: r.source as MovementSourceKind, workOrderId: r.work_order_id, buildRunId: r.build_run_id, requestId: r.request_id,
     createdAt: new Date(r.created_at),
   };
 }

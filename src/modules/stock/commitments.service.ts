@@ -1,7 +1,11 @@
+import { sql } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { assertStockItem, HOLDER_CAP, locationNames, scopeArgs, scopeSql } from './holders.ts';
+import { billNameSql } from '../recipes/for-stock.ts';
+import { assertStockItem, HOLDER_CAP, locationNames, type MaterialExistsSql } from './holders.ts';
+import { stockSql } from './tables.ts';
 import type { CommitmentHolderType } from './stock-vocabulary.ts';
 
 /** Who holds committed units: an order (open quantity) or a bill (active safety-stock hold). */
@@ -25,38 +29,41 @@ export interface CommitmentsView { variantId: string; levels: CommitmentLevel[];
  * per order / bill, ranked and capped at 20 per location in SQL, with the per-location sums taken
  * over every holder (window functions), so the payload and the round trips (4) stay constant.
  */
-export async function commitmentsOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<CommitmentsView> {
+export async function commitmentsOf(
+  ctx: ShopContext, variantId: string, locationIds: readonly string[] | null, materialExists: MaterialExistsSql,
+): Promise<CommitmentsView> {
   const scope = normaliseScope(locationIds);
+  const open = sql<string>`greatest(quantity - fulfilled_quantity, 0)`;
+  const query = stockSql
+    .with('h', (db) => db.selectFrom('reservations')
+      .select((eb) => ['location_id', sql<CommitmentHolderType>`'order'`.as('holder_type'), eb.ref('order_id').$notNull().as('holder_id'), eb.fn.sum<string>(open).as('quantity')])
+      .where('shop_id', '=', ctx.shopId).where('item_id', '=', variantId).where('kind', '=', sql.lit('order'))
+      .$if(scope !== null, (q) => q.where('location_id', 'in', scope!))
+      .groupBy(['location_id', 'order_id']).having((eb) => eb(eb.fn.sum(open), '>', sql.lit(0)))
+      .unionAll(db.selectFrom('reservations')
+        .select((eb) => [
+          'location_id', sql<CommitmentHolderType>`coalesce(owner_type, 'bom')`.as('holder_type'), sql<string>`coalesce(owner_id, '')`.as('holder_id'),
+          eb.fn.sum<string>('quantity').as('quantity'),
+        ])
+        .where('shop_id', '=', ctx.shopId).where('item_id', '=', variantId).where('kind', '=', sql.lit('safetyStock')).where((eb) => eb.ref('active'))
+        .$if(scope !== null, (q) => q.where('location_id', 'in', scope!))
+        .groupBy(['location_id', 'owner_type', 'owner_id']).having((eb) => eb(eb.fn.sum('quantity'), '>', sql.lit(0)))))
+    .with('ranked', (db) => db.selectFrom('h').selectAll('h').select([
+      sql<string>`row_number() over (partition by location_id order by quantity desc, holder_type, holder_id)`.as('rn'),
+      sql<string>`count(*) over (partition by location_id)`.as('holder_count'),
+      sql<string>`sum(case when holder_type = 'order' then quantity else 0 end) over (partition by location_id)`.as('orders'),
+      sql<string>`sum(case when holder_type <> 'order' then quantity else 0 end) over (partition by location_id)`.as('safety_stock'),
+    ]))
+    .selectFrom('ranked as r').selectAll('r')
+    .select((eb) => billNameSql(ctx.shopId, eb.ref('r.holder_type'), eb.ref('r.holder_id')).as('bill_name'))
+    .where('r.rn', '<=', sql.lit(String(HOLDER_CAP)))
+    .orderBy('r.location_id').orderBy('r.rn');
   const [, rows, names] = await Promise.all([
-    assertStockItem(ctx, variantId),
-    ctx.em.execute<Record<string, any>[]>(
-      `with h as (
-         select location_id, 'order' as holder_type, order_id as holder_id, sum(greatest(quantity - fulfilled_quantity, 0)) as quantity
-           from reservations where shop_id = ? and item_id = ? and kind = 'order'${scopeSql(scope)}
-          group by location_id, order_id having sum(greatest(quantity - fulfilled_quantity, 0)) > 0
-         union all
-         select location_id, coalesce(owner_type, 'bom'), coalesce(owner_id, ''), sum(quantity)
-           from reservations where shop_id = ? and item_id = ? and kind = 'safetyStock' and active${scopeSql(scope)}
-          group by location_id, owner_type, owner_id having sum(quantity) > 0
-       ), ranked as (
-         select h.*,
-                row_number() over (partition by location_id order by quantity desc, holder_type, holder_id) as rn,
-                count(*) over (partition by location_id) as holder_count,
-                sum(case when holder_type = 'order' then quantity else 0 end) over (partition by location_id) as orders,
-                sum(case when holder_type <> 'order' then quantity else 0 end) over (partition by location_id) as safety_stock
-           from h
-       )
-       select r.*, coalesce(b.name, a.name) as bill_name
-         from ranked r
-         left join boms b on b.shop_id = ? and r.holder_type = 'bom' and b.bom_id = r.holder_id
-         left join assembly_bills a on a.shop_id = ? and r.holder_type = 'sub_assembly' and a.assembly_id = r.holder_id
-        where r.rn <= ${HOLDER_CAP}
-        order by r.location_id, r.rn`,
-      [ctx.shopId, variantId, ...scopeArgs(scope), ctx.shopId, variantId, ...scopeArgs(scope), ctx.shopId, ctx.shopId],
-    ),
+    assertStockItem(ctx, variantId, materialExists),
+    runSql(ctx.em, query),
     locationNames(ctx),
   ]);
-  const orderIds = [...new Set(rows.filter((r) => r.holder_type === 'order').map((r) => r.holder_id as string))];
+  const orderIds = [...new Set(rows.filter((r) => r.holder_type === 'order').map((r) => r.holder_id))];
   const orderNames = new Map((orderIds.length ? await ctx.platform.getOrders(orderIds) : []).map((o) => [o.orderId, o.name]));
   const levels = new Map<string, CommitmentLevel & { shown: Exact; count: number }>();
   for (const r of rows) {

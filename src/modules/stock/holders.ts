@@ -1,6 +1,10 @@
+import type { Expression, SqlBool } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
+import { bomSellsVariantSql } from '../recipes/for-stock.ts';
+import { stockSql } from './tables.ts';
 
 /** Holder lists of the per-location reads are capped at this many entries (docs/contract.md: limits). */
 export const HOLDER_CAP = 20;
@@ -22,16 +26,21 @@ function cmp(a: string, b: string): number {
 }
 
 /**
+ * "The shop has raw material `variantId`", as an SQL condition: the materials module's
+ * `materialExistsSql` (src/modules/materials/for-stock.ts), handed in by the caller (stock sits
+ * below materials and imports nothing of them; .dependency-cruiser.cjs).
+ */
+export type MaterialExistsSql = (shopId: string, variantId: string) => Expression<SqlBool>;
+
+/**
  * Stock items read under /raw-materials/{variantId}/…: a material, or a finished good (the platform
  * variant a BOM sells as). Anything else, or another shop's id, is 404. One query.
  */
-export async function assertStockItem(ctx: ShopContext, variantId: string): Promise<void> {
-  const [row] = await ctx.em.execute<{ found: boolean }[]>(
-    `select exists (select 1 from materials where shop_id = ? and variant_id = ?)
-         or exists (select 1 from boms where shop_id = ? and variant_id = ?) as found`,
-    [ctx.shopId, variantId, ctx.shopId, variantId],
-  );
-  if (!row?.found) throw DomainError.notFound('raw material', variantId);
+export async function assertStockItem(ctx: ShopContext, variantId: string, materialExists: MaterialExistsSql): Promise<void> {
+  const [row] = await runSql(ctx.em, stockSql.selectNoFrom((eb) => eb.or([
+    materialExists(ctx.shopId, variantId), bomSellsVariantSql(ctx.shopId, variantId),
+  ]).as('found')));
+  if (row?.found !== true) throw DomainError.notFound('raw material', variantId);
 }
 
 /** Location names for the levels of a read (one gateway call). */
@@ -39,6 +48,3 @@ export async function locationNames(ctx: ShopContext): Promise<Map<string, strin
   const locations = await ctx.platform.listLocations();
   return new Map(locations.map((l) => [l.locationId, l.name]));
 }
-
-export const scopeSql = (scope: readonly string[] | null, column = 'location_id') => (scope ? ` and ${column} in (?)` : '');
-export const scopeArgs = (scope: readonly string[] | null) => (scope ? [scope] : []);

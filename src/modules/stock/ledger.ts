@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type AliasedRawBuilder } from 'kysely';
 import type { Em } from '../../db/orm.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
 import { isPlatformVariantId, type MovementSourceKind, type StockKind } from './stock-vocabulary.ts';
 import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
+import { stockSql } from './tables.ts';
 
 // The stock ledger: every movement of stock goes through here — material levels (the service's
 // own for virtual materials, the outbox for platform-linked ones), pre-assembled shelves, the
@@ -43,6 +46,16 @@ export interface StoredPick { stock: StockKind; itemId: string; locationId: stri
 interface Slot { stock: StockKind; itemId: string; locationId: string }
 const slotKey = (s: Slot) => `${s.stock}|${s.itemId}|${s.locationId}`;
 
+/**
+ * `unnest(…) as alias(columns)`: parallel lists (sent as PostgreSQL array literals, text or
+ * numeric) as a table of rows, so a statement handles any number of slots.
+ */
+function unnestAs<C extends string, A extends string>(alias: A, columns: Record<C, readonly string[]>, numeric: readonly NoInfer<C>[] = []): AliasedRawBuilder<Record<C, string>, A> {
+  const names = Object.keys(columns) as C[];
+  return sql<Record<C, string>>`unnest(${sql.join(names.map((c) => sql`${arrayLiteral(columns[c])}::${sql.raw(numeric.includes(c) ? 'numeric' : 'text')}[]`))})`
+    .as<A>(sql`${sql.raw(alias)}(${sql.join(names.map((c) => sql.raw(c)))})`);
+}
+
 /** Consumed quantities are stored with 6 fractional digits (half-up), like every stored quantity. */
 export const toStoredQuantity = (value: Exact): Exact => value.toDecimalPlaces(6);
 
@@ -53,19 +66,15 @@ export const toStoredQuantity = (value: Exact): Exact => value.toDecimalPlaces(6
 async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Exact>> {
   const items = slots.map((s) => s.itemId);
   const locations = slots.map((s) => s.locationId);
-  await em.execute(
-    `insert into residuals (shop_id, item_id, location_id, kind, quantity)
-     select ?, r.item_id, r.location_id, 'buildRun', 0 from unnest(?::text[], ?::text[]) as r(item_id, location_id)
-     on conflict do nothing`,
-    [shopId, arrayLiteral(items), arrayLiteral(locations)], 'run',
-  );
-  const rows = await em.execute<{ item_id: string; location_id: string; quantity: string }[]>(
-    `select r.item_id, r.location_id, r.quantity from residuals r
-       join unnest(?::text[], ?::text[]) as k(item_id, location_id) on k.item_id = r.item_id and k.location_id = r.location_id
-      where r.shop_id = ? and r.kind = 'buildRun'
-      order by r.item_id, r.location_id for update of r`,
-    [arrayLiteral(items), arrayLiteral(locations), shopId],
-  );
+  await runSqlWrite(em, stockSql.insertInto('residuals').columns(['shop_id', 'item_id', 'location_id', 'kind', 'quantity'])
+    .expression(stockSql.selectFrom(unnestAs('r', { item_id: items, location_id: locations }))
+      .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')]))
+    .onConflict((oc) => oc.doNothing()));
+  const rows = await runSql(em, stockSql.selectFrom('residuals as r')
+    .innerJoin(unnestAs('k', { item_id: items, location_id: locations }), (join) => join.onRef('k.item_id', '=', 'r.item_id').onRef('k.location_id', '=', 'r.location_id'))
+    .select(['r.item_id', 'r.location_id', 'r.quantity'])
+    .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun'))
+    .orderBy('r.item_id').orderBy('r.location_id').forUpdate('r'));
   return new Map(rows.map((r) => [`${r.item_id}|${r.location_id}`, exact(r.quantity)]));
 }
 
@@ -76,20 +85,18 @@ async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map
   const platform = slots.filter((s) => s.stock === 'material' && isPlatformVariantId(s.itemId));
   const shelves = slots.filter((s) => s.stock === 'preassembled');
   const [virtualRows, platformRows, shelfRows] = await Promise.all([
-    virtual.length === 0 ? [] : ctx.em.execute<{ item_id: string; location_id: string; available: string }[]>(
-      `select l.variant_id as item_id, l.location_id, l.available from material_levels l
-         join unnest(?::text[], ?::text[]) as k(item_id, location_id) on k.item_id = l.variant_id and k.location_id = l.location_id
-        where l.shop_id = ? order by l.variant_id, l.location_id for update of l`,
-      [arrayLiteral(virtual.map((s) => s.itemId)), arrayLiteral(virtual.map((s) => s.locationId)), ctx.shopId],
-    ),
+    virtual.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom('material_levels as l')
+      .innerJoin(unnestAs('k', { item_id: virtual.map((s) => s.itemId), location_id: virtual.map((s) => s.locationId) }),
+        (join) => join.onRef('k.item_id', '=', 'l.variant_id').onRef('k.location_id', '=', 'l.location_id'))
+      .select(['l.variant_id as item_id', 'l.location_id', 'l.available'])
+      .where('l.shop_id', '=', ctx.shopId).orderBy('l.variant_id').orderBy('l.location_id').forUpdate('l')),
     platform.length === 0 ? [] : ctx.platform.getLevels([...new Set(platform.map((s) => s.itemId))], [...new Set(platform.map((s) => s.locationId))])
       .then((rows) => rows.map((r) => ({ item_id: r.variantId, location_id: r.locationId, available: r.available }))),
-    shelves.length === 0 ? [] : ctx.em.execute<{ item_id: string; location_id: string; available: string }[]>(
-      `select p.item_id, p.location_id, p.quantity as available from preassembled_stock p
-         join unnest(?::text[], ?::text[]) as k(item_id, location_id) on k.item_id = p.item_id and k.location_id = p.location_id
-        where p.shop_id = ? order by p.item_id, p.location_id for update of p`,
-      [arrayLiteral(shelves.map((s) => s.itemId)), arrayLiteral(shelves.map((s) => s.locationId)), ctx.shopId],
-    ),
+    shelves.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom('preassembled_stock as p')
+      .innerJoin(unnestAs('k', { item_id: shelves.map((s) => s.itemId), location_id: shelves.map((s) => s.locationId) }),
+        (join) => join.onRef('k.item_id', '=', 'p.item_id').onRef('k.location_id', '=', 'p.location_id'))
+      .select(['p.item_id', 'p.location_id', 'p.quantity as available'])
+      .where('p.shop_id', '=', ctx.shopId).orderBy('p.item_id').orderBy('p.location_id').forUpdate('p')),
   ]);
   for (const r of virtualRows) levels.set(`material|${r.item_id}|${r.location_id}`, exact(r.available));
   for (const r of platformRows) levels.set(`material|${r.item_id}|${r.location_id}`, exact(r.available));
@@ -110,18 +117,18 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
     .map((c) => ({ variantId: c.slot.itemId, locationId: c.slot.locationId, delta: c.applied.toFixed(), workOrderId: by.workOrderId, buildRunId: by.buildRunId, reason: by.source }));
   const now = new Date();
   await Promise.all([
-    virtual.length === 0 ? null : ctx.em.execute(
-      `insert into material_levels (shop_id, variant_id, location_id, available)
-       select ?, v.item_id, v.location_id, v.delta from unnest(?::text[], ?::text[], ?::numeric[]) as v(item_id, location_id, delta)
-       on conflict (shop_id, variant_id, location_id) do update set available = material_levels.available + excluded.available`,
-      [ctx.shopId, arrayLiteral(virtual.map((c) => c.slot.itemId)), arrayLiteral(virtual.map((c) => c.slot.locationId)), arrayLiteral(virtual.map((c) => c.applied.toFixed()))], 'run',
-    ),
-    shelves.length === 0 ? null : ctx.em.execute(
-      `insert into preassembled_stock (shop_id, item_id, location_id, quantity)
-       select ?, v.item_id, v.location_id, v.delta from unnest(?::text[], ?::text[], ?::numeric[]) as v(item_id, location_id, delta)
-       on conflict (shop_id, item_id, location_id) do update set quantity = preassembled_stock.quantity + excluded.quantity`,
-      [ctx.shopId, arrayLiteral(shelves.map((c) => c.slot.itemId)), arrayLiteral(shelves.map((c) => c.slot.locationId)), arrayLiteral(shelves.map((c) => c.applied.toFixed()))], 'run',
-    ),
+    virtual.length === 0 ? null : runSqlWrite(ctx.em, stockSql.insertInto('material_levels').columns(['shop_id', 'variant_id', 'location_id', 'available'])
+      .expression(stockSql.selectFrom(unnestAs('v', {
+        item_id: virtual.map((c) => c.slot.itemId), location_id: virtual.map((c) => c.slot.locationId), delta: virtual.map((c) => c.applied.toFixed()),
+      }, ['delta'])).select((eb) => [eb.val(ctx.shopId).as('shop_id'), 'v.item_id', 'v.location_id', 'v.delta']))
+      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
+        .doUpdateSet({ available: sql<string>`material_levels.available + excluded.available` }))),
+    shelves.length === 0 ? null : runSqlWrite(ctx.em, stockSql.insertInto('preassembled_stock').columns(['shop_id', 'item_id', 'location_id', 'quantity'])
+      .expression(stockSql.selectFrom(unnestAs('v', {
+        item_id: shelves.map((c) => c.slot.itemId), location_id: shelves.map((c) => c.slot.locationId), delta: shelves.map((c) => c.applied.toFixed()),
+      }, ['delta'])).select((eb) => [eb.val(ctx.shopId).as('shop_id'), 'v.item_id', 'v.location_id', 'v.delta']))
+      .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id'])
+        .doUpdateSet({ quantity: sql<string>`preassembled_stock.quantity + excluded.quantity` }))),
     pushes.length === 0 ? null : enqueuePlatformPushes(ctx.em, ctx.shopId, pushes),
     recordAdjustments(ctx, moved.map((c) => ({
       stock: c.slot.stock, itemId: c.slot.itemId, locationId: c.slot.locationId, before: c.before, after: c.after, applied: c.applied, requested: c.requested,
@@ -135,15 +142,11 @@ export interface AdjustmentRecord { stock: StockKind; itemId: string; locationId
 export async function recordAdjustments(ctx: ShopContext, records: readonly AdjustmentRecord[], by: MovementSource, at = new Date()): Promise<string[]> {
   if (records.length === 0) return [];
   const ids = records.map((r) => r.id ?? randomUUID());
-  await ctx.em.execute(
-    `insert into inventory_adjustments (id, shop_id, variant_id, location_id, before, after, delta, requested_delta, source, stock, work_order_id, build_run_id, request_id, api_key_id, created_at)
-     values ${records.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-    records.flatMap((r, i) => [
-      ids[i], ctx.shopId, r.itemId, r.locationId, r.before.toFixed(), r.after.toFixed(), r.applied.toFixed(), r.requested.toFixed(), by.source, r.stock,
-      by.workOrderId, by.buildRunId, ctx.requestId, ctx.apiKeyId, at,
-    ]),
-    'run',
-  );
+  await runSqlWrite(ctx.em, stockSql.insertInto('inventory_adjustments').values(records.map((r, i) => ({
+    id: ids[i]!, shop_id: ctx.shopId, variant_id: r.itemId, location_id: r.locationId, before: r.before.toFixed(), after: r.after.toFixed(),
+    delta: r.applied.toFixed(), requested_delta: r.requested.toFixed(), source: by.source, stock: r.stock, work_order_id: by.workOrderId,
+    build_run_id: by.buildRunId, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
+  }))));
   return ids;
 }
 
@@ -152,14 +155,16 @@ async function writeResiduals(em: Em, shopId: string, residuals: ReadonlyMap<str
   if (residuals.size === 0) return;
   const entries = [...residuals.entries()].map(([key, value]) => [...key.split('|'), value.toFixed()] as [string, string, string]);
   // A residual of zero is no residual: its row goes (it only served as the slot's lock).
-  await em.execute(
-    `with v as (select * from unnest(?::text[], ?::text[], ?::numeric[]) as v(item_id, location_id, quantity)),
-          gone as (delete from residuals r using v
-                    where r.shop_id = ? and r.kind = 'buildRun' and r.item_id = v.item_id and r.location_id = v.location_id and v.quantity = 0)
-     update residuals r set quantity = v.quantity from v
-      where r.shop_id = ? and r.kind = 'buildRun' and r.item_id = v.item_id and r.location_id = v.location_id and v.quantity <> 0`,
-    [arrayLiteral(entries.map((e) => e[0])), arrayLiteral(entries.map((e) => e[1])), arrayLiteral(entries.map((e) => e[2])), shopId, shopId], 'run',
-  );
+  await runSqlWrite(em, stockSql
+    .with('v', (db) => db.selectFrom(unnestAs('v', {
+      item_id: entries.map((e) => e[0]), location_id: entries.map((e) => e[1]), quantity: entries.map((e) => e[2]),
+    }, ['quantity'])).selectAll())
+    .with('gone', (db) => db.deleteFrom('residuals as r').using('v')
+      .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun')).whereRef('r.item_id', '=', 'v.item_id')
+      .whereRef('r.location_id', '=', 'v.location_id').where(sql<boolean>`v.quantity = 0`))
+    .updateTable('residuals as r').from('v').set((eb) => ({ quantity: eb.ref('v.quantity') }))
+    .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun')).whereRef('r.item_id', '=', 'v.item_id')
+    .whereRef('r.location_id', '=', 'v.location_id').where(sql<boolean>`v.quantity <> 0`));
 }
 
 /** One entry per slot (quantities — and a `clamped` figure, when present — summed), in lock order. */
@@ -277,16 +282,13 @@ export interface LevelUpdateResult { index: number; adjustmentId: string | null;
  */
 export async function adjustVirtualLevels(ctx: ShopContext, variantId: string, updates: readonly LevelUpdate[], allowNegative: boolean): Promise<LevelUpdateResult[]> {
   const touched = [...new Set(updates.map((u) => u.locationId))].sort();
-  await ctx.em.execute(
-    `insert into material_levels (shop_id, variant_id, location_id, available)
-     select ?, ?, l, 0 from unnest(?::text[]) as l on conflict do nothing`,
-    [ctx.shopId, variantId, arrayLiteral(touched)], 'run',
-  );
-  const locked = await ctx.em.execute<{ location_id: string; available: string }[]>(
-    `select location_id, available from material_levels where shop_id = ? and variant_id = ? and location_id = any(?::text[])
-      order by location_id for update`,
-    [ctx.shopId, variantId, arrayLiteral(touched)],
-  );
+  await runSqlWrite(ctx.em, stockSql.insertInto('material_levels').columns(['shop_id', 'variant_id', 'location_id', 'available'])
+    .expression(stockSql.selectFrom(sql<{ l: string }>`unnest(${arrayLiteral(touched)}::text[])`.as('l'))
+      .select((eb) => [eb.val(ctx.shopId).as('shop_id'), eb.val(variantId).as('variant_id'), 'l', sql.lit(0).as('available')]))
+    .onConflict((oc) => oc.doNothing()));
+  const locked = await runSql(ctx.em, stockSql.selectFrom('material_levels').select(['location_id', 'available'])
+    .where('shop_id', '=', ctx.shopId).where('variant_id', '=', variantId).where(sql<boolean>`location_id = any(${arrayLiteral(touched)}::text[])`)
+    .orderBy('location_id').forUpdate());
   const level = new Map(locked.map((r) => [r.location_id, exact(r.available)]));
   const records: AdjustmentRecord[] = [];
   const results = updates.map((u, index): LevelUpdateResult => {
@@ -307,12 +309,10 @@ export async function adjustVirtualLevels(ctx: ShopContext, variantId: string, u
   if (records.length === 0) return results;
   const changed = touched.filter((l) => records.some((r) => r.locationId === l));
   await Promise.all([
-    ctx.em.execute(
-      `update material_levels m set available = v.available
-         from unnest(?::text[], ?::numeric[]) as v(location_id, available)
-        where m.shop_id = ? and m.variant_id = ? and m.location_id = v.location_id`,
-      [arrayLiteral(changed), arrayLiteral(changed.map((l) => level.get(l)!.toFixed())), ctx.shopId, variantId], 'run',
-    ),
+    runSqlWrite(ctx.em, stockSql.updateTable('material_levels as m')
+      .from(unnestAs('v', { location_id: changed, available: changed.map((l) => level.get(l)!.toFixed()) }, ['available']))
+      .set((eb) => ({ available: eb.ref('v.available') }))
+      .where('m.shop_id', '=', ctx.shopId).where('m.variant_id', '=', variantId).whereRef('m.location_id', '=', 'v.location_id')),
     recordAdjustments(ctx, records, { source: 'api', workOrderId: null, buildRunId: null }),
   ]);
   return results;

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { QueryResult } from '@mikro-orm/core';
+import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import { exact, fromParts } from '../../numbers/index.ts';
 import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../numbers/decimal-text.ts';
 import { levelKey, type PendingPushReader } from '../../platform/pending-aware-gateway.ts';
+import type { PlatformPushStatus } from './platform-push.entity.ts';
+import { stockSql } from './tables.ts';
 
 // The only code that reads and writes `platform_pushes` (the outbox of platform-linked stock
 // moves). Plain SQL, a constant number of round trips per call. Shop-scoped functions take the
@@ -41,10 +44,12 @@ export interface StuckPlatformPushes {
   lastError: string | null;
 }
 
+/** A push's status as a literal in the statement text (the partial indexes name it). */
+const PENDING = sql.lit<PlatformPushStatus>('pending');
+
 /** Longest `last_error` kept: a message, never a stack or a response body. */
 export const MAX_PUSH_ERROR_LENGTH = 500;
 
-const INSERT_COLUMNS = ['shop_id', 'push_id', 'variant_id', 'location_id', 'delta', 'work_order_id', 'build_run_id', 'reason', 'status', 'attempts', 'created_at', 'next_attempt_at'];
 /** Bind parameters per row (status, attempts and the timestamps are literals). */
 const INSERT_PARAMS_PER_ROW = 8;
 /** PostgreSQL accepts at most 65,535 bind parameters per statement. */
@@ -66,14 +71,13 @@ function checkedDelta(delta: string): string {
  */
 export async function enqueuePlatformPushes(em: Em, shopId: string, pushes: readonly NewPlatformPush[]): Promise<void> {
   if (pushes.length === 0) return;
-  const rows = pushes.map((push) => [
-    shopId, `push_${randomUUID()}`, push.variantId, push.locationId, checkedDelta(push.delta), push.workOrderId, push.buildRunId, push.reason,
-  ]);
-  const head = `insert into platform_pushes (${INSERT_COLUMNS.join(', ')}) values `;
-  const tuple = `(?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now())`;
+  const rows = pushes.map((push) => ({
+    shop_id: shopId, push_id: `push_${randomUUID()}`, variant_id: push.variantId, location_id: push.locationId, delta: checkedDelta(push.delta),
+    work_order_id: push.workOrderId, build_run_id: push.buildRunId, reason: push.reason,
+    status: PENDING, attempts: sql.lit(0), created_at: sql<Date>`now()`, next_attempt_at: sql<Date>`now()`,
+  }));
   for (let start = 0; start < rows.length; start += MAX_ROWS_PER_INSERT) {
-    const chunk = rows.slice(start, start + MAX_ROWS_PER_INSERT);
-    await em.execute(head + chunk.map(() => tuple).join(', '), chunk.flat(), 'run');
+    await runSqlWrite(em, stockSql.insertInto('platform_pushes').values(rows.slice(start, start + MAX_ROWS_PER_INSERT)));
   }
 }
 
@@ -87,12 +91,11 @@ export async function pendingLevelDeltas(
 ): Promise<Map<string, string>> {
   const deltas = new Map<string, string>();
   if (variantIds.length === 0 || (locationIds && locationIds.length === 0)) return deltas;
-  const rows = await em.execute<{ variant_id: string; location_id: string; delta: string }[]>(
-    `select variant_id, location_id, sum(delta) as delta from platform_pushes
-      where shop_id = ? and status = 'pending' and variant_id in (?)${locationIds ? ' and location_id in (?)' : ''}
-      group by variant_id, location_id`,
-    locationIds ? [shopId, [...new Set(variantIds)], [...new Set(locationIds)]] : [shopId, [...new Set(variantIds)]],
-  );
+  let query = stockSql.selectFrom('platform_pushes')
+    .select((eb) => ['variant_id', 'location_id', eb.fn.sum<string>('delta').as('delta')])
+    .where('shop_id', '=', shopId).where('status', '=', PENDING).where('variant_id', 'in', [...new Set(variantIds)]);
+  if (locationIds) query = query.where('location_id', 'in', [...new Set(locationIds)]);
+  const rows = await runSql(em, query.groupBy(['variant_id', 'location_id']));
   for (const r of rows) deltas.set(levelKey(r.variant_id, r.location_id), exact(r.delta).toFixed());
   return deltas;
 }
@@ -107,16 +110,16 @@ export const platformPushOutboxReader: PendingPushReader = { pendingLevelDeltas 
 export async function stuckPushesByWorkOrder(em: Em, shopId: string, workOrderIds: readonly string[]): Promise<Map<string, StuckPlatformPushes>> {
   const stuck = new Map<string, StuckPlatformPushes>();
   if (workOrderIds.length === 0) return stuck;
-  const rows = await em.execute<{ work_order_id: string; count: string | number; quantity: string; oldest_at: Date | string; last_error: string | null }[]>(
-    `select work_order_id, count(*) as count, sum(abs(delta)) as quantity, min(created_at) as oldest_at,
-            (array_agg(last_error order by next_attempt_at desc, push_id))[1] as last_error
-       from platform_pushes
-      where shop_id = ? and work_order_id in (?) and status = 'pending' and attempts > 0
-      group by work_order_id`,
-    [shopId, [...new Set(workOrderIds)]],
-  );
+  const rows = await runSql(em, stockSql.selectFrom('platform_pushes')
+    .select((eb) => [
+      'work_order_id', eb.fn.countAll<string | number>().as('count'), eb.fn.sum<string>(eb.fn('abs', ['delta'])).as('quantity'),
+      eb.fn.min('created_at').as('oldest_at'),
+      sql<string | null>`(array_agg(last_error order by next_attempt_at desc, push_id))[1]`.as('last_error'),
+    ])
+    .where('shop_id', '=', shopId).where('work_order_id', 'in', [...new Set(workOrderIds)]).where('status', '=', PENDING).where('attempts', '>', sql.lit(0))
+    .groupBy('work_order_id'));
   for (const r of rows) {
-    stuck.set(r.work_order_id, {
+    stuck.set(r.work_order_id!, {
       count: Number(r.count), quantity: exact(r.quantity).toFixed(), oldestAt: new Date(r.oldest_at), lastError: r.last_error,
     });
   }
@@ -135,20 +138,16 @@ export async function claimDuePlatformPushes(
 ): Promise<ClaimedPlatformPush[]> {
   const shopIds = options.shopIds ? [...new Set(options.shopIds)] : null;
   if (shopIds && shopIds.length === 0) return [];
-  const rows = await em.execute<{ shop_id: string; push_id: string; variant_id: string; location_id: string; delta: string; attempts: number; created_at: Date | string }[]>(
-    `with due as (
-       select shop_id, push_id from platform_pushes
-        where status = 'pending' and next_attempt_at <= now()${shopIds ? ' and shop_id in (?)' : ''}
-        order by created_at, push_id
-        limit ?
-        for update skip locked
-     )
-     update platform_pushes p set next_attempt_at = now() + (? * interval '1 millisecond')
-       from due
-      where p.shop_id = due.shop_id and p.push_id = due.push_id
-     returning p.shop_id, p.push_id, p.variant_id, p.location_id, p.delta, p.attempts, p.created_at`,
-    shopIds ? [shopIds, options.limit, options.leaseMs] : [options.limit, options.leaseMs],
-  );
+  let due = stockSql.selectFrom('platform_pushes').select(['shop_id', 'push_id'])
+    .where('status', '=', PENDING).where('next_attempt_at', '<=', sql<Date>`now()`);
+  if (shopIds) due = due.where('shop_id', 'in', shopIds);
+  const rows = await runSql(em, stockSql
+    .with('due', () => due.orderBy('created_at').orderBy('push_id').limit(options.limit).forUpdate().skipLocked())
+    .updateTable('platform_pushes as p')
+    .set({ next_attempt_at: sql<Date>`now() + (${options.leaseMs} * interval '1 millisecond')` })
+    .from('due')
+    .whereRef('p.shop_id', '=', 'due.shop_id').whereRef('p.push_id', '=', 'due.push_id')
+    .returning(['p.shop_id', 'p.push_id', 'p.variant_id', 'p.location_id', 'p.delta', 'p.attempts', 'p.created_at']));
   return rows
     .map((r) => ({
       shopId: r.shop_id, pushId: r.push_id, variantId: r.variant_id, locationId: r.location_id, delta: exact(r.delta).toFixed(),
@@ -160,13 +159,9 @@ export async function claimDuePlatformPushes(
 /** Marks pushes the platform accepted as pushed (an attempt counted). Already-pushed rows are left alone. One round trip. */
 export async function markPlatformPushesPushed(em: Em, shopId: string, pushIds: readonly string[]): Promise<number> {
   if (pushIds.length === 0) return 0;
-  const result = await em.execute<QueryResult>(
-    `update platform_pushes set status = 'pushed', pushed_at = now(), attempts = attempts + 1, last_error = null
-      where shop_id = ? and push_id in (?) and status = 'pending'`,
-    [shopId, [...new Set(pushIds)]],
-    'run',
-  );
-  return result.affectedRows;
+  return runSqlWrite(em, stockSql.updateTable('platform_pushes')
+    .set((eb) => ({ status: sql.lit<PlatformPushStatus>('pushed'), pushed_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
 }
 
 /**
@@ -178,13 +173,10 @@ export async function markPlatformPushesFailed(
   em: Em, shopId: string, pushIds: readonly string[], failure: { error: string; retryBaseMs: number; retryMaxMs: number },
 ): Promise<number> {
   if (pushIds.length === 0) return 0;
-  const result = await em.execute<QueryResult>(
-    `update platform_pushes
-        set attempts = attempts + 1, last_error = ?,
-            next_attempt_at = now() + (least(?::double precision, ?::double precision * power(2, least(attempts, 30))) * interval '1 millisecond')
-      where shop_id = ? and push_id in (?) and status = 'pending'`,
-    [failure.error.slice(0, MAX_PUSH_ERROR_LENGTH), failure.retryMaxMs, failure.retryBaseMs, shopId, [...new Set(pushIds)]],
-    'run',
-  );
-  return result.affectedRows;
+  return runSqlWrite(em, stockSql.updateTable('platform_pushes')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', sql.lit(1)), last_error: failure.error.slice(0, MAX_PUSH_ERROR_LENGTH),
+      next_attempt_at: sql<Date>`now() + (least(${failure.retryMaxMs}::double precision, ${failure.retryBaseMs}::double precision * power(2, least(attempts, 30))) * interval '1 millisecond')`,
+    }))
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
 }

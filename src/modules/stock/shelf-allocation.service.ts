@@ -1,11 +1,14 @@
+import { sql, type NotNull, type SqlBool } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
-import { PARENTS_CTE } from '../recipes/material-parents.ts';
+import { shelfParentsSql } from '../recipes/for-stock.ts';
 import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { capHolders, locationNames, scopeArgs, scopeSql } from './holders.ts';
+import { capHolders, locationNames, type MaterialExistsSql } from './holders.ts';
+import { stockSql } from './tables.ts';
 
 export interface ShelfHolder {
   holderType: BillOwnerType;
@@ -19,8 +22,6 @@ export interface ShelfHolder {
   quantity: string;
 }
 
-interface ShelfRow { owner_type: BillOwnerType; owner_id: string; name: string; location_id: string; quantity: string; committed: string }
-
 export interface ShelfLevel { locationId: string; locationName: string | null; quantity: string; holders: ShelfHolder[]; otherHoldersCount: number; otherHoldersQuantity: string }
 export interface ShelfAllocationView { variantId: string; levels: ShelfLevel[]; totals: { quantity: string } }
 
@@ -30,25 +31,30 @@ export interface ShelfAllocationView { variantId: string; levels: ShelfLevel[]; 
  * that location's rules. Committed shelf units are excluded (they show under commitments).
  * Round trips: material check, parents-with-shelves CTE, recipe forest, location names.
  */
-export async function shelfAllocationOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<ShelfAllocationView> {
+export async function shelfAllocationOf(
+  ctx: ShopContext, variantId: string, locationIds: readonly string[] | null, materialExists: MaterialExistsSql,
+): Promise<ShelfAllocationView> {
   const scope = normaliseScope(locationIds);
   const [found, shelves, names] = await Promise.all([
-    ctx.em.execute<{ n: number }[]>('select 1 as n from materials where shop_id = ? and variant_id = ?', [ctx.shopId, variantId]),
-    ctx.em.execute<ShelfRow[]>(
-      `${PARENTS_CTE}
-       select p.owner_type, p.owner_id, coalesce(b.name, a.name, p.owner_id) as name, s.location_id, s.quantity,
-              (select coalesce(sum(case when r.kind = 'order' then greatest(r.quantity - r.fulfilled_quantity, 0)
-                                        when r.active then r.quantity else 0 end), 0)
-                 from reservations r where r.shop_id = s.shop_id and r.item_id = s.item_id and r.location_id = s.location_id) as committed
-         from parents p
-         left join boms b on p.owner_type = 'bom' and b.shop_id = ? and b.bom_id = p.owner_id
-         left join assembly_bills a on p.owner_type = 'sub_assembly' and a.shop_id = ? and a.assembly_id = p.owner_id
-         join preassembled_stock s on s.shop_id = ? and s.item_id = case when p.owner_type = 'bom' then b.variant_id else p.owner_id end${scopeSql(scope, 's.location_id')}`,
-      [ctx.shopId, ctx.shopId, variantId, ctx.shopId, ctx.shopId, ctx.shopId, ...scopeArgs(scope)],
-    ),
+    runSql(ctx.em, stockSql.selectNoFrom(() => [sql<SqlBool>`${materialExists(ctx.shopId, variantId)}`.as('found')])),
+    runSql(ctx.em, stockSql.with('shelf_parents', () => shelfParentsSql(ctx.shopId, variantId))
+      .selectFrom('shelf_parents as p')
+      .innerJoin('preassembled_stock as s', (join) => {
+        const on = join.on('s.shop_id', '=', ctx.shopId).onRef('s.item_id', '=', 'p.item_id');
+        return scope ? on.on('s.location_id', 'in', scope) : on;
+      })
+      .select((eb) => [
+        'p.owner_type', 'p.owner_id', 'p.name', 's.location_id', 's.quantity',
+        eb.selectFrom('reservations as r')
+          .select(sql<string>`coalesce(sum(case when r.kind = 'order' then greatest(r.quantity - r.fulfilled_quantity, 0)
+                                           when r.active then r.quantity else 0 end), 0)`.as('committed'))
+          .whereRef('r.shop_id', '=', 's.shop_id').whereRef('r.item_id', '=', 's.item_id').whereRef('r.location_id', '=', 's.location_id')
+          .as('committed'),
+      ])
+      .$narrowType<{ committed: NotNull }>()),
     locationNames(ctx),
   ]);
-  if (found.length === 0) throw DomainError.notFound('raw material', variantId);
+  if (found[0]?.found !== true) throw DomainError.notFound('raw material', variantId);
 
   const available = shelves
     .map((s) => ({ ...s, units: Exact.max(exact(s.quantity).minus(s.committed), 0) }))

@@ -1,8 +1,12 @@
+import { sql, type SqlBool } from 'kysely';
+import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { assertStockItem, locationNames, scopeArgs, scopeSql } from './holders.ts';
+import { assemblyBillExistsSql } from '../recipes/for-stock.ts';
+import { assertStockItem, locationNames, type MaterialExistsSql } from './holders.ts';
+import { stockSql } from './tables.ts';
 import type { ResidualKind, ShelfItemType } from './stock-vocabulary.ts';
 
 export interface ResidualLevel { locationId: string; locationName: string | null; buildRun: string; safetyStock: string }
@@ -12,14 +16,14 @@ export interface ResidualView { variantId: string; levels: ResidualLevel[]; tota
  * Fractional remainders of a stock item per location, both kinds side by side. Bookkeeping only:
  * never part of an availability number. Three round trips (item check, residuals, location names).
  */
-export async function residualsOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<ResidualView> {
+export async function residualsOf(
+  ctx: ShopContext, variantId: string, locationIds: readonly string[] | null, materialExists: MaterialExistsSql,
+): Promise<ResidualView> {
   const scope = normaliseScope(locationIds);
   const [, rows, names] = await Promise.all([
-    assertStockItem(ctx, variantId),
-    ctx.em.execute<{ location_id: string; kind: ResidualKind; quantity: string }[]>(
-      `select location_id, kind, quantity from residuals where shop_id = ? and item_id = ?${scopeSql(scope)}`,
-      [ctx.shopId, variantId, ...scopeArgs(scope)],
-    ),
+    assertStockItem(ctx, variantId, materialExists),
+    runSql(ctx.em, stockSql.selectFrom('residuals').select(['location_id', 'kind', 'quantity'])
+      .where('shop_id', '=', ctx.shopId).where('item_id', '=', variantId).$if(scope !== null, (q) => q.where('location_id', 'in', scope!))),
     locationNames(ctx),
   ]);
   const byLocation = new Map<string, { buildRun: Exact; safetyStock: Exact }>();
@@ -43,20 +47,18 @@ export interface PreassembledView { itemId: string; itemType: ShelfItemType; lev
  * id, assembly bills under their assembly id (docs/contract.md: identifiers).
  */
 export async function preassembledOf(
-  ctx: ShopContext, itemType: ShelfItemType, itemId: string, locationIds: readonly string[] | null,
+  ctx: ShopContext, itemType: ShelfItemType, itemId: string, locationIds: readonly string[] | null, materialExists: MaterialExistsSql,
 ): Promise<PreassembledView> {
   const scope = normaliseScope(locationIds);
   const exists = itemType === 'variant'
-    ? assertStockItem(ctx, itemId)
-    : ctx.em.execute<{ n: number }[]>('select 1 as n from assembly_bills where shop_id = ? and assembly_id = ?', [ctx.shopId, itemId]).then((r) => {
-      if (r.length === 0) throw DomainError.notFound('assembly bill', itemId);
+    ? assertStockItem(ctx, itemId, materialExists)
+    : runSql(ctx.em, stockSql.selectNoFrom(() => [sql<SqlBool>`${assemblyBillExistsSql(ctx.shopId, itemId)}`.as('found')])).then(([r]) => {
+      if (r?.found !== true) throw DomainError.notFound('assembly bill', itemId);
     });
   const [, rows, names] = await Promise.all([
     exists,
-    ctx.em.execute<{ location_id: string; quantity: string }[]>(
-      `select location_id, quantity from preassembled_stock where shop_id = ? and item_id = ?${scopeSql(scope)}`,
-      [ctx.shopId, itemId, ...scopeArgs(scope)],
-    ),
+    runSql(ctx.em, stockSql.selectFrom('preassembled_stock').select(['location_id', 'quantity'])
+      .where('shop_id', '=', ctx.shopId).where('item_id', '=', itemId).$if(scope !== null, (q) => q.where('location_id', 'in', scope!))),
     locationNames(ctx),
   ]);
   const levels = rows.sort((a, b) => compareLocationIds(a.location_id, b.location_id)).map((r) => ({

@@ -1,0 +1,49 @@
+import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sqlFragment } from '../../db/typed-sql.ts';
+import { PARENTS_CTE } from './material-parents.ts';
+import type { BillOwnerType } from './recipe-vocabulary.ts';
+import { AssemblyBill, Bom } from './recipe.entity.ts';
+
+// What the stock module reads of recipes, as SQL fragments its statements embed (stock sits above
+// recipes and names none of their tables itself). Each costs no round trip of its own.
+
+type BillTables = InferKyselyDB<typeof Bom | typeof AssemblyBill>;
+
+/** "A BOM of the shop sells `variantId`" (a finished good is stocked under its variant id). */
+export function bomSellsVariantSql(shopId: string, variantId: string): Expression<SqlBool> {
+  const eb = expressionBuilder<BillTables, never>();
+  return eb.exists(eb.selectFrom('boms').select(eb.lit(1).as('one')).where('shop_id', '=', shopId).where('variant_id', '=', variantId));
+}
+
+/** "The shop has assembly bill `assemblyId`". */
+export function assemblyBillExistsSql(shopId: string, assemblyId: string): Expression<SqlBool> {
+  const eb = expressionBuilder<BillTables, never>();
+  return eb.exists(eb.selectFrom('assembly_bills').select(eb.lit(1).as('one')).where('shop_id', '=', shopId).where('assembly_id', '=', assemblyId));
+}
+
+/**
+ * The name of the bill a holder names (`ownerType` 'bom' or 'sub_assembly', `ownerId`), null when
+ * the shop has no such bill: one primary-key lookup per row.
+ */
+export function billNameSql(shopId: string, ownerType: Expression<string>, ownerId: Expression<string>): RawBuilder<string | null> {
+  const eb = expressionBuilder<BillTables, never>();
+  return sql<string | null>`coalesce(${eb.selectFrom('boms').select('name').where('shop_id', '=', shopId).where(sql<SqlBool>`${ownerType} = 'bom'`).where('bom_id', '=', ownerId)},
+    ${eb.selectFrom('assembly_bills').select('name').where('shop_id', '=', shopId).where(sql<SqlBool>`${ownerType} = 'sub_assembly'`).where('assembly_id', '=', ownerId)})`;
+}
+
+/** A bill that consumes a material, with its name and the id its shelf stock is kept under. */
+export interface ShelfParent { owner_type: BillOwnerType; owner_id: string; name: string; item_id: string }
+
+/**
+ * Every bill that consumes `variantId` at any depth (PARENTS_CTE), with its name and its shelf
+ * item id (a BOM's variant, an assembly bill's own id), as a parenthesised query for a CTE of the caller's.
+ */
+export function shelfParentsSql(shopId: string, variantId: string): RawBuilder<ShelfParent> {
+  return sql<ShelfParent>`(${sqlFragment(PARENTS_CTE, [shopId, shopId, variantId])}
+    select p.owner_type, p.owner_id, coalesce(b.name, a.name, p.owner_id) as name,
+           case when p.owner_type = 'bom' then b.variant_id else p.owner_id end as item_id
+      from parents p
+      left join boms b on p.owner_type = 'bom' and b.shop_id = ${shopId} and b.bom_id = p.owner_id
+      left join assembly_bills a on p.owner_type = 'sub_assembly' and a.shop_id = ${shopId} and a.assembly_id = p.owner_id)`;
+}
