@@ -1,17 +1,15 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql } from 'kysely';
 import type { CatalogSources, MaterialInfo } from '../../catalog-sources.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { runSql, sqlBuilder } from '../../db/typed-sql.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { shelfTotalSql, shelvesOf, virtualLevelsOf } from '../stock/for-recipes.ts';
-import type { Material } from './material.entity.ts';
+import { materialsSql } from './tables.ts';
 
 // The catalogue sources (src/catalog-sources.ts) the recipes module reads through its shop context:
 // materials owns the `materials` table, stock its levels and shelves (src/modules/stock/for-recipes.ts).
 // The composition root (src/composition.ts) and the dataset load hand this object to the recipes module.
 
 /** Builds queries over the materials module's own table. */
-const materialsSql = sqlBuilder<InferKyselyDB<typeof Material>>();
 
 export const recipeCatalogSources: CatalogSources = {
   async materials(scope, variantIds) {

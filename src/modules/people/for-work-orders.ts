@@ -1,9 +1,8 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
-import type { Assignee } from './people.entity.ts';
+import type { PeopleTables } from './tables.ts';
 
-type AssigneesTable = Selectable<InferKyselyDB<typeof Assignee>['assignees']>;
+type AssigneesTable = Selectable<PeopleTables['assignees']>;
 
 /**
  * The assignees table under an alias, for the work-order queries that join a work order's assignee

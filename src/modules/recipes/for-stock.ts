@@ -1,14 +1,13 @@
 import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sqlFragment } from '../../db/typed-sql.ts';
 import { PARENTS_CTE } from './material-parents.ts';
 import type { BillOwnerType } from './recipe-vocabulary.ts';
-import { AssemblyBill, Bom } from './recipe.entity.ts';
+import type { RecipesTables } from './tables.ts';
 
 // What the stock module reads of recipes, as SQL fragments its statements embed (stock sits above
 // recipes and names none of their tables itself). Each costs no round trip of its own.
 
-type BillTables = InferKyselyDB<typeof Bom | typeof AssemblyBill>;
+type BillTables = RecipesTables;
 
 /** "A BOM of the shop sells `variantId`" (a finished good is stocked under its variant id). */
 export function bomSellsVariantSql(shopId: string, variantId: string): Expression<SqlBool> {

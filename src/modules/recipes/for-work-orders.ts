@@ -1,12 +1,11 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
-import { sqlText } from '../../db/sql-text.ts';
+import { sqlFragment } from '../../db/typed-sql.ts';
 import { PARENTS_CTE } from './material-parents.ts';
-import type { AssemblyBill, Bom } from './recipe.entity.ts';
+import type { RecipesTables } from './tables.ts';
 import type { BillOwnerType } from './recipe-vocabulary.ts';
 
-type RecipeTables = InferKyselyDB<typeof Bom | typeof AssemblyBill>;
+type RecipeTables = RecipesTables;
 
 /** The BOM table under an alias, for the work-order queries that name an item's bill (a typed table reference). */
 export const bomsAs = <A extends string>(alias: A) => sql<Selectable<RecipeTables['boms']>>`boms`.as(alias);
@@ -19,4 +18,4 @@ export const assemblyBillsAs = <A extends string>(alias: A) => sql<Selectable<Re
  * alias: `(owner_type, owner_id)` rows, one statement with the caller's query.
  */
 export const billsConsumingAs = <A extends string>(shopId: string, variantId: string, alias: A) =>
-  sqlText<{ owner_type: BillOwnerType; owner_id: string }>(`(${PARENTS_CTE} select owner_type, owner_id from parents)`, [shopId, shopId, variantId]).as(alias);
+  sqlFragment<{ owner_type: BillOwnerType; owner_id: string }>(`(${PARENTS_CTE} select owner_type, owner_id from parents)`, [shopId, shopId, variantId]).as(alias);

@@ -1,11 +1,9 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Em } from '../../db/orm.ts';
-import { runSql, sqlBuilder } from '../../db/typed-sql.ts';
-import { Shop } from './shop.entity.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { shopsSql } from './tables.ts';
 
 // What the orders module (a higher tier) reads of its shop's settings.
 
-const shopsSql = sqlBuilder<InferKyselyDB<typeof Shop>>();
 
 /** Whether the shop has opted in to the order metafield `material_requirements_json`. One read. */
 export async function writesMaterialRequirementsMetafield(em: Em, shopId: string): Promise<boolean> {

@@ -1,13 +1,10 @@
 import { sql, type SqlBool } from 'kysely';
-import type { InferKyselyDB } from '@mikro-orm/sql';
-import { sqlBuilder } from '../../db/typed-sql.ts';
-import { WorkOrder } from './work-order.entity.ts';
 import { openWorkOrderSql } from './work-order-vocabulary.ts';
+import { workOrdersSql } from './tables.ts';
 
 // What the people module reads of work orders, handed to it by its callers (people sit below work
 // orders and import nothing of them; .dependency-cruiser.cjs).
 
-const workOrdersSql = sqlBuilder<InferKyselyDB<typeof WorkOrder>>();
 
 /**
  * The open work orders (shop, assignee, id) as a derived table, for the assignees' usage counts

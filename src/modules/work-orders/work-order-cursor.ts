@@ -4,7 +4,7 @@ import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import {
   pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type PageWindow, type SortColumn, type SortDirection, type WindowSql,
 } from '../../db/keyset.ts';
-import { sqlText } from '../../db/sql-text.ts';
+import { sqlFragment } from '../../db/typed-sql.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import { buildsBom, WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams } from './work-order-filters.ts';
@@ -39,12 +39,12 @@ const keyColumns = (columns: readonly SortColumn[]) => columns.map((c, i) => sql
 /** The window's page of the headers matching `filter`: its rows with their sort keys and their place (`ord_`). */
 const pageOf = (db: QueryCreator<WorkOrdersTables>, filter: Expression<SqlBool>, columns: readonly SortColumn[], w: WindowSql) =>
   selectHeader(headerFrom(db)).select(keyColumns(columns)).select(sql<number>`row_number() over (order by ${sql.raw(w.order)})`.as('ord_'))
-    .where(filter).where(sqlText<SqlBool>(w.bounds.sql, w.bounds.args)).orderBy(sql.raw(w.order)).limit(w.limit);
+    .where(filter).where(sqlFragment<SqlBool>(w.bounds.sql, w.bounds.args)).orderBy(sql.raw(w.order)).limit(w.limit);
 
 /** The filtered total, and whether rows lie on the far side of the cursor the page starts from. */
 const countAndOutside = (filter: Expression<SqlBool>, w: WindowSql) => [
   headerFrom().select(sql<string>`count(*)`.as('n')).where(filter).as('total_count'),
-  (w.outside ? sql<boolean>`exists (${headerFrom().select(sql.lit(1).as('one')).where(filter).where(sqlText<SqlBool>(w.outside.sql, w.outside.args))})` : sql<boolean>`false`)
+  (w.outside ? sql<boolean>`exists (${headerFrom().select(sql.lit(1).as('one')).where(filter).where(sqlFragment<SqlBool>(w.outside.sql, w.outside.args))})` : sql<boolean>`false`)
     .as('outside'),
 ] as const;
 
