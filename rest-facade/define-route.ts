@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Scope } from '../src/scopes.ts';
+import type { DataOverrides } from './derive-schema.ts';
 
 /** What a route's functions receive: the request as its schemas validated (and coerced) it. */
 export interface RouteInput<Q = Record<string, unknown>, P = Record<string, string>, B = unknown> {
@@ -39,7 +40,9 @@ export interface RouteDefinition<Q extends TSchema | undefined, P extends TSchem
   params?: P;
   body?: B;
   /** Schema of the envelope's `data`. */
-  data: TSchema;
+  data?: TSchema;
+  /** What REST says of `data` that the operation and the GraphQL schema cannot (rest-facade/derive-schema.ts). */
+  dataOverrides?: DataOverrides;
   /** The `.graphql` file beside the route, optionally followed by fragment files it uses. */
   operation: URL | readonly URL[];
   variables: (input: TypedInput<Q, P, B>, request: FastifyRequest) => Record<string, unknown>;
