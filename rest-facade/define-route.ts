@@ -22,7 +22,7 @@ export type GraphQLData = Record<string, any>;
  * One REST route of the facade: its HTTP schemas (which also generate the OpenAPI document), the
  * stored GraphQL operation it runs, how variables are built and where `data` comes from.
  *
- * `data` is always converted from the GraphQL value through the `data` schema (derive-data.ts:
+ * `data` is always converted from the GraphQL value through the derived `data` schema (derive-data.ts:
  * Decimal strings become numbers, objects keep the schema's properties, optional nulls are
  * omitted). The value converted is the operation's single root field by default, `dataField`
  * when the route names one, or what `toData` returns. A mutation's root field holds its payload's
@@ -39,9 +39,10 @@ export interface RouteDefinition<Q extends TSchema | undefined, P extends TSchem
   querystring?: Q;
   params?: P;
   body?: B;
-  /** Schema of the envelope's `data`. */
-  data?: TSchema;
-  /** What REST says of `data` that the operation and the GraphQL schema cannot (rest-facade/derive-schema.ts). */
+  /**
+   * `data` has no schema here: it is derived from the operation's selection over the GraphQL schema
+   * (rest-facade/derive-schema.ts). These are what REST says of it that GraphQL cannot, keyed by REST path.
+   */
   dataOverrides?: DataOverrides;
   /** The `.graphql` file beside the route, optionally followed by fragment files it uses. */
   operation: URL | readonly URL[];
