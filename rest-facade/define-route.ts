@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Scope } from '../src/scopes.ts';
+import type { DataOverrides } from './derive-schema.ts';
 
 /** What a route's functions receive: the request as its schemas validated (and coerced) it. */
 export interface RouteInput<Q = Record<string, unknown>, P = Record<string, string>, B = unknown> {
@@ -21,7 +22,7 @@ export type GraphQLData = Record<string, any>;
  * One REST route of the facade: its HTTP schemas (which also generate the OpenAPI document), the
  * stored GraphQL operation it runs, how variables are built and where `data` comes from.
  *
- * `data` is always converted from the GraphQL value through the `data` schema (derive-data.ts:
+ * `data` is always converted from the GraphQL value through the derived `data` schema (derive-data.ts:
  * Decimal strings become numbers, objects keep the schema's properties, optional nulls are
  * omitted). The value converted is the operation's single root field by default, `dataField`
  * when the route names one, or what `toData` returns. A mutation's root field holds its payload's
@@ -38,8 +39,11 @@ export interface RouteDefinition<Q extends TSchema | undefined, P extends TSchem
   querystring?: Q;
   params?: P;
   body?: B;
-  /** Schema of the envelope's `data`. */
-  data: TSchema;
+  /**
+   * `data` has no schema here: it is derived from the operation's selection over the GraphQL schema
+   * (rest-facade/derive-schema.ts). These are what REST says of it that GraphQL cannot, keyed by REST path.
+   */
+  dataOverrides?: DataOverrides;
   /** The `.graphql` file beside the route, optionally followed by fragment files it uses. */
   operation: URL | readonly URL[];
   variables: (input: TypedInput<Q, P, B>, request: FastifyRequest) => Record<string, unknown>;

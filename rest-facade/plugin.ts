@@ -10,6 +10,7 @@ import type { ShopContext } from '../src/shop-context.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
 import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';
 import { compileDataConverter } from './derive-data.ts';
+import { routeDataSchema } from './derive-schema.ts';
 import { envelope, envelopeSchema } from './envelope.ts';
 import { PatchHeaders, problemResponses, registerOpenApiRoute } from './openapi.ts';
 import { loadOperation, type StoredOperation } from './operations.ts';
@@ -71,7 +72,9 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
   for (const route of routes) {
     const operation = loadOperation(options.schema, route.operation);
     const source = dataSource(route, operation);
-    const toRest = compileDataConverter(route.data, `${route.method} ${route.url} data`);
+    // `data` is declared once, by the operation's selection over the GraphQL schema (derive-schema.ts).
+    const data = routeDataSchema(options.schema, route, operation.document);
+    const toRest = compileDataConverter(data, `${route.method} ${route.url} data`);
     implemented.set(route.url, (implemented.get(route.url) ?? new Set()).add(route.method));
     app.route({
       method: route.method,
@@ -86,7 +89,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         ...(route.params ? { params: route.params } : {}),
         ...(route.body ? { body: route.body } : {}),
         ...(route.method === 'PATCH' ? { headers: PatchHeaders } : {}),
-        response: { 200: { description: 'OK', ...envelopeSchema(route.data) }, ...problemResponses(route) },
+        response: { 200: { description: 'OK', ...envelopeSchema(data) }, ...problemResponses(route) },
       },
       // Who is asking comes before what they sent: a missing key is 401 and a read key on a write
       // is 403 whatever the body holds (and a body is never validated for a caller who may not send it).

@@ -31,6 +31,12 @@ export function named<T extends TSchema>(title: string, schema: T): T {
   return { ...schema, title };
 }
 
+/** `minimum: 0` / `minimum: 1`: counts and page numbers (GraphQL's Int has no bounds). */
+export const MIN0 = { minimum: 0 } as const;
+export const MIN1 = { minimum: 1 } as const;
+/** The page fields of a paged list's `data`. */
+export const PAGE_OVERRIDES = { totalCount: MIN0, page: MIN1, pageSize: MIN1, totalPages: MIN0 } as const;
+
 /** The largest GraphQL Int (32-bit signed): a page number or offset beyond it is 400. */
 export const INT32_MAX = 2_147_483_647;
 

@@ -1,6 +1,12 @@
+import SchemaBuilder from '@pothos/core';
 import { Type } from '@sinclair/typebox';
+import { parse, validate, type GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { compileDataConverter } from '../../rest-facade/derive-data.ts';
+import { deriveDataSchema, routeDataSchema } from '../../rest-facade/derive-schema.ts';
+import { loadOperation } from '../../rest-facade/operations.ts';
+import { routes } from '../../rest-facade/routes/index.ts';
+import { getSchema } from '../../schema/index.ts';
 import { NullableNumber, NullableString } from '../../rest-facade/schema-helpers.ts';
 
 const obj = (properties: Parameters<typeof Type.Object>[0]) => Type.Object(properties, { additionalProperties: false });
@@ -49,5 +55,76 @@ describe('REST data derived from the data schema', () => {
     expect(() => compileDataConverter(obj({ meta: Type.Ref('Meta') }))).toThrow(/Type\.Ref/);
     expect(() => compileDataConverter(Type.Intersect([obj({ a: Type.Number() }), obj({ b: Type.Number() })]))).toThrow(/allOf/);
     expect(() => compileDataConverter(Type.Union([obj({ a: Type.Number() }), obj({ b: Type.Number() })]))).toThrow(/several object members/);
+  });
+});
+
+// Rule (issue 19 item 2): a REST response field is declared once. Adding a Pothos field and selecting
+// it in the route's .graphql makes it appear in the route's `data` schema — the schema the OpenAPI
+// document embeds (as `<Operation>Data`) and Fastify serializes with — and in the response, with
+// no TypeBox schema to restate it.
+describe('a REST response field is declared once: adding a Pothos field + selecting it in the route\'s .graphql makes it appear in the OpenAPI document and in the response', () => {
+  interface Material { id: string; cost: string; note: string | null; tags: string[] }
+  const row: Material = { id: 'm1', cost: '1.2500005', note: null, tags: ['oak'] };
+
+  /** A tiny Pothos schema; `withNote` adds one field, as a developer would. */
+  function tinySchema(withNote: boolean): GraphQLSchema {
+    // No plugin: the options type, widened by the app's plugins (scope auth…), does not apply here.
+    const builder = new SchemaBuilder<{ Scalars: { Decimal: { Input: string; Output: string } } }>({} as never);
+    builder.scalarType('Decimal', { serialize: (v) => String(v), parseValue: (v) => String(v) });
+    const MaterialRef = builder.objectRef<Material>('Material').implement({
+      description: 'A material.',
+      fields: (t) => ({
+        id: t.exposeID('id', { nullable: false }),
+        cost: t.expose('cost', { type: 'Decimal', nullable: false, description: 'Unit cost.' }),
+        tags: t.exposeStringList('tags', { nullable: false }),
+        ...(withNote ? { note: t.exposeString('note', { nullable: true, description: 'A free note.' }) } : {}),
+      }),
+    });
+    builder.queryType({ fields: (t) => ({ material: t.field({ type: MaterialRef, nullable: false, resolve: () => row }) }) });
+    return builder.toSchema();
+  }
+
+  it('derives data from the selection and the field types: non-null required, nullable null, Decimal a number, descriptions from GraphQL', () => {
+    const schema = tinySchema(false);
+    const data = deriveDataSchema(schema, parse('query { material { id cost tags } }')) as Record<string, any>;
+    expect(data).toMatchObject({
+      type: 'object', additionalProperties: false, description: 'A material.', required: ['id', 'cost', 'tags'],
+      properties: { id: { type: 'string' }, cost: { type: 'number', description: 'Unit cost.' }, tags: { type: 'array', items: { type: 'string' } } },
+    });
+    expect(compileDataConverter(data as never)(row)).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'] });
+  });
+
+  it('one Pothos field and one selection: the field is in data\'s schema and in the response; no other declaration', () => {
+    const operation = parse('query { material { id cost tags note } }');
+    expect(validate(tinySchema(false), operation).map((e) => e.message)).toEqual(['Cannot query field "note" on type "Material".']);
+    const schema = tinySchema(true);
+    expect(validate(schema, operation)).toEqual([]);
+    const data = deriveDataSchema(schema, operation) as Record<string, any>;
+    expect(Object.keys(data.properties)).toEqual(['id', 'cost', 'tags', 'note']);
+    expect(data.properties.note).toEqual({ type: ['string', 'null'], description: 'A free note.' });
+    expect(data.required).toEqual(['id', 'cost', 'tags', 'note']);
+    expect(compileDataConverter(data as never)({ ...row, note: 'kiln-dried' })).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'], note: 'kiln-dried' });
+  });
+
+  it('REST-only facts are small overrides keyed by the REST path: a title, a bound, an optional field, a toData addition', () => {
+    const data = deriveDataSchema(tinySchema(true), parse('query { material { id cost tags note } }'), {
+      overrides: { '': { title: 'TinyMaterial' }, tags: { maxItems: 3 }, note: { optional: true }, cost: { minimum: 0 } },
+    }) as Record<string, any>;
+    expect(data.title).toBe('TinyMaterial');
+    expect(data.properties.tags.maxItems).toBe(3);
+    expect(data.properties.cost.minimum).toBe(0);
+    expect(data.properties.note).toEqual({ type: 'string', description: 'A free note.' });
+    expect(data.required).toEqual(['id', 'cost', 'tags']);
+    expect(compileDataConverter(data as never)(row)).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'] });
+    expect(() => deriveDataSchema(tinySchema(true), parse('query { material { id } }'), { overrides: { nope: { minimum: 0 } } })).toThrow(/nope/);
+  });
+
+  it('every route of the facade derives its data (the served document is built from these)', () => {
+    const schema = getSchema();
+    for (const route of routes) {
+      const data = routeDataSchema(schema, route, loadOperation(schema, route.operation).document) as Record<string, any>;
+      expect(data.type, `${route.method} ${route.url}`).toBe('object');
+      expect(data.additionalProperties, `${route.method} ${route.url}`).toBe(false);
+    }
   });
 });

@@ -3,6 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GraphQLEnumType, GraphQLObjectType, GraphQLScalarType, getNamedType, isInterfaceType, isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { routeDataSchema } from '../../rest-facade/derive-schema.ts';
+import { loadOperation } from '../../rest-facade/operations.ts';
 import { routes } from '../../rest-facade/routes/index.ts';
 import { WORK_ORDER_STATE_TABLE } from '../../schema/types/work-orders/enums.ts';
 import { clientSchema, getSchema } from '../../schema/index.ts';
@@ -159,8 +161,11 @@ function valueSets(schema: unknown, path: string, out: { path: string; values: s
 describe('REST takes its value sets from the GraphQL schema', () => {
   it('every enum of a route schema (query, path, body, data) has exactly the values of a GraphQL enum', () => {
     const graphql = new Map(schemaEnums().map((e) => [sorted(e.getValues().map((v) => v.name)).join(','), e.name]));
-    const sets = routes.flatMap((route) => (['querystring', 'params', 'body', 'data'] as const)
-      .flatMap((part) => valueSets(route[part], `${route.method} ${route.url} ${part}`)));
+    const schema = getSchema();
+    const sets = routes.flatMap((route) => [
+      ...(['querystring', 'params', 'body'] as const).flatMap((part) => valueSets(route[part], `${route.method} ${route.url} ${part}`)),
+      ...valueSets(routeDataSchema(schema, route, loadOperation(schema, route.operation).document), `${route.method} ${route.url} data`),
+    ]);
     expect(sets.length).toBeGreaterThan(30);
     const strays = sets.filter((s) => !graphql.has(sorted(s.values).join(',')));
     expect(strays.map((s) => `${s.path}: ${s.values.join(' | ')}`)).toEqual([]);

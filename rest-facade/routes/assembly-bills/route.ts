@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { LocationIdsQuery, scopeVariable } from '../raw-materials/schemas.ts';
-import { PreassembledData } from '../raw-materials/stock.route.ts';
+import { PREASSEMBLED_OVERRIDES } from '../raw-materials/stock.route.ts';
 import { STRING_LIMITS } from '../../../src/limits.ts';
 
 export const getAssemblyBillPreassembledRoute = defineRoute({
@@ -14,7 +14,7 @@ export const getAssemblyBillPreassembledRoute = defineRoute({
   tag: 'assembly-bills',
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id, description: 'Assembly id (ASM-…).' }) }, { additionalProperties: false }),
   querystring: LocationIdsQuery,
-  data: PreassembledData,
+  dataOverrides: PREASSEMBLED_OVERRIDES,
   operation: new URL('./preassembled.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ assemblyId: params.id, locationIds: scopeVariable(query) }),

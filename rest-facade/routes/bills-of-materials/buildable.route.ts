@@ -1,19 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
-import { LocationIdsQuery, named, scopeVariable } from '../../schema-helpers.ts';
-import { BomIdParams, NullableString, Num, obj } from './schemas.ts';
-
-const LimitingComponent = named('BuildableLimitingComponent', obj({
-  nodeId: Type.String({ description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
-  name: Type.String({ description: 'Material productName, or the assembly bill name.' }),
-  origin: EnumOf('LimitingComponentOrigin'),
-  quantityPerUnit: Num('Need per finished unit: waste and nesting included, pre-assembled shelves not counted.'),
-  wastePercentage: Num('Waste % of the first recipe line naming the leaf (depth-first, recipe order); 0 for pre-assembled leaves.'),
-  isNonEssential: Type.Boolean({ description: 'Always false: non-essential materials never limit.' }),
-  maxUnitsByThisComponent: Type.Integer({ minimum: 0, description: 'Largest N this leaf alone allows, shelves of the assemblies above it used first.' }),
-  availableAtLocation: Num('What the leaf has at the location (negative levels count as 0); for a pre-assembled leaf, its shelf.'),
-}));
+import { LocationIdsQuery, MIN0, scopeVariable } from '../../schema-helpers.ts';
+import { BomIdParams } from './schemas.ts';
 
 const description = `How many finished units of the BOM can be built now, per location in scope.
 - Leaves are essential raw materials: live platform levels (platform-linked, read through the platform) or the service's own
@@ -51,16 +38,13 @@ export const bomBuildableRoute = defineRoute({
   tag: 'bills-of-materials',
   params: BomIdParams,
   querystring: LocationIdsQuery,
-  data: obj({
-    bomId: Type.String(), variantId: NullableString(), hasSellableSplit: Type.Boolean(), globalFallback: Type.Boolean(),
-    perLocation: Type.Array(obj({
-      locationId: Type.String(), locationName: Type.String(),
-      maxBuildable: Type.Integer({ minimum: 0 }), sellable: Type.Integer({ minimum: 0 }),
-      limitingComponents: Type.Array(LimitingComponent, { maxItems: 3 }),
-    })),
-    totals: obj({ maxBuildable: Type.Integer({ minimum: 0 }), sellable: Type.Integer({ minimum: 0 }) }),
-  }),
   extraProblems: [404],
+  dataOverrides: {
+    'perLocation.maxBuildable': MIN0, 'perLocation.sellable': MIN0,
+    'perLocation.limitingComponents': { title: 'BuildableLimitingComponent', maxItems: 3 },
+    'perLocation.limitingComponents.maxUnitsByThisComponent': MIN0,
+    'totals.maxBuildable': MIN0, 'totals.sellable': MIN0,
+  },
   operation: new URL('./buildable.graphql', import.meta.url),
   variables: ({ params, query }) => ({ bomId: params.id, locationIds: scopeVariable(query) }),
 });

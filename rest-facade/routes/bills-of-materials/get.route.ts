@@ -1,22 +1,27 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
-import { BomIdParams, CostFactorReference, Num, NullableNumber, NullableString, obj, RawReference } from './schemas.ts';
-import { named } from '../../schema-helpers.ts';
+import { BomIdParams } from './schemas.ts';
+import { under, type DataOverrides, type Json } from '../../derive-schema.ts';
 
-// The sub-assembly tree nests to full depth; the schema is recursive (one named definition).
-const SubAssemblyReference = Type.Recursive((Self) => obj({
-  nodeId: Type.String({ description: 'The assembly id (ASM-<id>).' }),
-  quantity: Num(),
-  node: obj({
-    assemblyName: Type.String(),
-    unitCost: Num('Cost of one unit of the assembly bill (base recipe).'),
-    onlyConsumePreassembled: Type.Boolean(),
-    rawMaterialReferences: Type.Array(RawReference),
-    subAssemblyReferences: Type.Array(Self),
-    costFactorReferences: Type.Array(CostFactorReference),
-  }),
-}), { $id: 'BomSubAssemblyReference' });
+const RECIPE_REFERENCES: DataOverrides = {
+  rawMaterialReferences: { title: 'BomRawMaterialReference' },
+  'rawMaterialReferences.node': { title: 'BomMaterialNode' },
+  costFactorReferences: { title: 'BomCostFactorReference' },
+};
+
+/**
+ * The shape toData gives: `assemblyBills` (each bill once) becomes the `node` of each sub-assembly
+ * reference, recursively (one named schema, BomSubAssemblyReference, referring to itself).
+ */
+function subAssemblyTree(bom: Json): Json {
+  const { assemblyBills, ...properties } = bom.properties;
+  const { assemblyId: _, ...bill } = assemblyBills.items.properties;
+  const self = 'BomSubAssemblyReference';
+  const line = bom.properties.subAssemblyReferences.items;
+  const node = { ...assemblyBills.items, properties: { ...bill, subAssemblyReferences: { type: 'array', items: { $ref: self } } }, required: assemblyBills.items.required.filter((k: string) => k !== 'assemblyId') };
+  const reference = { $id: self, ...line, properties: { ...line.properties, node }, required: [...line.required, 'node'] };
+  return { ...bom, properties: { ...properties, subAssemblyReferences: { ...properties.subAssemblyReferences, items: reference } }, required: bom.required.filter((k: string) => k !== 'assemblyBills') };
+}
 
 const description = `One BOM with its costs and its base recipe hydrated to full depth in one call: rawMaterialReferences,
 subAssemblyReferences (each node with assemblyName, unitCost and its own references, recursively) and costFactorReferences.
@@ -36,16 +41,12 @@ export const getBomRoute = defineRoute({
   tag: 'bills-of-materials',
   params: BomIdParams,
   querystring: Type.Object({}, { additionalProperties: false }),
-  data: named('BillOfMaterials', obj({
-    bomId: Type.String(), status: EnumOf('BomStatus'), name: Type.String(),
-    productId: NullableString(), variantId: NullableString(), sku: NullableString(), price: NullableNumber(),
-    totalRawMaterialCost: Num(), totalSubAssemblyCost: Num(), totalCost: Num(), directCostFactorCost: Num(),
-    preAssembledQuantity: Num('Pre-assembled finished units summed over every location.'),
-    rawMaterialReferences: Type.Array(RawReference),
-    subAssemblyReferences: Type.Array(SubAssemblyReference),
-    costFactorReferences: Type.Array(CostFactorReference),
-  })),
   extraProblems: [404],
+  dataOverrides: {
+    '': { title: 'BillOfMaterials', to: subAssemblyTree },
+    ...RECIPE_REFERENCES,
+    ...under('assemblyBills', RECIPE_REFERENCES),
+  },
   operation: new URL('./get.graphql', import.meta.url),
   variables: ({ params }) => ({ bomId: params.id }),
   // The only reshaping: GraphQL cannot select a tree of unknown depth, so the BOM lists its

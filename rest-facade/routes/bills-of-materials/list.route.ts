@@ -1,23 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
-import { Num, NullableNumber, NullableString, obj } from './schemas.ts';
-import { INT32_MAX, named } from '../../schema-helpers.ts';
+import { INT32_MAX, MIN0, PAGE_OVERRIDES } from '../../schema-helpers.ts';
 import { PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 import { EnumOf } from '../../graphql-enums.ts';
-
-const BomRow = named('BillOfMaterialsListRow', obj({
-  bomId: Type.String({ description: 'BOM-<digits>' }),
-  name: Type.String(),
-  status: EnumOf('BomStatus'),
-  variantId: NullableString('Finished good platform variant; null when the BOM is not platform-linked.'),
-  productId: NullableString(), sku: NullableString('The finished good variant sku (null when not platform-linked).'),
-  price: NullableNumber('The finished good variant price.'),
-  totalRawMaterialCost: Num(), totalSubAssemblyCost: Num(), directCostFactorCost: Num(), totalCost: Num(),
-  preAssembledQuantity: Num('Pre-assembled finished units of the variant, summed over every location (0 when not platform-linked).'),
-  rawMaterialCount: Type.Integer({ minimum: 0, description: 'Raw-material lines of the base recipe.' }),
-  subAssemblyCount: Type.Integer({ minimum: 0, description: 'Sub-assembly lines of the base recipe.' }),
-  costFactorCount: Type.Integer({ minimum: 0, description: 'Cost-factor lines of the base recipe.' }),
-}));
 
 const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\` over every BOM whatever the filters.
 - \`search\`: case-insensitive substring over name, sku and bomId. \`statusFilter\`: all (default) | active | inactive.
@@ -48,15 +33,19 @@ export const listBomsRoute = defineRoute({
     page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
     pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows, default: 50 }),
   }, { additionalProperties: false }),
-  data: obj({
-    items: Type.Array(BomRow),
-    totalCount: Type.Integer({ minimum: 0 }), page: Type.Integer({ minimum: 1 }), pageSize: Type.Integer({ minimum: 1 }), totalPages: Type.Integer({ minimum: 0 }),
-    stats: obj({
-      total: Type.Integer({ minimum: 0 }), active: Type.Integer({ minimum: 0 }), inactive: Type.Integer({ minimum: 0 }),
-      totalValue: Num('Σ totalCost over every BOM.'), avgCost: Num('totalValue / total; 0 when there are no BOMs.'),
-      platformLinked: Type.Integer({ minimum: 0, description: 'BOMs whose finished good is a platform variant.' }),
-    }, 'Over every BOM of the shop, whatever the filters.'),
-  }),
+  dataOverrides: {
+    items: {
+      title: 'BillOfMaterialsListRow',
+      // Counted by toData from the selected lines.
+      omit: ['rawMaterialLines', 'subAssemblyLines', 'costFactorLines'],
+      add: {
+        rawMaterialCount: Type.Integer({ minimum: 0, description: 'Raw-material lines of the base recipe.' }),
+        subAssemblyCount: Type.Integer({ minimum: 0, description: 'Sub-assembly lines of the base recipe.' }),
+        costFactorCount: Type.Integer({ minimum: 0, description: 'Cost-factor lines of the base recipe.' }),
+      },
+    },
+    ...PAGE_OVERRIDES, 'stats.total': MIN0, 'stats.active': MIN0, 'stats.inactive': MIN0, 'stats.platformLinked': MIN0,
+  },
   operation: new URL('./list.graphql', import.meta.url),
   variables: ({ query }) => ({
     search: query.search ?? null, statusFilter: query.statusFilter ?? 'all', sortBy: query.sortBy ?? null,

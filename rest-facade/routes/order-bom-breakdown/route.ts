@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { ListParameter } from '../../schema-helpers.ts';
-import { BreakdownSchema, LocationIdParam } from './schemas.ts';
+import { under, type DataOverrides } from '../../derive-schema.ts';
+import { LocationIdParam } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const FIELDS = new URL('./breakdown-fields.graphql', import.meta.url);
@@ -10,6 +11,15 @@ const RULES = `Each order line whose product has a BOM (active or inactive) is e
 effective need per unit (waste included, nested assembly bills multiplied through, non-essential materials
 included — the warehouse packs them too) × the ordered quantity. Pre-assembled shelf stock is not
 subtracted: this is the recipe, not a stock allocation. Always computed from the order's current lines.`;
+
+/** One breakdown, a component of both routes. */
+const BREAKDOWN: DataOverrides = {
+  '': { title: 'OrderBomBreakdown', nullAs: 'anyOf' },
+  boms: { title: 'OrderBomBreakdownLine' },
+  'boms.materials': { title: 'OrderBomBreakdownMaterial' },
+  totalMaterials: { title: 'OrderBomBreakdownTotalMaterial' },
+  otherItems: { title: 'OrderBomBreakdownOtherItem' },
+};
 
 export const orderBreakdownRoute = defineRoute({
   method: 'GET',
@@ -21,7 +31,7 @@ export const orderBreakdownRoute = defineRoute({
   tag: 'order-bom-breakdown',
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }) }),
   querystring: Type.Object({ locationId: Type.Optional(LocationIdParam) }, { additionalProperties: false }),
-  data: BreakdownSchema,
+  dataOverrides: BREAKDOWN,
   operation: [new URL('./single.graphql', import.meta.url), FIELDS],
   variables: ({ params, query }) => ({ id: params.id, locationId: query.locationId ?? null }),
   extraProblems: [404],
@@ -41,10 +51,7 @@ export const orderBreakdownBatchRoute = defineRoute({
     }),
     locationId: Type.Optional(LocationIdParam),
   }, { additionalProperties: false }),
-  data: Type.Object({
-    items: Type.Array(BreakdownSchema),
-    notFound: Type.Array(Type.String(), { description: 'Requested ids, as sent, that resolve to no order.' }),
-  }, { additionalProperties: false }),
+  dataOverrides: under('items', BREAKDOWN),
   operation: [new URL('./batch.graphql', import.meta.url), FIELDS],
   variables: ({ query }) => ({ ids: query.ids, locationId: query.locationId ?? null }),
   extraProblems: [404],

@@ -1,12 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
 import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
-import { holderFields, otherHolderFields } from './stock.route.ts';
-
-const strict = (properties: Parameters<typeof Type.Object>[0], description?: string) =>
-  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
-const LocationName = Type.Union([Type.String(), Type.Null()]);
+import { MIN0 } from '../../schema-helpers.ts';
 
 export const getRawMaterialShelfAllocationRoute = defineRoute({
   method: 'GET',
@@ -25,42 +19,11 @@ An untouched material has empty levels and zero totals; an unknown material is 4
   tag: 'raw-materials',
   params: VariantIdParams,
   querystring: LocationIdsQuery,
-  data: strict({
-    variantId: Type.String(),
-    levels: Type.Array(strict({
-      locationId: Type.String(),
-      locationName: LocationName,
-      quantity: Type.Number({ description: 'Units of the material embedded in available shelf stock at this location.' }),
-      holders: Type.Array(strict({
-        holderType: EnumOf('BillOwnerType'),
-        ...holderFields,
-        shelfUnits: Type.Number({ description: 'Available pre-assembled units of the parent (on the shelf − committed, ≥ 0).' }),
-        quantityPerUnit: Type.Number({ description: 'Material per unit of the parent at this location (every depth, waste included).' }),
-      })),
-      ...otherHolderFields,
-    })),
-    totals: strict({ quantity: Type.Number() }),
-  }),
+  dataOverrides: { '': { nullAs: 'anyOf' }, 'levels.otherHoldersCount': MIN0 },
   operation: new URL('./shelf-allocation.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
 });
-
-const WoHolder = strict({
-  holderType: EnumOf('WorkOrderAllocationHolderType'),
-  ...holderFields,
-  status: EnumOf('WorkOrderStatus', { description: 'Work-order status (open statuses only).' }),
-  picked: Type.Number(),
-  remaining: Type.Number(),
-  allocated: Type.Number({ description: '= picked + remaining = quantity.' }),
-});
-const figures = {
-  picked: Type.Number({ description: 'Σ picks of build runs that were not reversed.' }),
-  remaining: Type.Number({ description: 'Σ per work order of max(required − picked, 0).' }),
-  allocated: Type.Number({ description: 'picked + remaining.' }),
-  holders: Type.Array(WoHolder, { description: 'The 20 largest work orders by allocated.' }),
-  ...otherHolderFields,
-};
 
 export const getRawMaterialWorkOrderAllocationRoute = defineRoute({
   method: 'GET',
@@ -81,14 +44,7 @@ Not availability: never subtract it from stock. An untouched material has empty 
   tag: 'raw-materials',
   params: VariantIdParams,
   querystring: LocationIdsQuery,
-  data: strict({
-    variantId: Type.String(),
-    levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, ...figures })),
-    totals: strict({
-      picked: Type.Number(), remaining: Type.Number(), allocated: Type.Number(),
-      unlocated: strict(figures, 'Demand of work-order lines with no location (zero when locationIds restricts the scope).'),
-    }),
-  }),
+  dataOverrides: { '': { nullAs: 'anyOf' }, 'levels.otherHoldersCount': MIN0, 'totals.unlocated.otherHoldersCount': MIN0 },
   operation: new URL('./work-order-allocation.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
 import { decimalVariable, LocationIdsQuery, NUMERIC_ID_PATTERN, scopeVariable, VariantIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
+import { MIN0 } from '../../schema-helpers.ts';
 
 export const getRawMaterialInventoryRoute = defineRoute({
   method: 'GET',
@@ -17,23 +17,7 @@ every virtual level), not scoped. Levels are ordered by location id.`,
   tag: 'raw-materials',
   params: VariantIdParams,
   querystring: LocationIdsQuery,
-  data: Type.Object(
-    {
-      variantId: Type.String(),
-      origin: EnumOf('RawMaterialOrigin'),
-      totalAvailable: Type.Number(),
-      cachedQuantity: Type.Number(),
-      levels: Type.Array(Type.Object(
-        {
-          locationId: Type.String(),
-          locationName: Type.Optional(Type.String({ description: 'Platform-linked materials only.' })),
-          available: Type.Number(),
-        },
-        { additionalProperties: false, title: 'InventoryLevel' },
-      )),
-    },
-    { additionalProperties: false },
-  ),
+  dataOverrides: { levels: { title: 'InventoryLevel' }, 'levels.locationName': { optional: true } },
   operation: new URL('./inventory.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
@@ -53,23 +37,6 @@ const Row = Type.Object(
     variantId: Type.Optional(Type.String({ maxLength: STRING_LIMITS.id, description: 'Optional; must equal the path id.' })),
   },
   { title: 'InventoryUpdate', description: 'One level change; unrecognised fields are ignored.' },
-);
-
-const RowResult = Type.Object(
-  {
-    index: Type.Integer({ minimum: 0, description: 'Position of the row in `updates`.' }),
-    ok: Type.Boolean(),
-    id: Type.Optional(Type.String({ description: 'Adjustment-history id of the applied change.' })),
-    locationId: Type.String(),
-    skipped: Type.Optional(Type.Literal(true, { description: 'The row changes nothing (delta 0, or absolute equal to the level): nothing is recorded; counted in skippedCount.' })),
-    previousAvailable: Type.Optional(Type.Number({ description: 'Level before this row.' })),
-    available: Type.Optional(Type.Number({ description: 'Level after this row.' })),
-    requestedDelta: Type.Optional(Type.Number({ description: 'The delta asked for (absolute − previous level for an absolute row).' })),
-    appliedDelta: Type.Optional(Type.Number({ description: 'The delta applied (differs when clamping at zero truncated it).' })),
-    truncated: Type.Optional(Type.Boolean({ description: 'True when clamping at zero cut the change short (still ok).' })),
-    error: Type.Optional(Type.Object({ code: EnumOf('UserErrorCode'), message: Type.String() }, { additionalProperties: false })),
-  },
-  { additionalProperties: false, title: 'InventoryUpdateResult' },
 );
 
 export const patchRawMaterialInventoryRoute = defineRoute({
@@ -94,15 +61,11 @@ number of rows.`,
   tag: 'raw-materials',
   params: VariantIdParams,
   body: Type.Object({ updates: Type.Array(Row, { minItems: 1, maxItems: LIST_LIMITS.inventoryUpdates }) }, { description: 'Unrecognised fields are ignored.' }),
-  data: Type.Object(
-    {
-      results: Type.Array(RowResult),
-      okCount: Type.Integer({ minimum: 0 }),
-      failedCount: Type.Integer({ minimum: 0 }),
-      skippedCount: Type.Integer({ minimum: 0 }),
-    },
-    { additionalProperties: false },
-  ),
+  dataOverrides: {
+    results: { title: 'InventoryUpdateResult' }, 'results.index': MIN0, 'results.skipped': { optional: true, const: true },
+    ...Object.fromEntries(['id', 'previousAvailable', 'available', 'requestedDelta', 'appliedDelta', 'truncated', 'error'].map((f) => [`results.${f}`, { optional: true }])),
+    okCount: MIN0, failedCount: MIN0, skippedCount: MIN0,
+  },
   operation: new URL('./inventory-patch.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, body }) => {

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { MaterialListRowSchema } from './schemas.ts';
-import { INT32_MAX, ListParameter } from '../../schema-helpers.ts';
+import { INT32_MAX, ListParameter, MIN0, PAGE_OVERRIDES } from '../../schema-helpers.ts';
 import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 import { EnumOf } from '../../graphql-enums.ts';
 
@@ -33,17 +32,9 @@ Only this list's parameters are accepted (another list's filter, e.g. statusFilt
     },
     { additionalProperties: false },
   ),
-  data: Type.Object(
-    {
-      items: Type.Array(MaterialListRowSchema),
-      totalCount: Type.Integer({ minimum: 0 }),
-      page: Type.Integer({ minimum: 1 }),
-      pageSize: Type.Integer({ minimum: 1 }),
-      totalPages: Type.Integer({ minimum: 0 }),
-      availableVendors: Type.Array(Type.String(), { description: 'Distinct vendors of all the shop\'s materials (not filtered), sorted.' }),
-    },
-    { additionalProperties: false },
-  ),
+  dataOverrides: {
+    items: { title: 'RawMaterialListRow' }, 'items.bomUsageCount': MIN0, 'items.subAssemblyUsageCount': MIN0, ...PAGE_OVERRIDES,
+  },
   operation: new URL('./list.graphql', import.meta.url),
   variables: ({ query }) => ({
     search: query.search === undefined || query.search === '' ? null : query.search,

@@ -1,24 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
-import { decimalVariable, MaterialSchema, NullableNumber, NullableStr, Str, VariantIdParams } from './schemas.ts';
-
-const Connection = (idField: 'bomId' | 'assemblyId', bom: boolean) => Type.Object(
-  {
-    [idField]: Type.String({ description: bom ? 'The BOM (BOM-…).' : 'The assembly bill (ASM-…).' }),
-    name: Type.String(),
-    ...(bom ? { status: EnumOf('BomStatus') } : {}),
-    quantity: Type.Number({ description: 'Quantity of this material per unit of the bill (0 where a location rule removes it or replaces it by another node).' }),
-    wastePercentage: Type.Number(),
-    source: EnumOf('MaterialUsageSource', {
-      description: '`recipe`: a line of the bill\'s base recipe (locationId null: every location without a rule changing it). `locationRule`: an override of the bill\'s rule at locationId.',
-    }),
-    action: EnumOf('LocationRuleAction', { nullable: true, description: 'The override; null for recipe lines.' }),
-    locationId: Type.Union([Type.String(), Type.Null()], { description: 'Location context: null for the base recipe, the rule\'s location otherwise.' }),
-    locationName: Type.Union([Type.String(), Type.Null()]),
-  },
-  { additionalProperties: false, title: bom ? 'RawMaterialBomUse' : 'RawMaterialAssemblyUse' },
-);
+import { decimalVariable, NullableNumber, NullableStr, Str, VariantIdParams } from './schemas.ts';
 
 export const getRawMaterialRoute = defineRoute({
   method: 'GET',
@@ -37,16 +19,20 @@ location (\`source: "locationRule"\`, \`action\`, \`locationId\`, \`locationName
     { includeConnections: Type.Boolean({ default: false, description: '`true` adds `connections`.' }) },
     { additionalProperties: false },
   ),
-  data: Type.Object(
-    {
-      material: MaterialSchema,
-      connections: Type.Optional(Type.Object(
-        { boms: Type.Array(Connection('bomId', true)), subAssemblies: Type.Array(Connection('assemblyId', false)) },
-        { additionalProperties: false, title: 'RawMaterialConnections' },
-      )),
+  dataOverrides: {
+    // REST puts `connections` beside the material (see toData).
+    '': {
+      to: ({ properties: { connections, ...material }, required, ...object }) =>
+        ({
+          additionalProperties: false, type: 'object', required: ['material'],
+          properties: { material: { ...object, properties: material, required, title: 'RawMaterial' }, connections },
+        }),
     },
-    { additionalProperties: false },
-  ),
+    connections: { title: 'RawMaterialConnections', nullAs: 'anyOf' },
+    'connections.boms': { title: 'RawMaterialBomUse' },
+    'connections.boms.status': { nullable: false },
+    'connections.subAssemblies': { title: 'RawMaterialAssemblyUse' },
+  },
   operation: new URL('./get.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, includeConnections: query.includeConnections }),
@@ -93,7 +79,7 @@ Returns the full updated row.`,
     },
     { description: 'Unrecognised fields are ignored.' },
   ),
-  data: Type.Object({ material: MaterialSchema }, { additionalProperties: false }),
+  dataOverrides: { material: { title: 'RawMaterial' } },
   operation: new URL('./patch.graphql', import.meta.url),
   dataField: null,
   extraProblems: [404],

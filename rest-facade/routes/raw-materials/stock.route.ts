@@ -1,12 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf } from '../../graphql-enums.ts';
 import { LocationIdsQuery, scopeVariable, VariantIdParams } from './schemas.ts';
-import { named } from '../../schema-helpers.ts';
-
-const strict = (properties: Parameters<typeof Type.Object>[0], description?: string) =>
-  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
-const LocationName = Type.Union([Type.String(), Type.Null()], { description: 'Null when the platform does not know the location.' });
+import { MIN0 } from '../../schema-helpers.ts';
+import type { DataOverrides } from '../../derive-schema.ts';
 
 export const getRawMaterialResidualRoute = defineRoute({
   method: 'GET',
@@ -21,22 +16,14 @@ and zero totals. A material or finished-good variant id; anything else is 404.`,
   tag: 'raw-materials',
   params: VariantIdParams,
   querystring: LocationIdsQuery,
-  data: strict({
-    variantId: Type.String(),
-    levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, buildRun: Type.Number(), safetyStock: Type.Number() })),
-    totals: strict({ buildRun: Type.Number(), safetyStock: Type.Number() }),
-  }),
+  dataOverrides: { '': { nullAs: 'anyOf' } },
   operation: new URL('./residual.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
 });
 
-export const PreassembledData = named('PreassembledStock', strict({
-  itemId: Type.String({ description: 'The variant id (finished good) or assembly id the shelf stock is kept under.' }),
-  itemType: EnumOf('StockItemType'),
-  levels: Type.Array(strict({ locationId: Type.String(), locationName: LocationName, quantity: Type.Number({ description: 'Pre-assembled units on the shelf.' }) })),
-  totals: strict({ quantity: Type.Number() }),
-}));
+/** Shared with GET /assembly-bills/{id}/preassembled: one component. */
+export const PREASSEMBLED_OVERRIDES: DataOverrides = { '': { title: 'PreassembledStock', nullAs: 'anyOf' } };
 
 export const getRawMaterialPreassembledRoute = defineRoute({
   method: 'GET',
@@ -50,22 +37,11 @@ GET /assembly-bills/{id}/preassembled. Unknown ids (neither a material nor a BOM
   tag: 'raw-materials',
   params: VariantIdParams,
   querystring: LocationIdsQuery,
-  data: PreassembledData,
+  dataOverrides: PREASSEMBLED_OVERRIDES,
   operation: new URL('./preassembled.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),
 });
-
-/** A holder entry shared by commitments, shelf allocation and work-order allocation. */
-export const holderFields = {
-  holderId: Type.String(),
-  name: Type.String(),
-  quantity: Type.Number({ description: 'What this holder contributes to the level (the list is ranked by it).' }),
-};
-export const otherHolderFields = {
-  otherHoldersCount: Type.Integer({ minimum: 0, description: 'Holders beyond the 20 largest of this location.' }),
-  otherHoldersQuantity: Type.Number({ description: 'Their combined quantity (the level\'s sums always include them).' }),
-};
 
 export const getRawMaterialCommitmentsRoute = defineRoute({
   method: 'GET',
@@ -82,21 +58,7 @@ and must not be subtracted from it. An untouched item has empty levels and zero 
   tag: 'raw-materials',
   params: VariantIdParams,
   querystring: LocationIdsQuery,
-  data: strict({
-    variantId: Type.String(),
-    levels: Type.Array(strict({
-      locationId: Type.String(),
-      locationName: LocationName,
-      orders: Type.Number({ description: 'Open quantity of order reservations.' }),
-      safetyStock: Type.Number({ description: 'Held by active safety-stock reservations.' }),
-      holders: Type.Array(strict({
-        holderType: EnumOf('StockCommitmentHolderType'),
-        ...holderFields,
-      })),
-      ...otherHolderFields,
-    })),
-    totals: strict({ orders: Type.Number(), safetyStock: Type.Number() }),
-  }),
+  dataOverrides: { '': { nullAs: 'anyOf' }, 'levels.otherHoldersCount': MIN0 },
   operation: new URL('./commitments.graphql', import.meta.url),
   extraProblems: [404],
   variables: ({ params, query }) => ({ variantId: params.variantId, locationIds: scopeVariable(query) }),

@@ -1,20 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { EnumOf, graphqlEnumValues } from '../../graphql-enums.ts';
-import {
-  BuildRun, ConsumptionRow, Cost, headerProperties, obj, PlanContribution, PlanMaterial, Warning, WorkOrderIdParams,
-} from './schemas.ts';
-import { INT32_MAX, ListParameter, named, Num, NullableString, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
+import { BUILD_RUN_OVERRIDES, HEADER_OVERRIDES, PLAN_OVERRIDES, under, WARNING_OVERRIDES, WorkOrderIdParams } from './schemas.ts';
+import { INT32_MAX, ListParameter, MIN0, MIN1, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
 const HEADER = at('./header.fragment.graphql');
 const WARNING = at('./warning.fragment.graphql');
 const RUN = at('./build-run.fragment.graphql');
-
-const Facet = Type.Array(named('WorkOrderFacetValue', obj({
-  value: NullableString('null: work orders with no location / no assignee.'), label: Type.String(), count: Type.Integer({ minimum: 1 }),
-})));
 
 /** The sorts of the list (an unknown sortBy is ignored, not refused: REST takes it as text). */
 const WORK_ORDER_SORTS = graphqlEnumValues('WorkOrderSort');
@@ -52,12 +46,10 @@ the location's name, the assignee's display name and the tag; work orders with n
     page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
     pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.workOrders, default: 50 }),
   }, { additionalProperties: false }),
-  data: obj({
-    rows: Type.Array(named('WorkOrderListRow', obj(headerProperties))),
-    total: Type.Integer({ minimum: 0 }),
-    hasMore: Type.Boolean(),
-    facets: obj({ status: Facet, location: Facet, assignee: Facet, tag: Facet }),
-  }),
+  dataOverrides: {
+    rows: { title: 'WorkOrderListRow' }, ...under('rows', HEADER_OVERRIDES), total: MIN0,
+    ...Object.fromEntries(['status', 'location', 'assignee', 'tag'].flatMap((f) => [[`facets.${f}`, { title: 'WorkOrderFacetValue' }], [`facets.${f}.count`, MIN1]])),
+  },
   operation: [at('./list.graphql'), HEADER],
   variables: ({ query }) => ({
     q: query.q ?? null, status: anyOf(query.status), tags: anyOf(query.tags), locationId: query.locationId ?? null,
@@ -66,13 +58,6 @@ the location's name, the assignee's display name and the tag; work orders with n
     sortDir: query.sortDir ?? null, page: query.page, pageSize: query.pageSize,
   }),
 });
-
-const TransitionMove = named('AvailableTransition', obj({
-  to: EnumOf('WorkOrderStatus'),
-  direction: Type.Optional(EnumOf('TransitionDirection', { description: 'Present on the forward and back moves.' })),
-}));
-
-const consumptionRows = Type.Array(ConsumptionRow);
 
 export const getWorkOrderRoute = defineRoute({
   method: 'GET',
@@ -93,43 +78,12 @@ Another shop's id is 404.`,
     { includeItemConsumption: Type.Boolean({ default: false, description: '`true` adds per-item consumption plans.' }) },
     { additionalProperties: false },
   ),
-  data: named('WorkOrder', obj({
-    ...headerProperties,
-    items: Type.Array(obj({
-      itemId: Type.String(), ownerType: EnumOf('BillOwnerType'), ownerId: Type.String(), name: NullableString(), quantity: Num(),
-      completedQuantity: Num('Σ quantities of completed runs.'), builtQuantity: Num('Σ quantities of runs not reversed.'),
-      remainingQuantity: Num('max(quantity − builtQuantity, 0).'),
-    })),
-    materials: Type.Array(PlanMaterial),
-    contributions: Type.Array(PlanContribution),
-    consumptionPlan: consumptionRows,
-    itemConsumption: Type.Optional(Type.Array(obj({
-      itemId: Type.String(), remainingQuantity: Num(), locationId: NullableString(), rows: consumptionRows,
-    }), { description: 'Only with includeItemConsumption=true.' })),
-    cost: Cost,
-    buildRuns: Type.Array(BuildRun),
-    qcReviews: Type.Array(obj({
-      reviewId: Type.String(), buildRunId: NullableString(), decision: EnumOf('QcDecision', { description: 'rejected when any unit failed, else approved.' }),
-      items: Type.Array(obj({ itemId: Type.String(), approvedQuantity: Num(), failedQuantity: Num() }), {
-        description: 'Per item of the run: units approved and units failed. For each item, approved + failed over the run\'s reviews ≤ what it built.',
-      }),
-      note: NullableString(),
-      reviewerName: NullableString(), createdAt: Type.String({ format: 'date-time' }),
-    })),
-    reworkItems: Type.Array(obj({
-      reworkItemId: Type.String(), description: Type.String(), quantity: Num(), status: EnumOf('ReworkItemStatus'),
-      buildRunId: NullableString(), createdAt: Type.String({ format: 'date-time' }),
-      resolvedAt: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' }),
-    })),
-    documents: Type.Array(obj({ documentId: Type.String(), name: Type.String(), url: Type.String(), createdAt: Type.String({ format: 'date-time' }) })),
-    conversation: Type.Array(obj({ messageId: Type.String(), authorName: NullableString(), body: Type.String(), createdAt: Type.String({ format: 'date-time' }) })),
-    lifecycleEvents: Type.Array(obj({
-      eventId: Type.String(), fromStatus: EnumOf('WorkOrderStatus', { nullable: true }), toStatus: EnumOf('WorkOrderStatus'), note: NullableString(), actorUserId: NullableString(),
-      actorDisplayName: NullableString(), createdAt: Type.String({ format: 'date-time' }),
-    })),
-    availableTransitions: Type.Array(TransitionMove),
-    warnings: Type.Array(Warning),
-  })),
+  dataOverrides: {
+    '': { title: 'WorkOrder' }, ...HEADER_OVERRIDES, ...PLAN_OVERRIDES, 'itemConsumption.rows': { title: 'ConsumptionPlanRow' },
+    ...under('buildRuns', BUILD_RUN_OVERRIDES),
+    availableTransitions: { title: 'AvailableTransition' }, 'availableTransitions.direction': { optional: true },
+    ...under('warnings', WARNING_OVERRIDES),
+  },
   operation: [at('./get.graphql'), HEADER, RUN, WARNING],
   extraProblems: [404],
   variables: ({ params, query }) => ({ id: params.id, includeItemConsumption: query.includeItemConsumption }),
@@ -150,10 +104,7 @@ would take now, by the build-run rules (pre-assembled shelves first). \`cost\`: 
 quantities, labour, totals.`,
   tag: 'work-orders',
   params: WorkOrderIdParams,
-  data: obj({
-    workOrderId: Type.String(), materials: Type.Array(PlanMaterial), contributions: Type.Array(PlanContribution),
-    consumptionPlan: consumptionRows, cost: Cost,
-  }),
+  dataOverrides: PLAN_OVERRIDES,
   operation: at('./material-plan.graphql'),
   extraProblems: [404],
   variables: ({ params }) => ({ id: params.id }),
@@ -168,7 +119,7 @@ export const listBuildRunsRoute = defineRoute({
   description: 'Every build run of the work order, oldest first, with its items, picks (what it took from which shelf or level) and start warnings.',
   tag: 'work-orders',
   params: WorkOrderIdParams,
-  data: obj({ workOrderId: Type.String(), buildRuns: Type.Array(BuildRun) }),
+  dataOverrides: under('buildRuns', BUILD_RUN_OVERRIDES),
   operation: [at('./build-runs.graphql'), RUN, WARNING],
   extraProblems: [404],
   variables: ({ params }) => ({ id: params.id }),

@@ -4,7 +4,7 @@ import { EnumOf } from '../../graphql-enums.ts';
 // The state table as the schema describes WorkOrderStatus, generated from the work-order vocabulary.
 import { WORK_ORDER_STATE_TABLE } from '../../../schema/types/work-orders/enums.ts';
 import { decimalVariable, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
-import { BuildRun, ExpectedUpdatedAt, obj, WorkOrderIdParams } from './schemas.ts';
+import { BUILD_RUN_OVERRIDES, ExpectedUpdatedAt, obj, WorkOrderIdParams } from './schemas.ts';
 import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../../../src/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
@@ -57,7 +57,6 @@ that changes nothing returns the current one).`,
   tag: 'work-orders',
   params: WorkOrderIdParams,
   body: HeaderBody,
-  data: obj({ workOrderId: Type.String(), updatedAt: Type.String({ format: 'date-time' }) }),
   operation: at('./patch.graphql'),
   extraProblems: [404, 409],
   variables: ({ params, body }) => {
@@ -95,10 +94,6 @@ time) whose id is returned. A stale \`expectedUpdatedAt\` is 409.`,
   tag: 'work-orders',
   params: WorkOrderIdParams,
   body: TransitionBody,
-  data: obj({
-    workOrderId: Type.String(), status: EnumOf('WorkOrderStatus'), previousStatus: EnumOf('WorkOrderStatus'),
-    updatedAt: Type.String({ format: 'date-time' }), lifecycleEventId: Type.String(),
-  }),
   operation: at('./transition.graphql'),
   extraProblems: [404, 409],
   variables: ({ params, body }) => ({
@@ -141,7 +136,7 @@ The response is the run: \`updatedAt\` is the run's, \`workOrderUpdatedAt\` the 
   tag: 'work-orders',
   params: WorkOrderIdParams,
   body: RunBody,
-  data: BuildRun,
+  dataOverrides: BUILD_RUN_OVERRIDES,
   operation: [at('./start-build-run.graphql'), at('./build-run.fragment.graphql'), at('./warning.fragment.graphql')],
   extraProblems: [404, 409],
   variables: ({ params, body }) => ({
