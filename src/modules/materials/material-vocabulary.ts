@@ -2,7 +2,7 @@
 // sources of a material's uses. Entities, services, dataset code and the GraphQL schema import these
 // (the schema's enums are built from them in schema/types/materials/enums.ts); nothing else spells them.
 
-import { MATERIAL_ORIGINS, type MaterialOrigin } from '../recipes/recipe-vocabulary.ts';
+import { MATERIAL_ORIGINS, MATERIAL_USAGE_SOURCES, type MaterialOrigin, type MaterialUsageSource } from '../recipes/recipe-vocabulary.ts';
 
 /**
  * Origin of a material: `platform` (numeric variant id, catalogue fields mirrored from the platform)
@@ -10,7 +10,7 @@ import { MATERIAL_ORIGINS, type MaterialOrigin } from '../recipes/recipe-vocabul
  * module that reads material rows (module order, .dependency-cruiser.cjs); given here to every
  * module above.
  */
-export { MATERIAL_ORIGINS, type MaterialOrigin };
+export { MATERIAL_ORIGINS, MATERIAL_USAGE_SOURCES, type MaterialOrigin, type MaterialUsageSource };
 
 /** The lists' origin filter: `all` or one origin. */
 export const MATERIAL_ORIGIN_FILTERS = ['all', ...MATERIAL_ORIGINS] as const;
@@ -24,6 +24,3 @@ export type MaterialUsageFilter = (typeof MATERIAL_USAGE_FILTERS)[number];
 export const MATERIAL_SORTS = ['productName', 'variantName', 'inventoryQuantity'] as const;
 export type MaterialSort = (typeof MATERIAL_SORTS)[number];
 
-/** Where a use of a material comes from: a line of a bill's base recipe, or an override of its location rule. */
-export const MATERIAL_USAGE_SOURCES = ['recipe', 'locationRule'] as const;
-export type MaterialUsageSource = (typeof MATERIAL_USAGE_SOURCES)[number];

@@ -3,7 +3,7 @@ import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { recipesSql } from './tables.ts';
-import type { BillOwnerType, LocationRuleAction } from './recipe-vocabulary.ts';
+import type { BillOwnerType, LocationRuleAction, MaterialUsageSource } from './recipe-vocabulary.ts';
 
 // What the materials module (a higher tier) reads of the recipes: fragments it puts into its own
 // list statements (a page and its usage figures stay one statement) and the uses of materials.
@@ -35,7 +35,7 @@ export async function materialUses(ctx: ShopContext, variantIds: readonly string
   const leftOut = sql`o.action = 'remove' or (o.action = 'replace' and o.replacement_node_id is distinct from m.variant_id)`;
   const uses = recipesSql.selectFrom('recipe_lines as r')
     .select([
-      'r.node_id as material_id', sql<'recipe' | 'locationRule'>`'recipe'`.as('source'), 'r.owner_type', 'r.owner_id',
+      'r.node_id as material_id', sql<MaterialUsageSource>`'recipe'`.as('source'), 'r.owner_type', 'r.owner_id',
       sql<string | null>`null`.as('location_id'), sql<LocationRuleAction | null>`null`.as('action'),
       'r.quantity', 'r.waste_percentage', 'r.position',
     ])

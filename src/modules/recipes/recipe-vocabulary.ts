@@ -56,3 +56,10 @@ export const CATALOG_BLOCKERS = {
   USED_BY_ACTIVE_BOM: 'an active BOM uses it (the blocker\'s message names the BOM)',
 } as const;
 export type CatalogBlockerCode = keyof typeof CATALOG_BLOCKERS;
+
+/**
+ * Where a use of a material comes from: a line of a bill's base recipe, or an override of its
+ * location rule (the recipes own both; the materials module re-exports the set for its reads).
+ */
+export const MATERIAL_USAGE_SOURCES = ['recipe', 'locationRule'] as const;
+export type MaterialUsageSource = (typeof MATERIAL_USAGE_SOURCES)[number];
