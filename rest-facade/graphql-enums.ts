@@ -21,3 +21,21 @@ export function EnumOf(name: string, options: { description?: string; default?: 
   const values: TSchema[] = graphqlEnumValues(name).map((v) => Type.Literal(v));
   return Type.Unsafe<string>(Type.Union(nullable ? [...values, Type.Null()] : values, rest));
 }
+
+/**
+ * A REST query-string schema whose defaults are the GraphQL arguments' own (`defaultValue` of the
+ * root field `field`): each property named like an argument with a default takes it, so the REST
+ * contract states the default GraphQL applies and the value is written once, in the schema. A
+ * property that writes its own `default` for such an argument is refused at start-up.
+ */
+export function withArgDefaults<T extends TSchema & { properties: Record<string, TSchema> }>(field: string, querystring: T): T {
+  const root = getSchema().getQueryType()?.getFields()[field];
+  if (!root) throw new Error(`withArgDefaults: no query field ${field}`);
+  for (const arg of root.args) {
+    const property = querystring.properties[arg.name];
+    if (!property || arg.defaultValue === undefined) continue;
+    if (property.default !== undefined) throw new Error(`${field}(${arg.name}:): the default is the GraphQL argument's (${String(arg.defaultValue)}); do not restate it`);
+    property.default = arg.defaultValue;
+  }
+  return querystring;
+}

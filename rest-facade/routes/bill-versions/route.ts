@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
-import { EnumOf } from '../../graphql-enums.ts';
+import { EnumOf, withArgDefaults } from '../../graphql-enums.ts';
 import { INT32_MAX, MIN0, MIN1 } from '../../schema-helpers.ts';
 
 const description = `Saved versions of a BOM (\`bom\`) or assembly bill (\`sub_assembly\`), newest first (highest version).
@@ -23,10 +23,10 @@ export const billVersionsRoute = defineRoute({
     ownerType: EnumOf('BillOwnerType'),
     ownerId: Type.String({ minLength: 1, maxLength: STRING_LIMITS.id }),
   }, { additionalProperties: false }),
-  querystring: Type.Object({
-    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.billVersions, default: 10 }),
-    offset: Type.Integer({ format: 'int32', minimum: 0, maximum: INT32_MAX, default: 0 }),
-  }, { additionalProperties: false }),
+  querystring: withArgDefaults('billVersions', Type.Object({
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.billVersions }),
+    offset: Type.Integer({ format: 'int32', minimum: 0, maximum: INT32_MAX }),
+  }, { additionalProperties: false })),
   extraProblems: [404],
   dataOverrides: {
     versions: { title: 'BillVersion' }, 'versions.version': MIN1,

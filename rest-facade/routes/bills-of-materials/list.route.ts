@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { INT32_MAX, MIN0, PAGE_OVERRIDES } from '../../schema-helpers.ts';
 import { PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
-import { EnumOf } from '../../graphql-enums.ts';
+import { EnumOf, withArgDefaults } from '../../graphql-enums.ts';
 
 const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\` over every BOM whatever the filters.
 - \`search\`: case-insensitive substring over name, sku and bomId. \`statusFilter\`: all (default) | active | inactive.
@@ -25,14 +25,14 @@ export const listBomsRoute = defineRoute({
   summary: 'List bills of materials',
   description,
   tag: 'bills-of-materials',
-  querystring: Type.Object({
+  querystring: withArgDefaults('boms', Type.Object({
     search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
-    statusFilter: Type.Optional(EnumOf('BomStatusFilter', { default: 'all' })),
+    statusFilter: Type.Optional(EnumOf('BomStatusFilter')),
     sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
-    sortOrder: Type.Optional(EnumOf('BomSortOrder', { default: 'asc' })),
-    page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
-    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows, default: 50 }),
-  }, { additionalProperties: false }),
+    sortOrder: Type.Optional(EnumOf('BomSortOrder')),
+    page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX }),
+    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows }),
+  }, { additionalProperties: false })),
   dataOverrides: {
     items: {
       title: 'BillOfMaterialsListRow',
@@ -48,8 +48,8 @@ export const listBomsRoute = defineRoute({
   },
   operation: new URL('./list.graphql', import.meta.url),
   variables: ({ query }) => ({
-    search: query.search ?? null, statusFilter: query.statusFilter ?? 'all', sortBy: query.sortBy ?? null,
-    sortOrder: query.sortOrder ?? 'asc', page: query.page, pageSize: query.pageSize,
+    search: query.search ?? null, statusFilter: query.statusFilter, sortBy: query.sortBy ?? null,
+    sortOrder: query.sortOrder, page: query.page, pageSize: query.pageSize,
   }),
   // GraphQL has no line counts: the list selects the lines' ids only and counts them here.
   toData: ({ boms }) => ({

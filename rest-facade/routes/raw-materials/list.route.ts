@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
 import { INT32_MAX, ListParameter, MIN0, PAGE_OVERRIDES } from '../../schema-helpers.ts';
 import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
-import { EnumOf } from '../../graphql-enums.ts';
+import { EnumOf, withArgDefaults } from '../../graphql-enums.ts';
 
 export const listRawMaterialsRoute = defineRoute({
   method: 'GET',
@@ -19,30 +19,30 @@ an unrecognised sortBy is ignored), \`sortOrder\` asc (default) | desc; ties bre
 \`availableVendors\` lists the distinct vendors of every material of the shop, whatever the filters, sorted.
 Only this list's parameters are accepted (another list's filter, e.g. statusFilter, is 400).`,
   tag: 'raw-materials',
-  querystring: Type.Object(
+  querystring: withArgDefaults('rawMaterials', Type.Object(
     {
       search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search, description: 'Case-insensitive substring of productName, variantName, sku or vendor.' })),
-      usageFilter: Type.Optional(EnumOf('RawMaterialUsageFilter', { default: 'all', description: '`used`: named by at least one BOM or assembly bill (own recipe lines).' })),
-      originFilter: Type.Optional(EnumOf('RawMaterialOriginFilter', { default: 'all', description: 'Material origin.' })),
+      usageFilter: Type.Optional(EnumOf('RawMaterialUsageFilter', { description: '`used`: named by at least one BOM or assembly bill (own recipe lines).' })),
+      originFilter: Type.Optional(EnumOf('RawMaterialOriginFilter', { description: 'Material origin.' })),
       vendorFilter: Type.Optional(ListParameter(Type.String({ maxLength: STRING_LIMITS.label }), { maxItems: LIST_LIMITS.ids, description: 'Vendors: a row matches any of them.' })),
       sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'productName (default) | variantName | inventoryQuantity; other values are ignored.' })),
-      sortOrder: Type.Optional(EnumOf('RawMaterialSortOrder', { default: 'asc', description: 'Sort direction.' })),
-      page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1, description: '1-based page number.' }),
-      pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows, default: 50 }),
+      sortOrder: Type.Optional(EnumOf('RawMaterialSortOrder', { description: 'Sort direction.' })),
+      page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, description: '1-based page number.' }),
+      pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows }),
     },
     { additionalProperties: false },
-  ),
+  )),
   dataOverrides: {
     items: { title: 'RawMaterialListRow' }, 'items.bomUsageCount': MIN0, 'items.subAssemblyUsageCount': MIN0, ...PAGE_OVERRIDES,
   },
   operation: new URL('./list.graphql', import.meta.url),
   variables: ({ query }) => ({
     search: query.search === undefined || query.search === '' ? null : query.search,
-    usageFilter: query.usageFilter ?? 'all',
-    originFilter: query.originFilter ?? 'all',
+    usageFilter: query.usageFilter,
+    originFilter: query.originFilter,
     vendorFilter: query.vendorFilter ?? [],
     sortBy: query.sortBy ?? null,
-    sortOrder: query.sortOrder ?? 'asc',
+    sortOrder: query.sortOrder,
     page: query.page,
     pageSize: query.pageSize,
   }),

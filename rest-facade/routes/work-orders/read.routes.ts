@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf, graphqlEnumValues } from '../../graphql-enums.ts';
+import { EnumOf, graphqlEnumValues, withArgDefaults } from '../../graphql-enums.ts';
 import { BUILD_RUN_OVERRIDES, HEADER_OVERRIDES, PLAN_OVERRIDES, under, WARNING_OVERRIDES, WorkOrderIdParams } from './schemas.ts';
 import { INT32_MAX, ListParameter, MIN0, MIN1, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
@@ -34,7 +34,7 @@ the location's name, the assignee's display name and the tag; work orders with n
 - \`page\` ≥ 1, \`pageSize\` 1–${PAGE_LIMITS.workOrders} (default 50); a page past the end is 200 with no rows.
 - Cost: 3 SQL round trips whatever the page size or the number of work orders.`,
   tag: 'work-orders',
-  querystring: Type.Object({
+  querystring: withArgDefaults('workOrders', Type.Object({
     q: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
     status: Type.Optional(ListParameter(EnumOf('WorkOrderStatus'), { maxItems: LIST_LIMITS.ids, description: 'Statuses: a work order matches any of them.' })),
     tags: Type.Optional(ListParameter(Type.String({ maxLength: STRING_LIMITS.tag }), { maxItems: LIST_LIMITS.tags, description: 'Tags: a work order matches any of them.' })),
@@ -43,9 +43,9 @@ the location's name, the assignee's display name and the tag; work orders with n
     sourceType: Type.Optional(EnumOf('WorkOrderSourceType')),
     sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: `${WORK_ORDER_SORTS.join(' | ')}; anything else is ignored.` })),
     sortDir: Type.Optional(EnumOf('WorkOrderSortDirection')),
-    page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX, default: 1 }),
-    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.workOrders, default: 50 }),
-  }, { additionalProperties: false }),
+    page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX }),
+    pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.workOrders }),
+  }, { additionalProperties: false })),
   dataOverrides: {
     rows: { title: 'WorkOrderListRow' }, ...under('rows', HEADER_OVERRIDES), total: MIN0,
     ...Object.fromEntries(['status', 'location', 'assignee', 'tag'].flatMap((f) => [[`facets.${f}`, { title: 'WorkOrderFacetValue' }], [`facets.${f}.count`, MIN1]])),

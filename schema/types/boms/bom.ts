@@ -2,7 +2,7 @@ import type { AssemblyBillView, BomView } from '../../../src/modules/recipes/bom
 import { listBoms, type BomListPage, type BomStats } from '../../../src/modules/recipes/bom-list.service.ts';
 import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
 import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
-import { BOM_SORTS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { BOM_LIST_DEFAULTS, BOM_SORTS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
@@ -101,15 +101,15 @@ builder.queryField('boms', (t) =>
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false }),
-      statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, defaultValue: 'all' }),
+      statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, defaultValue: BOM_LIST_DEFAULTS.statusFilter }),
       sortBy: t.arg.string({ required: false }),
-      sortOrder: t.arg({ type: BomSortOrderEnum, required: false, defaultValue: 'asc' }),
+      sortOrder: t.arg({ type: BomSortOrderEnum, required: false, defaultValue: BOM_LIST_DEFAULTS.sortOrder }),
       page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
       pageSize: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.rows, description: `BOMs per page, 1–${PAGE_LIMITS.rows} (default ${PAGE_DEFAULTS.rows}); outside that range is INVALID_INPUT.` }),
     },
     resolve: (_root, args, ctx) => listBoms(ctx, {
-      search: args.search ?? null, statusFilter: args.statusFilter ?? 'all', sortBy: args.sortBy ?? null,
-      sortOrder: args.sortOrder ?? 'asc', page: args.page, pageSize: args.pageSize,
+      search: args.search ?? null, statusFilter: args.statusFilter ?? BOM_LIST_DEFAULTS.statusFilter, sortBy: args.sortBy ?? null,
+      sortOrder: args.sortOrder ?? BOM_LIST_DEFAULTS.sortOrder, page: args.page, pageSize: args.pageSize,
     }),
   }),
 );

@@ -3,7 +3,7 @@ import { listMaterials, type MaterialListRow, type MaterialPage } from '../../..
 import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
 import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
-import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
+import { MATERIAL_LIST_DEFAULTS, MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
 import { BillOwnerTypeEnum, BomStatusEnum, LocationRuleActionEnum } from '../boms/enums.ts';
@@ -110,17 +110,17 @@ builder.queryField('rawMaterials', (t) =>
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false }),
-      usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false }),
-      originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false }),
+      usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false, defaultValue: MATERIAL_LIST_DEFAULTS.usageFilter }),
+      originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false, defaultValue: MATERIAL_LIST_DEFAULTS.originFilter }),
       vendorFilter: t.arg.stringList({ required: false }),
       sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values are ignored.` }),
-      sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false }),
+      sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false, defaultValue: MATERIAL_LIST_DEFAULTS.sortOrder }),
       page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
       pageSize: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.rows, description: `Materials per page, 1–${PAGE_LIMITS.rows} (default ${PAGE_DEFAULTS.rows}); outside that range is INVALID_INPUT, as in REST.` }),
     },
     resolve: (_root, args, ctx) => listMaterials(ctx, {
-      search: args.search ?? null, usageFilter: args.usageFilter ?? 'all', originFilter: args.originFilter ?? 'all',
-      vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? 'asc', page: args.page, pageSize: args.pageSize,
+      search: args.search ?? null, usageFilter: args.usageFilter ?? MATERIAL_LIST_DEFAULTS.usageFilter, originFilter: args.originFilter ?? MATERIAL_LIST_DEFAULTS.originFilter,
+      vendorFilter: args.vendorFilter ?? [], sortBy: args.sortBy ?? null, sortOrder: args.sortOrder ?? MATERIAL_LIST_DEFAULTS.sortOrder, page: args.page, pageSize: args.pageSize,
     }),
   }),
 );

@@ -21,6 +21,9 @@ export const MATERIAL_USAGE_FILTERS = ['all', 'used', 'unused'] as const;
 export type MaterialUsageFilter = (typeof MATERIAL_USAGE_FILTERS)[number];
 
 /** What the lists sort by (`sortBy`; another value sorts by productName, the first). */
+/** What the materials list applies when a filter or the sort direction is not given (GraphQL argument defaults). */
+export const MATERIAL_LIST_DEFAULTS = { usageFilter: 'all', originFilter: 'all', sortOrder: 'asc' } as const;
+
 export const MATERIAL_SORTS = ['productName', 'variantName', 'inventoryQuantity'] as const;
 export type MaterialSort = (typeof MATERIAL_SORTS)[number];
 

@@ -63,3 +63,6 @@ export type CatalogBlockerCode = keyof typeof CATALOG_BLOCKERS;
  */
 export const MATERIAL_USAGE_SOURCES = ['recipe', 'locationRule'] as const;
 export type MaterialUsageSource = (typeof MATERIAL_USAGE_SOURCES)[number];
+
+/** What the BOM list applies when the status filter or the sort direction is not given (GraphQL argument defaults). */
+export const BOM_LIST_DEFAULTS = { statusFilter: 'all', sortOrder: 'asc' } as const;
