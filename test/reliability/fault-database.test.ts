@@ -244,7 +244,7 @@ describe.runIf(usingPostgres)('through a TCP proxy to PostgreSQL: cut, stall, re
   });
 
   it('a write whose connection is cut is 503 and not retried; nothing of it is stored', async () => {
-    const cut = proxy.cutWhenSent('update materials set');
+    const cut = proxy.cutWhenSent('update "materials" set');
     const res = await t.request({
       method: 'PATCH', url: `/api/v1/raw-materials/${materials[0]!.variantId}`, key, headers: { 'content-type': 'application/json' }, payload: { vendor: 'never-acknowledged' },
     });
