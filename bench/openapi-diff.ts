@@ -1,14 +1,16 @@
 // Compares two OpenAPI documents of the REST contract structurally: every component schema (by name)
 // and every operation's responses (status, content type, schema or $ref, headers). Types, required
 // lists, nullability, enums, formats, bounds, property sets and their order, titles and component
-// names must be equal; descriptions are counted apart (wording may change).
+// names must be equal; descriptions are counted apart (wording may change), and the lost ones are listed
+// with their paths and texts.
 //
 //   node bench/openapi-diff.ts before.json after.json
 import { readFileSync } from 'node:fs';
 
 type Json = Record<string, any>;
 
-interface Report { structural: string[]; descriptions: { added: number; lost: number; changed: number } }
+interface Lost { path: string; text: string }
+interface Report { structural: string[]; descriptions: { added: number; lost: number; changed: number }; lost: Lost[] }
 
 function compare(a: unknown, b: unknown, path: string, report: Report): void {
   if (Array.isArray(a) || Array.isArray(b)) {
@@ -35,7 +37,10 @@ function compare(a: unknown, b: unknown, path: string, report: Report): void {
     if (key === 'description' && path.includes('schema')) {
       if (x[key] === y[key]) continue;
       if (x[key] === undefined) report.descriptions.added++;
-      else if (y[key] === undefined) report.descriptions.lost++;
+      else if (y[key] === undefined) {
+        report.descriptions.lost++;
+        report.lost.push({ path, text: String(x[key]) });
+      }
       else report.descriptions.changed++;
       continue;
     }
@@ -48,7 +53,7 @@ function compare(a: unknown, b: unknown, path: string, report: Report): void {
 }
 
 export function diffOpenApi(before: Json, after: Json): Report & { components: number; responses: number } {
-  const report: Report = { structural: [], descriptions: { added: 0, lost: 0, changed: 0 } };
+  const report: Report = { structural: [], descriptions: { added: 0, lost: 0, changed: 0 }, lost: [] };
   const a: Json = before.components?.schemas ?? {};
   const b: Json = after.components?.schemas ?? {};
   const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
@@ -80,6 +85,7 @@ if (import.meta.main) {
   const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Json;
   const result = diffOpenApi(read(beforeFile), read(afterFile));
   for (const line of result.structural) console.log(line);
+  for (const { path, text } of result.lost) console.log(`description lost: ${path}: ${JSON.stringify(text)}`);
   console.log(`${result.components} components, ${result.responses} responses compared: ${result.structural.length} structural differences; `
     + `descriptions ${result.descriptions.changed} reworded, ${result.descriptions.added} added, ${result.descriptions.lost} lost`);
   process.exitCode = result.structural.length ? 1 : 0;

@@ -16,12 +16,12 @@ const BillVersionRef = builder.objectRef<BillVersionView>('BillVersion').impleme
   fields: (t) => ({
     version: t.exposeInt('version'),
     state: t.expose('state', { type: BillVersionStateEnum, description: 'Always `ready`: pending versions are counted (`pending`), not listed.' }),
-    savedAt: t.expose('savedAt', { type: 'DateTime' }),
-    savedBy: t.exposeString('savedBy', { nullable: true }),
+    savedAt: t.expose('savedAt', { type: 'DateTime', description: 'When the version was saved: an ISO 8601 timestamp with milliseconds (UTC).' }),
+    savedBy: t.exposeString('savedBy', { nullable: true, description: 'Who saved it.' }),
     trigger: t.exposeString('trigger', {
       description: `What made the save: ${valueList(BILL_SAVE_TRIGGERS)} when this service saved it; a loaded dataset may carry labels of its own.`,
     }),
-    contentHash: t.exposeString('contentHash', { nullable: true }),
+    contentHash: t.exposeString('contentHash', { nullable: true, description: 'Hash of the saved content (sha256:…).' }),
     changes: t.field({ type: BillVersionChangesRef, resolve: (v) => v.changes }),
   }),
 });
@@ -30,7 +30,7 @@ export const BillVersionPageRef = builder.objectRef<BillVersionPage>('BillVersio
   fields: (t) => ({
     ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum }), ownerId: t.exposeString('ownerId'),
     versions: t.field({ type: [BillVersionRef], resolve: (p) => p.versions }),
-    total: t.exposeInt('total'), limit: t.exposeInt('limit'), offset: t.exposeInt('offset'),
+    total: t.exposeInt('total', { description: 'Ready versions.' }), limit: t.exposeInt('limit'), offset: t.exposeInt('offset'),
     hasMore: t.exposeBoolean('hasMore'), pending: t.exposeInt('pending'),
   }),
 });

@@ -7,13 +7,17 @@ export const LimitingComponentRef = builder.objectRef<LimitingComponentView>('Li
   description: 'A leaf of the recipe and how many finished units it alone allows at the location.',
   fields: (t) => ({
     nodeId: t.exposeString('nodeId', { description: 'Material variantId, or subassembly:<assemblyId> for a pre-assembled leaf.' }),
-    name: t.exposeString('name'),
+    name: t.exposeString('name', { description: 'Material productName, or the assembly bill name.' }),
     origin: t.expose('origin', { type: LimitingComponentOriginEnum }),
     quantityPerUnit: t.expose('quantityPerUnit', { type: 'Decimal', description: 'Need per finished unit, waste and nesting included, shelves not counted.' }),
-    wastePercentage: t.expose('wastePercentage', { type: 'Decimal' }),
-    isNonEssential: t.exposeBoolean('isNonEssential'),
-    maxUnitsByThisComponent: t.exposeInt('maxUnitsByThisComponent'),
-    availableAtLocation: t.expose('availableAtLocation', { type: 'Decimal' }),
+    wastePercentage: t.expose('wastePercentage', {
+      type: 'Decimal', description: 'Waste % of the first recipe line naming the leaf (depth-first, recipe order); 0 for pre-assembled leaves.',
+    }),
+    isNonEssential: t.exposeBoolean('isNonEssential', { description: 'Always false: non-essential materials never limit.' }),
+    maxUnitsByThisComponent: t.exposeInt('maxUnitsByThisComponent', { description: 'Largest N this leaf alone allows, shelves of the assemblies above it used first.' }),
+    availableAtLocation: t.expose('availableAtLocation', {
+      type: 'Decimal', description: 'What the leaf has at the location (negative levels count as 0); for a pre-assembled leaf, its shelf.',
+    }),
   }),
 });
 

@@ -10,11 +10,11 @@ export const LineChangeRef = builder.objectRef<LineChangeView>('RecipeLineChange
     change: t.expose('change', { type: LocationRuleActionEnum }),
     lineType: t.expose('lineType', { type: StockedLineTypeEnum }),
     nodeId: t.exposeString('nodeId', { description: 'The line as used here (the replacement for replace; the removed node for remove).' }),
-    replacesNodeId: t.exposeString('replacesNodeId', { nullable: true }),
-    quantity: t.expose('quantity', { type: 'Decimal', nullable: true }),
-    wastePercentage: t.expose('wastePercentage', { type: 'Decimal', nullable: true }),
-    baseQuantity: t.expose('baseQuantity', { type: 'Decimal', nullable: true }),
-    baseWastePercentage: t.expose('baseWastePercentage', { type: 'Decimal', nullable: true }),
+    replacesNodeId: t.exposeString('replacesNodeId', { nullable: true, description: 'replace only: the base line it swaps out.' }),
+    quantity: t.expose('quantity', { type: 'Decimal', nullable: true, description: 'Quantity at the location (null for remove).' }),
+    wastePercentage: t.expose('wastePercentage', { type: 'Decimal', nullable: true, description: 'Waste % at the location (null for remove).' }),
+    baseQuantity: t.expose('baseQuantity', { type: 'Decimal', nullable: true, description: 'Quantity of the base line (null for add).' }),
+    baseWastePercentage: t.expose('baseWastePercentage', { type: 'Decimal', nullable: true, description: 'Waste % of the base line (null for add).' }),
   }),
 });
 

@@ -14,7 +14,7 @@ export const RecipeMaterialRef = builder.objectRef<MaterialInfo>('RecipeMaterial
     variantName: t.exposeString('variantName', { nullable: true }),
     sku: t.exposeString('sku', { nullable: true }),
     unit: t.exposeString('unit', { nullable: true }),
-    unitCost: t.expose('unitCost', { type: 'Decimal', nullable: true }),
+    unitCost: t.expose('unitCost', { type: 'Decimal', nullable: true, description: 'The material unit cost (null when it has none; counted as 0 in costs).' }),
     isNonEssential: t.exposeBoolean('isNonEssential', { description: 'Non-essential materials are ignored by buildable.' }),
   }),
 });

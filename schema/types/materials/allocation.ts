@@ -4,6 +4,8 @@ import {
 } from '../../../src/modules/work-orders/allocation.service.ts';
 import { materialExistsSql } from '../../../src/modules/materials/for-stock.ts';
 import { builder } from '../../builder.ts';
+import { HOLDER_CAP } from '../../../src/modules/stock/holders.ts';
+import { LOCATION_NAME, OTHER_HOLDERS_COUNT, OTHER_HOLDERS_QUANTITY } from './level-fields.ts';
 import { BillOwnerTypeEnum } from '../boms/enums.ts';
 import { WorkOrderAllocationHolderTypeEnum, WorkOrderStatusEnum } from '../work-orders/enums.ts';
 
@@ -23,11 +25,11 @@ export const ShelfHolderRef = builder.objectRef<ShelfHolder>('StockShelfAllocati
 export const ShelfLevelRef = builder.objectRef<ShelfLevel>('StockShelfAllocationLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
-    locationName: t.exposeString('locationName', { nullable: true }),
-    quantity: t.expose('quantity', { type: 'Decimal' }),
+    locationName: t.exposeString('locationName', LOCATION_NAME),
+    quantity: t.expose('quantity', { type: 'Decimal', description: 'Units of the material embedded in available shelf stock at this location.' }),
     holders: t.field({ type: [ShelfHolderRef], resolve: (l) => l.holders }),
-    otherHoldersCount: t.exposeInt('otherHoldersCount'),
-    otherHoldersQuantity: t.expose('otherHoldersQuantity', { type: 'Decimal' }),
+    otherHoldersCount: t.exposeInt('otherHoldersCount', OTHER_HOLDERS_COUNT),
+    otherHoldersQuantity: t.expose('otherHoldersQuantity', OTHER_HOLDERS_QUANTITY),
   }),
 });
 const ShelfTotalsRef = builder.objectRef<ShelfAllocationView['totals']>('StockShelfAllocationTotals').implement({
@@ -55,30 +57,31 @@ export const WoHolderRef = builder.objectRef<WorkOrderHolder>('WorkOrderAllocati
     holderType: t.expose('holderType', { type: WorkOrderAllocationHolderTypeEnum }),
     holderId: t.exposeString('holderId', { description: 'The work order id.' }),
     name: t.exposeString('name'),
-    status: t.expose('status', { type: WorkOrderStatusEnum }),
-    picked: t.expose('picked', { type: 'Decimal' }),
-    remaining: t.expose('remaining', { type: 'Decimal' }),
-    allocated: t.expose('allocated', { type: 'Decimal' }),
+    status: t.expose('status', { type: WorkOrderStatusEnum, description: 'Work-order status (open statuses only).' }),
+    picked: t.expose('picked', { type: 'Decimal', description: 'Σ picks of this work order\'s build runs that were not reversed.' }),
+    remaining: t.expose('remaining', { type: 'Decimal', description: 'max(required − picked, 0) of this work order.' }),
+    allocated: t.expose('allocated', { type: 'Decimal', description: '= picked + remaining = quantity.' }),
     quantity: t.expose('quantity', { type: 'Decimal', description: '= allocated.' }),
   }),
 });
 // Shared by a level and totals.unlocated; typed loosely (Pothos field builders are invariant in their parent).
 const figureFields = (t: any): Record<string, any> => ({
-  picked: t.expose('picked', { type: 'Decimal' }),
-  remaining: t.expose('remaining', { type: 'Decimal' }),
-  allocated: t.expose('allocated', { type: 'Decimal' }),
-  holders: t.field({ type: [WoHolderRef], resolve: (l: AllocationFigures) => l.holders }),
-  otherHoldersCount: t.exposeInt('otherHoldersCount'),
-  otherHoldersQuantity: t.expose('otherHoldersQuantity', { type: 'Decimal' }),
+  picked: t.expose('picked', { type: 'Decimal', description: 'Σ picks of build runs that were not reversed.' }),
+  remaining: t.expose('remaining', { type: 'Decimal', description: 'Σ per work order of max(required − picked, 0).' }),
+  allocated: t.expose('allocated', { type: 'Decimal', description: 'picked + remaining.' }),
+  holders: t.field({ type: [WoHolderRef], resolve: (l: AllocationFigures) => l.holders, description: `The ${HOLDER_CAP} largest work orders by allocated.` }),
+  otherHoldersCount: t.exposeInt('otherHoldersCount', OTHER_HOLDERS_COUNT),
+  otherHoldersQuantity: t.expose('otherHoldersQuantity', OTHER_HOLDERS_QUANTITY),
 });
 export const WoLevelRef = builder.objectRef<AllocationLevel>('WorkOrderAllocationLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
-    locationName: t.exposeString('locationName', { nullable: true }),
+    locationName: t.exposeString('locationName', LOCATION_NAME),
     ...figureFields(t),
   }),
 });
 const WoUnlocatedRef = builder.objectRef<AllocationFigures>('WorkOrderAllocationUnlocated').implement({
+  description: 'Demand of work-order lines with no location (zero when locationIds restricts the scope).',
   fields: (t) => ({ ...figureFields(t) }),
 });
 const WoTotalsRef = builder.objectRef<WorkOrderAllocationView['totals']>('WorkOrderAllocationTotals').implement({

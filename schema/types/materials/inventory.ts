@@ -48,15 +48,15 @@ const RowErrorRef = builder.objectRef<NonNullable<InventoryRowResult['error']>>(
 
 export const RowRef = builder.objectRef<InventoryRowResult>('RawMaterialInventoryRowResult').implement({
   fields: (t) => ({
-    index: t.exposeInt('index'),
+    index: t.exposeInt('index', { description: 'Position of the row in `updates`.' }),
     ok: t.exposeBoolean('ok'),
     id: t.exposeString('id', { nullable: true, description: 'Adjustment-history id of the applied change.' }),
     locationId: t.exposeString('locationId'),
     skipped: t.exposeBoolean('skipped', { description: 'True when the row changes nothing (delta 0 or absolute equal to the level): nothing recorded.' }),
-    previousAvailable: t.expose('previousAvailable', { type: 'Decimal', nullable: true }),
-    available: t.expose('available', { type: 'Decimal', nullable: true }),
-    requestedDelta: t.expose('requestedDelta', { type: 'Decimal', nullable: true }),
-    appliedDelta: t.expose('appliedDelta', { type: 'Decimal', nullable: true }),
+    previousAvailable: t.expose('previousAvailable', { type: 'Decimal', nullable: true, description: 'Level before this row.' }),
+    available: t.expose('available', { type: 'Decimal', nullable: true, description: 'Level after this row.' }),
+    requestedDelta: t.expose('requestedDelta', { type: 'Decimal', nullable: true, description: 'The delta asked for (absolute − previous level for an absolute row).' }),
+    appliedDelta: t.expose('appliedDelta', { type: 'Decimal', nullable: true, description: 'The delta applied (differs when clamping at zero truncated it).' }),
     truncated: t.exposeBoolean('truncated', { description: 'True when clamping at zero cut the change short.' }),
     error: t.field({ type: RowErrorRef, nullable: true, resolve: (r) => r.error }),
   }),

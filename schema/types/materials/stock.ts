@@ -2,6 +2,8 @@ import { commitmentsOf, type CommitmentHolder, type CommitmentLevel, type Commit
 import { preassembledOf, residualsOf, type PreassembledLevel, type PreassembledView, type ResidualLevel, type ResidualView } from '../../../src/modules/stock/stock-reads.service.ts';
 import { materialExistsSql } from '../../../src/modules/materials/for-stock.ts';
 import { builder } from '../../builder.ts';
+import { HOLDER_CAP } from '../../../src/modules/stock/holders.ts';
+import { LOCATION_NAME, OTHER_HOLDERS_COUNT, OTHER_HOLDERS_QUANTITY } from './level-fields.ts';
 import { StockCommitmentHolderTypeEnum, StockItemTypeEnum } from './enums.ts';
 
 const SCOPE = { required: false, description: 'Bare numeric location ids; empty or absent: every location.' } as const;
@@ -9,7 +11,7 @@ const SCOPE = { required: false, description: 'Bare numeric location ids; empty 
 export const ResidualLevelRef = builder.objectRef<ResidualLevel>('StockResidualLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
-    locationName: t.exposeString('locationName', { nullable: true }),
+    locationName: t.exposeString('locationName', LOCATION_NAME),
     buildRun: t.expose('buildRun', { type: 'Decimal', description: 'Remainder carried by work orders and order execution.' }),
     safetyStock: t.expose('safetyStock', { type: 'Decimal', description: 'Remainder carried by safety-stock reservations.' }),
   }),
@@ -38,7 +40,7 @@ builder.queryField('rawMaterialResidual', (t) =>
 export const PreassembledLevelRef = builder.objectRef<PreassembledLevel>('StockPreassembledLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
-    locationName: t.exposeString('locationName', { nullable: true }),
+    locationName: t.exposeString('locationName', LOCATION_NAME),
     quantity: t.expose('quantity', { type: 'Decimal', description: 'Units already built and on the shelf.' }),
   }),
 });
@@ -48,7 +50,7 @@ const PreassembledTotalsRef = builder.objectRef<PreassembledView['totals']>('Sto
 export const PreassembledRef = builder.objectRef<PreassembledView>('StockPreassembled').implement({
   description: 'Pre-assembled shelf stock per location: finished goods by variant id, assembly bills by assembly id.',
   fields: (t) => ({
-    itemId: t.exposeString('itemId'),
+    itemId: t.exposeString('itemId', { description: 'The variant id (finished good) or assembly id the shelf stock is kept under.' }),
     itemType: t.expose('itemType', { type: StockItemTypeEnum }),
     levels: t.field({ type: [PreassembledLevelRef], resolve: (v) => v.levels }),
     totals: t.field({ type: PreassembledTotalsRef, resolve: (v) => v.totals }),
@@ -78,18 +80,18 @@ export const CommitmentHolderRef = builder.objectRef<CommitmentHolder>('StockCom
     holderType: t.expose('holderType', { type: StockCommitmentHolderTypeEnum }),
     holderId: t.exposeString('holderId', { description: 'Order id, BOM id or assembly id.' }),
     name: t.exposeString('name'),
-    quantity: t.expose('quantity', { type: 'Decimal' }),
+    quantity: t.expose('quantity', { type: 'Decimal', description: 'What this holder contributes to the level (the list is ranked by it).' }),
   }),
 });
 export const CommitmentLevelRef = builder.objectRef<CommitmentLevel>('StockCommitmentLevel').implement({
   fields: (t) => ({
     locationId: t.exposeString('locationId'),
-    locationName: t.exposeString('locationName', { nullable: true }),
+    locationName: t.exposeString('locationName', LOCATION_NAME),
     orders: t.expose('orders', { type: 'Decimal', description: 'Open quantity of order reservations (quantity − fulfilled).' }),
     safetyStock: t.expose('safetyStock', { type: 'Decimal', description: 'Held by active safety-stock reservations.' }),
-    holders: t.field({ type: [CommitmentHolderRef], resolve: (l) => l.holders, description: 'The 20 largest holders.' }),
-    otherHoldersCount: t.exposeInt('otherHoldersCount'),
-    otherHoldersQuantity: t.expose('otherHoldersQuantity', { type: 'Decimal' }),
+    holders: t.field({ type: [CommitmentHolderRef], resolve: (l) => l.holders, description: `The ${HOLDER_CAP} largest holders.` }),
+    otherHoldersCount: t.exposeInt('otherHoldersCount', OTHER_HOLDERS_COUNT),
+    otherHoldersQuantity: t.expose('otherHoldersQuantity', OTHER_HOLDERS_QUANTITY),
   }),
 });
 const CommitmentTotalsRef = builder.objectRef<CommitmentsView['totals']>('StockCommitmentTotals').implement({

@@ -25,7 +25,11 @@ const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMater
   interfaces: [OrderMaterialRef],
   isTypeOf: (value) => 'quantity' in (value as object),
   fields: (t) => ({
-    quantity: t.field({ type: 'Decimal', resolve: (m) => m.quantity.toFixed() }),
+    quantity: t.field({
+      type: 'Decimal',
+      description: 'Per this BOM line: effective need per unit (waste included, nested assemblies multiplied) × orderQuantity.',
+      resolve: (m) => m.quantity.toFixed(),
+    }),
   }),
 });
 
@@ -38,8 +42,8 @@ export const BreakdownBomRef = builder.objectRef<BreakdownBom>('OrderBomLine').i
     bomProductId: t.exposeString('bomProductId', { nullable: true }),
     bomVariantId: t.exposeString('bomVariantId'),
     bomSku: t.exposeString('bomSku', { nullable: true }),
-    orderQuantity: t.field({ type: 'Decimal', resolve: (b) => b.orderQuantity.toFixed() }),
-    materials: t.field({ type: [BreakdownMaterialRef], resolve: (b) => b.materials }),
+    orderQuantity: t.field({ type: 'Decimal', description: 'Quantity of the order line.', resolve: (b) => b.orderQuantity.toFixed() }),
+    materials: t.field({ type: [BreakdownMaterialRef], description: 'Leaf raw materials of the line; assembly bills are expanded.', resolve: (b) => b.materials }),
   }),
 });
 
@@ -48,7 +52,7 @@ const BreakdownTotalRef = builder.objectRef<BreakdownTotal>('OrderTotalMaterial'
   interfaces: [OrderMaterialRef],
   isTypeOf: (value) => 'totalQuantity' in (value as object),
   fields: (t) => ({
-    totalQuantity: t.field({ type: 'Decimal', resolve: (m) => m.totalQuantity.toFixed() }),
+    totalQuantity: t.field({ type: 'Decimal', description: 'Sum over every BOM line of the order.', resolve: (m) => m.totalQuantity.toFixed() }),
     imageUrl: t.exposeString('imageUrl', { nullable: true }),
     isVirtual: t.exposeBoolean('isVirtual'),
     unitCost: t.field({ type: 'Decimal', nullable: true, resolve: (m) => m.unitCost?.toFixed() ?? null }),
@@ -69,12 +73,12 @@ const OtherItemRef = builder.objectRef<BreakdownOtherItem>('OrderOtherItem').imp
 export const OrderBreakdownRef = builder.objectRef<OrderBreakdown>('OrderBomBreakdown').implement({
   description: 'What the warehouse must pack for an order. Always computed from the current line items.',
   fields: (t) => ({
-    orderId: t.exposeString('orderId'),
+    orderId: t.exposeString('orderId', { description: 'Bare numeric order id.' }),
     orderName: t.exposeString('orderName'),
     generatedAt: t.field({ type: 'DateTime', resolve: (b) => b.generatedAt }),
-    boms: t.field({ type: [BreakdownBomRef], resolve: (b) => b.boms }),
-    totalMaterials: t.field({ type: [BreakdownTotalRef], resolve: (b) => b.totalMaterials }),
-    otherItems: t.field({ type: [OtherItemRef], resolve: (b) => b.otherItems }),
+    boms: t.field({ type: [BreakdownBomRef], description: 'One entry per order line whose product has a BOM.', resolve: (b) => b.boms }),
+    totalMaterials: t.field({ type: [BreakdownTotalRef], description: 'Materials de-duplicated by variant across all BOM lines.', resolve: (b) => b.totalMaterials }),
+    otherItems: t.field({ type: [OtherItemRef], description: 'Order lines whose product has no BOM.', resolve: (b) => b.otherItems }),
   }),
 });
 

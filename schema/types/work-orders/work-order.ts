@@ -73,7 +73,7 @@ export const PlanMaterialRef = builder.objectRef<PlanMaterial>('WorkOrderPlanMat
     unit: t.exposeString('unit', { nullable: true }),
     locationId: t.exposeString('locationId', { nullable: true, description: 'Consumption location; null = unlocated.' }),
     locationName: t.exposeString('locationName', { nullable: true }),
-    required: t.expose('required', { type: 'Decimal' }),
+    required: t.expose('required', { type: 'Decimal', description: 'Items\' recipes at the consumption location (waste and rules included) plus manual lines.' }),
     picked: t.expose('picked', { type: 'Decimal', description: 'Σ picks of runs not reversed.' }),
     remaining: t.expose('remaining', { type: 'Decimal', description: 'max(required − picked, 0).' }),
     unitCost: t.expose('unitCost', { type: 'Decimal', nullable: true }),
@@ -86,11 +86,11 @@ export const PlanContributionRef = builder.objectRef<PlanContribution>('WorkOrde
     variantId: t.exposeString('variantId'),
     locationId: t.exposeString('locationId', { nullable: true }),
     source: t.expose('source', { type: WorkOrderContributionSourceEnum }),
-    itemId: t.exposeString('itemId', { nullable: true }),
+    itemId: t.exposeString('itemId', { nullable: true, description: 'The work-order item whose recipe gave it (recipe rows).' }),
     ownerType: t.expose('ownerType', { type: BillOwnerTypeEnum, nullable: true }),
     ownerId: t.exposeString('ownerId', { nullable: true }),
     quantity: t.expose('quantity', { type: 'Decimal' }),
-    note: t.exposeString('note', { nullable: true }),
+    note: t.exposeString('note', { nullable: true, description: 'Manual lines\' note.' }),
   }),
 });
 
@@ -151,7 +151,7 @@ export const PickRef = builder.objectRef<BuildRunPickView>('BuildRunPick').imple
 export const WarningRef = builder.objectRef<WorkOrderWarning | BuildRunWarning>('WorkOrderWarning').implement({
   description: 'A condition worth acting on, with its remedy. Work-order warnings are recomputed on every read.',
   fields: (t) => ({
-    code: t.expose('code', { type: WorkOrderWarningCodeEnum }),
+    code: t.expose('code', { type: WorkOrderWarningCodeEnum, description: 'What the warning is about; on runs NEGATIVE_INVENTORY or PREASSEMBLED_SHORT.' }),
     message: t.exposeString('message'),
     remedy: t.exposeString('remedy'),
     variantId: t.string({ nullable: true, resolve: (w) => w.variantId ?? null }),
@@ -182,7 +182,7 @@ export const BuildRunRef = builder.objectRef<BuildRunView>('BuildRun').implement
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'The run\'s own change time.' }),
     workOrderUpdatedAt: t.expose('workOrderUpdatedAt', { type: 'DateTime', description: 'The work order\'s current change token.' }),
     items: t.field({ type: [RunItemRef], resolve: (r) => adopt(parentOf(r), r.items) }),
-    picks: t.field({ type: [PickRef], resolve: (r) => r.picks }),
+    picks: t.field({ type: [PickRef], resolve: (r) => r.picks, description: 'Consumed quantities per (material or assembly bill, location).' }),
     warnings: t.field({ type: [WarningRef], resolve: (r) => adopt(parentOf(r), r.warnings), description: 'Warnings of the start (stored, so a replay returns them too).' }),
   }),
 });
