@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDataset } from '../../src/dataset/load.ts';
 import { openOrm, type Orm } from '../../src/db/orm.ts';
+import { createApiKey } from '../../src/modules/auth/keys.ts';
 import { entities } from '../../src/modules/entities.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
@@ -76,8 +78,16 @@ describe.runIf(usingPostgres)('Idempotency-Key through cut database connections 
     t = await createTestApp({ orm, config: { requestDeadlineMs: DEADLINE_MS } });
     const json = datasetJson(shop);
     (json.materials as unknown[]).push(...materials);
-    await t.load(toDataset(json));
-    key = await t.createKey(shop, ['read', 'write']);
+    // The shop and its key are written straight to PostgreSQL, not through the relay and its
+    // 1.5 s read timeout: on a loaded machine the load could take longer and fail the setup, which
+    // is not what this file tests.
+    const setup = await openOrm({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'memory://' }, entities as never);
+    try {
+      await loadDataset(setup.em, toDataset(json));
+      key = (await createApiKey(setup.em.fork(), { shopId: shop, scopes: ['read', 'write'], expiresInMs: null })).key;
+    } finally {
+      await setup.close();
+    }
     direct = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await direct.connect();
   });
