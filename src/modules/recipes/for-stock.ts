@@ -7,17 +7,15 @@ import type { RecipesTables } from './tables.ts';
 // What the stock module reads of recipes, as SQL fragments its statements embed (stock sits above
 // recipes and names none of their tables itself). Each costs no round trip of its own.
 
-type BillTables = RecipesTables;
-
 /** "A BOM of the shop sells `variantId`" (a finished good is stocked under its variant id). */
 export function bomSellsVariantSql(shopId: string, variantId: string): Expression<SqlBool> {
-  const eb = expressionBuilder<BillTables, never>();
+  const eb = expressionBuilder<RecipesTables, never>();
   return eb.exists(eb.selectFrom('boms').select(eb.lit(1).as('one')).where('shop_id', '=', shopId).where('variant_id', '=', variantId));
 }
 
 /** "The shop has assembly bill `assemblyId`". */
 export function assemblyBillExistsSql(shopId: string, assemblyId: string): Expression<SqlBool> {
-  const eb = expressionBuilder<BillTables, never>();
+  const eb = expressionBuilder<RecipesTables, never>();
   return eb.exists(eb.selectFrom('assembly_bills').select(eb.lit(1).as('one')).where('shop_id', '=', shopId).where('assembly_id', '=', assemblyId));
 }
 
@@ -26,7 +24,7 @@ export function assemblyBillExistsSql(shopId: string, assemblyId: string): Expre
  * the shop has no such bill: one primary-key lookup per row.
  */
 export function billNameSql(shopId: string, ownerType: Expression<string>, ownerId: Expression<string>): RawBuilder<string | null> {
-  const eb = expressionBuilder<BillTables, never>();
+  const eb = expressionBuilder<RecipesTables, never>();
   return sql<string | null>`coalesce(${eb.selectFrom('boms').select('name').where('shop_id', '=', shopId).where(sql<SqlBool>`${ownerType} = 'bom'`).where('bom_id', '=', ownerId)},
     ${eb.selectFrom('assembly_bills').select('name').where('shop_id', '=', shopId).where(sql<SqlBool>`${ownerType} = 'sub_assembly'`).where('assembly_id', '=', ownerId)})`;
 }

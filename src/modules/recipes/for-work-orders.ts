@@ -5,13 +5,11 @@ import { PARENTS_CTE } from './material-parents.ts';
 import type { RecipesTables } from './tables.ts';
 import type { BillOwnerType } from './recipe-vocabulary.ts';
 
-type RecipeTables = RecipesTables;
-
 /** The BOM table under an alias, for the work-order queries that name an item's bill (a typed table reference). */
-export const bomsAs = <A extends string>(alias: A) => sql<Selectable<RecipeTables['boms']>>`boms`.as(alias);
+export const bomsAs = <A extends string>(alias: A) => sql<Selectable<RecipesTables['boms']>>`boms`.as(alias);
 
 /** The assembly-bill table under an alias, for the work-order queries that name an item's bill. */
-export const assemblyBillsAs = <A extends string>(alias: A) => sql<Selectable<RecipeTables['assembly_bills']>>`assembly_bills`.as(alias);
+export const assemblyBillsAs = <A extends string>(alias: A) => sql<Selectable<RecipesTables['assembly_bills']>>`assembly_bills`.as(alias);
 
 /**
  * Every bill that consumes the material at any depth (PARENTS_CTE) as a derived table under an
