@@ -1,0 +1,156 @@
+// The emulator's in-memory store records. Each carries `__typename`, which is how interfaces and
+// unions (Node, Media, …) resolve; ids are legacy numeric strings.
+
+export interface LocationRecord {
+  __typename: 'Location';
+  id: string;
+  name: string;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProductRecord {
+  __typename: 'Product';
+  id: string;
+  title: string;
+  vendor: string;
+  productType: string;
+  imageUrl: string | null;
+  variantIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface VariantRecord {
+  __typename: 'ProductVariant';
+  id: string;
+  productId: string;
+  inventoryItemId: string;
+  title: string;
+  sku: string | null;
+  /** Money as Shopify serialises it: an exact decimal string. */
+  price: string;
+  position: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface InventoryItemRecord {
+  __typename: 'InventoryItem';
+  id: string;
+  variantId: string;
+  /** Decimal string, null = no cost recorded. */
+  unitCost: string | null;
+  tracked: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One item at one location: Shopify's quantity states (on_hand = available + committed). */
+export interface LevelRecord {
+  __typename: 'InventoryLevel';
+  itemId: string;
+  locationId: string;
+  available: number;
+  committed: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LineItemRecord {
+  __typename: 'LineItem';
+  id: string;
+  variantId: string | null;
+  productId: string | null;
+  sku: string | null;
+  title: string;
+  quantity: number;
+  /** quantity minus removed (cancelled/refunded) units. */
+  currentQuantity: number;
+  fulfilledQuantity: number;
+}
+
+export interface FulfillmentRecord {
+  id: string;
+  locationId: string;
+  createdAt: string;
+  lines: { lineItemId: string; quantity: number }[];
+}
+
+export interface OrderRecord {
+  __typename: 'Order';
+  id: string;
+  name: string;
+  lineItems: LineItemRecord[];
+  /** Where the order's units are committed and fulfilled from. */
+  locationId: string | null;
+  fulfillments: FulfillmentRecord[];
+  cancelledAt: string | null;
+  closed: boolean;
+  closedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AdjustmentChangeRecord {
+  name: string;
+  delta: number;
+  quantityAfterChange: number;
+  itemId: string;
+  locationId: string;
+}
+
+export interface AdjustmentGroupRecord {
+  __typename: 'InventoryAdjustmentGroup';
+  id: string;
+  createdAt: string;
+  reason: string;
+  referenceDocumentUri: string | null;
+  changes: AdjustmentChangeRecord[];
+  /** The @idempotent key it was applied under. */
+  idempotencyKey: string | null;
+}
+
+export interface MetafieldRecord {
+  __typename: 'Metafield';
+  id: string;
+  ownerId: string;
+  namespace: string;
+  key: string;
+  type: string;
+  value: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookSubscriptionRecord {
+  __typename: 'WebhookSubscription';
+  id: string;
+  /** The GraphQL enum value, e.g. INVENTORY_LEVELS_UPDATE. */
+  topic: string;
+  uri: string;
+  format: 'JSON' | 'XML';
+  filter: string | null;
+  includeFields: string[];
+  metafieldNamespaces: string[];
+  name: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface BulkOperationRecord {
+  __typename: 'BulkOperation';
+  id: string;
+  query: string;
+  createdAt: string;
+  completedAt: string | null;
+  /** Wall-clock ms from which a finished job reads COMPLETED. */
+  readyAt: number;
+  done: boolean;
+  failed: 'ACCESS_DENIED' | 'INTERNAL_SERVER_ERROR' | 'TIMEOUT' | null;
+  objectCount: number;
+  rootObjectCount: number;
+  fileSize: number;
+  file: string | null;
+}
