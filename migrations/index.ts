@@ -8,6 +8,7 @@ import { Migration20261122210000 } from './Migration20261122210000.ts';
 import { Migration20261123000000 } from './Migration20261123000000.ts';
 import { Migration20261123100000 } from './Migration20261123100000.ts';
 import { Migration20261126100000 } from './Migration20261126100000.ts';
+import { Migration20261127000000 } from './Migration20261127000000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261123000000', class: Migration20261123000000 },
   { name: 'Migration20261123100000', class: Migration20261123100000 },
   { name: 'Migration20261126100000', class: Migration20261126100000 },
+  { name: 'Migration20261127000000', class: Migration20261127000000 },
 ];

@@ -5,6 +5,8 @@ import { platformPushOutboxReader } from './modules/stock/platform-push.reposito
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
 import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
+import { platformGatewayFactory } from './platform/shopify/shopify-gateway.ts';
+import { resolveSecretKey, SecretBox } from './platform/shopify/secret-box.ts';
 import type { ContextDeps } from './shop-context.ts';
 
 // The composition root's wiring of the platform port, shared by the HTTP app (src/app.ts), the CLI
@@ -23,9 +25,23 @@ export function servicePlatform(adapter: PlatformGatewayFactory = localPlatformG
 }
 
 /**
+ * The platform adapter of each shop: Shopify for a shop connected to its store (`bomcore shop
+ * connect`), the local platform store for any other. Reads come from the local store either way
+ * (for a connected shop, the mirror its sync keeps); the secret key that opens stored tokens is
+ * resolved the first time a connected shop writes.
+ */
+export function platformAdapter(config: Config): PlatformGatewayFactory {
+  let box: SecretBox | null = null;
+  return platformGatewayFactory({
+    secretBox: () => (box ??= new SecretBox(resolveSecretKey(config))),
+    api: { endpoint: config.shopifyEndpoint },
+  });
+}
+
+/**
  * What `shopContextFor` needs: the ORM, the configuration, the service platform port over `adapter`
  * and the catalogue sources the recipes module reads of materials and stock.
  */
 export function contextDeps(orm: Orm, config: Config, adapter?: PlatformGatewayFactory): ContextDeps {
-  return { orm, config, platform: servicePlatform(adapter), catalog: recipeCatalogSources };
+  return { orm, config, platform: servicePlatform(adapter ?? platformAdapter(config)), catalog: recipeCatalogSources };
 }

@@ -54,6 +54,10 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Browser origins allowed to call /api/v1 and /graphql: `*` or a list (CORS_ORIGINS, comma-separated; default unset: CORS off). */
   corsOrigins: CorsOrigins;
+  /** BOMCORE_SECRET_KEY: 32 bytes (64 hex digits or base64) that seal stored Shopify tokens; unset: a 0600 key file in the embedded data folder. */
+  secretKey: string | null;
+  /** BOMCORE_SHOPIFY_ENDPOINT: replaces `https://{domain}` in Admin API calls (an emulator, a proxy); default unset. */
+  shopifyEndpoint: string | null;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -146,6 +150,21 @@ function corsOrigins(env: NodeJS.ProcessEnv): CorsOrigins {
   }
 }
 
+function shopifyEndpoint(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.BOMCORE_SHOPIFY_ENDPOINT;
+  if (raw === undefined || raw.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`BOMCORE_SHOPIFY_ENDPOINT must be a URL like http://127.0.0.1:8081, got "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '') {
+    throw new ConfigError(`BOMCORE_SHOPIFY_ENDPOINT must be an origin (scheme://host[:port]), got "${raw}"`);
+  }
+  return url.origin;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got "${env.PORT}"`);
@@ -183,6 +202,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: positiveNumber(env, 'BOMCORE_AUTH_FAILURES_PER_MINUTE', 20, true),
     trustProxy: trustProxy(env),
     corsOrigins: corsOrigins(env),
+    secretKey: env.BOMCORE_SECRET_KEY ? env.BOMCORE_SECRET_KEY : null,
+    shopifyEndpoint: shopifyEndpoint(env),
   };
 }
 

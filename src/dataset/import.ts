@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { shopContextFor, type ContextDeps } from '../shop-context.ts';
 import { syncMaterialRequirements, type MetafieldSyncResult } from '../modules/orders/metafield-sync.ts';
 import type { DatasetFile } from './dataset-file.ts';
-import { analyzeTables, loadDataset, type LoadReport } from './load.ts';
+import { analyzeTables } from '../db/analyze.ts';
+import { loadDataset, type LoadReport } from './load.ts';
 import type { Dataset } from './types.ts';
 
 /**

@@ -6,6 +6,7 @@ import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository
 import { datasetSections, insertRows, rowBatches, tableOf, workOrderShortIds } from './dataset-rows.ts';
 import { fileSections, type DatasetFile } from './dataset-file.ts';
 import type { Dataset } from './types.ts';
+import { analyzeTables } from '../db/analyze.ts';
 
 export interface LoadReport {
   shopId: string;
@@ -86,13 +87,3 @@ export async function loadDataset(
 /** The tables of the BOM cost roll-up, which rebuildShopCostRollup rewrites for the shop. */
 const COST_ROLLUP_TABLES = ['bill_costs', 'bom_list_entries'];
 
-/**
- * Refreshes the planner statistics of `tables` (one ANALYZE, outside any transaction). Without it
- * a freshly loaded shop is planned as if its tables were near-empty until autovacuum gets to them
- * (a minute or more on PostgreSQL, never on PGlite): a list sorted by inventoryQuantity over 20k
- * materials ran into the statement timeout, holding a pool connection each time. ANALYZE reads a
- * bounded sample per table, so its time does not grow with the data past that sample.
- */
-export async function analyzeTables(rootEm: Em, tables: readonly string[]): Promise<void> {
-  await rootEm.fork().execute(`analyze ${tables.map((t) => `"${t}"`).join(', ')}`, [], 'run');
-}

@@ -180,3 +180,15 @@ export async function markPlatformPushesFailed(
     }))
     .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
 }
+
+/** The shop's outbox at a glance (`bomcore shop status`): pending pushes, those that failed at least once, the oldest pending. One round trip. */
+export async function countPlatformPushes(em: Em, shopId: string): Promise<{ pending: number; failing: number; oldestPendingAt: string | null }> {
+  const [row] = await runSql(em, stockSql.selectFrom('platform_pushes')
+    .select((eb) => [
+      eb.fn.countAll<string | number>().as('pending'),
+      sql<string | number>`count(*) filter (where attempts > 0)`.as('failing'),
+      eb.fn.min('created_at').as('oldest'),
+    ])
+    .where('shop_id', '=', shopId).where('status', '=', PENDING));
+  return { pending: Number(row?.pending ?? 0), failing: Number(row?.failing ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest).toISOString() : null };
+}

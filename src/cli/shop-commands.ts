@@ -1,0 +1,119 @@
+import { readFileSync, statSync } from 'node:fs';
+import { CommandError, parse, requiredString, UsageError } from './args.ts';
+import { Progress } from './progress.ts';
+
+// `bomcore shop connect|sync|status|disconnect`: a shop's link to its Shopify store. They open the
+// configured database themselves; on the embedded database, stop `bomcore serve` first (or use
+// PostgreSQL, where the server and the CLI share the database).
+
+export async function shopCommand(args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  switch (action) {
+    case 'connect': return connectCommand(rest);
+    case 'sync': return syncCommand(rest);
+    case 'status': return statusCommand(rest);
+    case 'disconnect': return disconnectCommand(rest);
+    default: throw new UsageError('use: bomcore shop connect|sync|status|disconnect');
+  }
+}
+
+/** The access token from its file: the first line, trimmed; a file others can read is refused. */
+function readToken(file: string): string {
+  let text: string;
+  try {
+    const mode = statSync(file).mode;
+    if ((mode & 0o077) !== 0) throw new CommandError(`${file} can be read by other users (mode ${(mode & 0o777).toString(8)}): chmod 600 it first`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(`cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const token = text.split('\n')[0]!.trim();
+  if (token === '') throw new CommandError(`the token file ${file} is empty`);
+  return token;
+}
+
+async function connectCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, {
+    shop: { type: 'string' }, domain: { type: 'string' }, 'token-file': { type: 'string' }, 'api-version': { type: 'string' },
+    'no-sync': { type: 'boolean' }, json: { type: 'boolean' },
+  });
+  const shopId = requiredString(values.shop, '--shop');
+  const domain = requiredString(values.domain, '--domain');
+  const token = readToken(requiredString(values['token-file'], '--token-file'));
+  const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
+  await withDatabase(async (orm, config) => {
+    const result = await link.connect(orm, config, { shopId, domain, token, apiVersion: values['api-version'], webhookUri: null });
+    if (!values.json) {
+      console.log(`shop ${shopId} connected to ${result.storeName} (${result.connection.domain}, Admin API ${result.connection.apiVersion})`);
+      console.log(`  scopes: ${result.grantedScopes.join(', ')}`);
+    }
+    const report = values['no-sync'] ? null : await runSync(link, orm, config, shopId, values.json === true);
+    if (values.json) console.log(JSON.stringify({ shopId, domain: result.connection.domain, storeName: result.storeName, scopes: result.grantedScopes, webhooks: result.webhooksRegistered, sync: report }));
+  });
+}
+
+async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db/orm.ts').Orm, config: import('../config.ts').Config, shopId: string, quiet: boolean) {
+  const bar = new Progress();
+  let phase = '';
+  try {
+    const report = await link.sync(orm, config, shopId, (next, count, total) => {
+      if (total !== null) return bar.update('sync', next, count, total, 'objects');
+      if (next !== phase) bar.step('sync', next === 'locations' ? 'reading locations' : `Shopify is exporting ${next}`);
+      phase = next;
+    });
+    bar.finish();
+    if (!quiet) {
+      console.log(`synced shop ${shopId} in ${report.seconds.toFixed(1)} s: ${report.locations} locations, ${report.variants} variants, ${report.levels} levels, `
+        + `${report.orders} open orders (${report.lineItems} line items); ${report.materialsUpdated} platform-linked materials updated`);
+    }
+    return report;
+  } finally {
+    bar.finish();
+  }
+}
+
+async function syncCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { shop: { type: 'string' }, json: { type: 'boolean' } });
+  const shopId = requiredString(values.shop, '--shop');
+  const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
+  await withDatabase(async (orm, config) => {
+    const report = await runSync(link, orm, config, shopId, values.json === true);
+    if (values.json) console.log(JSON.stringify(report));
+  });
+}
+
+async function statusCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { shop: { type: 'string' }, json: { type: 'boolean' } });
+  const shopId = requiredString(values.shop, '--shop');
+  const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
+  await withDatabase(async (orm) => {
+    const status = await link.status(orm, shopId);
+    if (values.json) {
+      console.log(JSON.stringify(status));
+      return;
+    }
+    const c = status.connection;
+    if (!c) {
+      console.log(`shop ${shopId}: not connected (the local platform store serves it)`);
+    } else {
+      console.log(`shop ${shopId}: connected to ${c.storeName} (${c.domain}, Admin API ${c.apiVersion}) since ${c.connectedAt.toISOString()}`);
+      console.log(`  last sync: ${c.syncCompletedAt ? `${c.syncCompletedAt.toISOString()} (${Object.entries(c.syncCounts ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')})` : 'never completed'}`);
+      if (c.syncError) console.log(`  last sync failed: ${c.syncError}`);
+      console.log(`  webhooks: ${c.webhookUri ? `${c.webhookTopics?.length ?? 0} topics → ${c.webhookUri}` : 'none registered'}`);
+    }
+    const p = status.pushes;
+    console.log(`  stock pushes: ${p.pending} pending${p.failing > 0 ? `, ${p.failing} failing` : ''}${p.oldestPendingAt ? ` (oldest ${p.oldestPendingAt})` : ''}`);
+  }, { migrate: true });
+}
+
+async function disconnectCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { shop: { type: 'string' } });
+  const shopId = requiredString(values.shop, '--shop');
+  const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
+  await withDatabase(async (orm) => {
+    const removed = await link.disconnect(orm, shopId);
+    console.log(removed ? `shop ${shopId} disconnected: its token is deleted; the last synced state stays and the local platform store serves it`
+      : `shop ${shopId} was not connected`);
+  });
+}

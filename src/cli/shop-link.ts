@@ -1,0 +1,104 @@
+import type { Config } from '../config.ts';
+import { analyzeTables } from '../db/analyze.ts';
+import type { Orm } from '../db/orm.ts';
+import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
+import { mirrorPlatformMaterials } from '../modules/materials/platform-mirror.ts';
+import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository.ts';
+import { ensureShop } from '../modules/shops/shop-settings.ts';
+import { writesMaterialRequirementsMetafield } from '../modules/shops/for-orders.ts';
+import { countPlatformPushes } from '../modules/stock/platform-push.repository.ts';
+import { ConnectError, connectShop, disconnectShop, type ConnectResult } from '../platform/shopify/connect.ts';
+import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
+import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
+import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
+import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
+import { resolveSecretKey, SecretBox, SecretKeyError } from '../platform/shopify/secret-box.ts';
+import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
+import { CommandError } from './args.ts';
+
+// A shop's link to its Shopify store, as the CLI (and later the server's reconciliation) runs it:
+// connect, full sync, status, disconnect. Here the platform adapter meets the modules that follow
+// the platform: shops (the shop row), materials (platform-linked materials mirror their variants),
+// recipes (the cost roll-up when a cost moved).
+
+/** The tables a sync rewrites: analyzed after it, like a dataset load. */
+const SYNCED_TABLES = ['platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines', 'materials'];
+
+function secretBox(config: Config): SecretBox {
+  try {
+    return new SecretBox(resolveSecretKey(config));
+  } catch (error) {
+    if (error instanceof SecretKeyError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
+export interface ConnectOptions { shopId: string; domain: string; token: string; apiVersion?: string; webhookUri: string | null }
+
+export async function connect(orm: Orm, config: Config, options: ConnectOptions): Promise<ConnectResult> {
+  const em = orm.em.fork();
+  const box = secretBox(config);
+  await ensureShop(em, options.shopId, options.shopId);
+  try {
+    return await connectShop(em, box, {
+      shopId: options.shopId, domain: options.domain, accessToken: options.token, apiVersion: options.apiVersion, webhookUri: options.webhookUri,
+      metafieldWriteBack: await writesMaterialRequirementsMetafield(em, options.shopId),
+    }, { endpoint: config.shopifyEndpoint });
+  } catch (error) {
+    if (error instanceof ConnectError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
+export interface SyncReport extends SyncCounts { materialsUpdated: number; seconds: number }
+
+/** A full sync of a connected shop; the connection records its start, its end (counts) or its error. */
+export async function sync(orm: Orm, config: Config, shopId: string, onProgress?: (phase: SyncPhase, count: number, total: number | null) => void, options: { pollMs?: number } = {}): Promise<SyncReport> {
+  const em = orm.em.fork();
+  const connection = await findConnection(em, shopId);
+  if (!connection) throw new CommandError(`shop ${shopId} is not connected to a store: run bomcore shop connect first`);
+  const api = adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint });
+  const started = new Date();
+  await recordSyncStart(em, shopId, started);
+  let materialsUpdated = 0;
+  try {
+    const counts = await fullSync({
+      api, em, shopId, onProgress, pollMs: options.pollMs,
+      afterMirror: async (tx, id, pages) => {
+        const mirrored = await mirrorPlatformMaterials(tx, id, pages);
+        materialsUpdated = mirrored.changed;
+        if (mirrored.costChanged) await rebuildShopCostRollup(tx, id, recipeCatalogSources);
+      },
+    });
+    // The bucket as the sync left it: `shop status` in another process shows it.
+    const bucket = sharedCostPacer.snapshot(connection.domain);
+    const throttle: Record<string, number> = bucket ? { throttleAvailable: bucket.currentlyAvailable, throttleMaximum: bucket.maximumAvailable, throttleRestoreRate: bucket.restoreRate, throttled: bucket.throttledCount } : {};
+    await recordSyncEnd(em, shopId, { completedAt: new Date(), counts: { ...counts, materialsUpdated, ...throttle } });
+    await analyzeTables(orm.em, SYNCED_TABLES);
+    return { ...counts, materialsUpdated, seconds: (Date.now() - started.getTime()) / 1000 };
+  } catch (error) {
+    await recordSyncEnd(em, shopId, { error: (error as Error).message });
+    throw error;
+  }
+}
+
+export interface ShopStatus {
+  connection: ConnectionInfo | null;
+  pushes: { pending: number; failing: number; oldestPendingAt: string | null };
+  /** Shopify's cost bucket as this process last saw it (null in a process that has not called Shopify: see the sync counts). */
+  throttle: ThrottleSnapshot | null;
+}
+
+/** What `shop status` shows: the connection (never its token), the outbox, the last known Shopify bucket. */
+export async function status(orm: Orm, shopId: string): Promise<ShopStatus> {
+  const em = orm.em.fork();
+  const stored = await findConnection(em, shopId);
+  const pushes = await countPlatformPushes(em, shopId);
+  if (!stored) return { connection: null, pushes, throttle: null };
+  const { tokenSealed: _sealed, ...connection } = stored;
+  return { connection, pushes, throttle: sharedCostPacer.snapshot(connection.domain) };
+}
+
+export async function disconnect(orm: Orm, shopId: string): Promise<boolean> {
+  return disconnectShop(orm.em.fork(), shopId);
+}

@@ -1,0 +1,45 @@
+import { sql } from 'kysely';
+import type { Em } from '../../db/orm.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { materialsSql } from './tables.ts';
+
+/** What a platform-linked material takes from its platform variant (exact decimal text). */
+export interface MirroredMaterialFields {
+  variantId: string; productId: string; inventoryItemId: string; productName: string; variantName: string | null; sku: string | null;
+  vendor: string | null; price: string | null; cost: string | null; imageUrl: string | null; totalAvailable: string;
+}
+
+/**
+ * Platform-linked materials follow their platform variants after a sync: name, sku, vendor,
+ * price, cost and image "mirrored from the platform", and the cached quantity (the sum of the
+ * variant's levels, the list's `inventoryQuantity`). One statement per page of variants; only rows
+ * that differ are written (and get a new `updatedAt`). Returns how many changed and whether any
+ * unit cost did (the BOM cost roll-up then needs a rebuild).
+ */
+export async function mirrorPlatformMaterials(em: Em, shopId: string, pages: AsyncIterable<readonly MirroredMaterialFields[]>): Promise<{ changed: number; costChanged: boolean }> {
+  let changed = 0;
+  let costChanged = false;
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    const input = JSON.stringify(page.map((v) => ({
+      variant_id: v.variantId, product_id: v.productId, inventory_item_id: v.inventoryItemId, product_name: v.productName, variant_name: v.variantName,
+      sku: v.sku, vendor: v.vendor, unit_price: v.price, unit_cost: v.cost, image_url: v.imageUrl, cached_quantity: v.totalAvailable,
+    })));
+    const source = sql<Record<'variant_id', string>>`jsonb_to_recordset(${input}::jsonb)`
+      .as<'v'>(sql`v(variant_id text, product_id text, inventory_item_id text, product_name text, variant_name text, sku text, vendor text, unit_price numeric, unit_cost numeric, image_url text, cached_quantity numeric)`);
+    const rows = await runSql(em, materialsSql.updateTable('materials as m').from(source)
+      .set({
+        product_id: sql`v.product_id`, inventory_item_id: sql`v.inventory_item_id`, product_name: sql`v.product_name`, variant_name: sql`v.variant_name`,
+        sku: sql`v.sku`, vendor: sql`v.vendor`, unit_price: sql`v.unit_price`, unit_cost: sql`v.unit_cost`, image_url: sql`v.image_url`,
+        cached_quantity: sql`v.cached_quantity`, updated_at: sql`now()`,
+      })
+      .where('m.shop_id', '=', shopId).where('m.origin', '=', sql.lit('platform')).whereRef('m.variant_id', '=', 'v.variant_id')
+      .where(sql<boolean>`(m.product_id, m.inventory_item_id, m.product_name, m.variant_name, m.sku, m.vendor, m.unit_price, m.unit_cost, m.image_url, m.cached_quantity)
+        is distinct from (v.product_id, v.inventory_item_id, v.product_name, v.variant_name, v.sku, v.vendor, v.unit_price, v.unit_cost, v.image_url, v.cached_quantity)`)
+      .returning('m.variant_id'));
+    changed += rows.length;
+    // Any change may be a cost: the caller rebuilds the roll-up once (a sync is batch work).
+    if (rows.length > 0) costChanged = true;
+  }
+  return { changed, costChanged };
+}

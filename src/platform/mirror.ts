@@ -1,0 +1,161 @@
+import type { Em } from '../db/orm.ts';
+import { exact } from '../numbers/index.ts';
+import { runSql, runSqlWrite } from '../db/typed-sql.ts';
+import type { PlatformLevelInfo, PlatformLocationInfo, PlatformVariantInfo } from './gateway.ts';
+import { platformStoreSql } from './tables.ts';
+
+/**
+ * Writes the local platform store as a mirror of a real platform (the Shopify sync): a full
+ * replacement of one shop's locations, variants, levels and orders, fed in any number of rows and
+ * flushed in batches, inside the caller's transaction, so readers see the old store or the new
+ * one, never half of each. Order metafields and applied-push records are not the platform's
+ * catalogue and stay.
+ */
+export interface MirrorOrderLine { orderId: string; position: number; variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
+
+/** Rows per INSERT: at most 15 columns each, well under PostgreSQL's 65,535 parameters. */
+const BATCH = 1000;
+
+export class MirrorReplacement {
+  readonly #em: Em;
+  readonly #shopId: string;
+  readonly #locations: PlatformLocationInfo[] = [];
+  readonly #variants: PlatformVariantInfo[] = [];
+  readonly #levels: PlatformLevelInfo[] = [];
+  readonly #orders: { orderId: string; name: string }[] = [];
+  readonly #lines: MirrorOrderLine[] = [];
+  readonly counts = { locations: 0, variants: 0, levels: 0, orders: 0, lineItems: 0 };
+
+  /** `em` must be inside a transaction; `begin` empties the shop's mirror in it. */
+  constructor(em: Em, shopId: string) {
+    this.#em = em;
+    this.#shopId = shopId;
+  }
+
+  async begin(): Promise<void> {
+    const shop = this.#shopId;
+    await runSqlWrite(this.#em, platformStoreSql.deleteFrom('platform_order_lines').where('shop_id', '=', shop));
+    await runSqlWrite(this.#em, platformStoreSql.deleteFrom('platform_orders').where('shop_id', '=', shop));
+    await runSqlWrite(this.#em, platformStoreSql.deleteFrom('platform_levels').where('shop_id', '=', shop));
+    await runSqlWrite(this.#em, platformStoreSql.deleteFrom('platform_variants').where('shop_id', '=', shop));
+    await runSqlWrite(this.#em, platformStoreSql.deleteFrom('platform_locations').where('shop_id', '=', shop));
+  }
+
+  async addLocation(row: PlatformLocationInfo): Promise<void> {
+    this.#locations.push(row);
+    this.counts.locations += 1;
+    if (this.#locations.length >= BATCH) await this.#flushLocations();
+  }
+
+  async addVariant(row: PlatformVariantInfo): Promise<void> {
+    this.#variants.push(row);
+    this.counts.variants += 1;
+    if (this.#variants.length >= BATCH) await this.#flushVariants();
+  }
+
+  async addLevel(row: PlatformLevelInfo): Promise<void> {
+    this.#levels.push(row);
+    this.counts.levels += 1;
+    if (this.#levels.length >= BATCH) await this.#flushLevels();
+  }
+
+  async addOrder(row: { orderId: string; name: string }): Promise<void> {
+    this.#orders.push(row);
+    this.counts.orders += 1;
+    if (this.#orders.length >= BATCH) await this.#flushOrders();
+  }
+
+  async addOrderLine(row: MirrorOrderLine): Promise<void> {
+    this.#lines.push(row);
+    this.counts.lineItems += 1;
+    if (this.#lines.length >= BATCH) await this.#flushLines();
+  }
+
+  /** Writes what is buffered. Levels and lines go after their variants and orders. */
+  async finish(): Promise<void> {
+    await this.#flushLocations();
+    await this.#flushVariants();
+    await this.#flushLevels();
+    await this.#flushOrders();
+    await this.#flushLines();
+  }
+
+  async #flushLocations(): Promise<void> {
+    const rows = this.#locations.splice(0);
+    if (rows.length === 0) return;
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_locations')
+      .values(rows.map((r) => ({ shop_id: this.#shopId, location_id: r.locationId, name: r.name }))));
+  }
+
+  async #flushVariants(): Promise<void> {
+    const rows = this.#variants.splice(0);
+    if (rows.length === 0) return;
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_variants').values(rows.map((r) => ({
+      shop_id: this.#shopId, variant_id: r.variantId, product_id: r.productId, inventory_item_id: r.inventoryItemId, product_name: r.productName,
+      variant_name: r.variantName, sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, image_url: r.imageUrl,
+    }))));
+  }
+
+  async #flushLevels(): Promise<void> {
+    await this.#flushVariants();
+    const rows = this.#levels.splice(0);
+    if (rows.length === 0) return;
+    // A variant listed twice at a location (never by Shopify) keeps its last level.
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_levels')
+      .values(rows.map((r) => ({ shop_id: this.#shopId, variant_id: r.variantId, location_id: r.locationId, available: r.available })))
+      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id']).doUpdateSet((eb) => ({ available: eb.ref('excluded.available') }))));
+  }
+
+  async #flushOrders(): Promise<void> {
+    const rows = this.#orders.splice(0);
+    if (rows.length === 0) return;
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_orders').values(rows.map((r) => ({ shop_id: this.#shopId, order_id: r.orderId, name: r.name }))));
+  }
+
+  async #flushLines(): Promise<void> {
+    await this.#flushOrders();
+    const rows = this.#lines.splice(0);
+    if (rows.length === 0) return;
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_order_lines').values(rows.map((r) => ({
+      shop_id: this.#shopId, order_id: r.orderId, position: r.position, variant_id: r.variantId, product_id: r.productId, sku: r.sku, title: r.title, quantity: r.quantity,
+    }))));
+  }
+}
+
+/** A mirrored variant with the sum of its levels at every location (exact decimal text). */
+export interface MirroredVariant extends PlatformVariantInfo { totalAvailable: string }
+
+/**
+ * The shop's mirrored variants with their level totals, in variant-id order, a page of `pageSize`
+ * at a time (one statement per page): what platform-linked materials take from the platform after
+ * a sync, without holding the store in memory.
+ */
+export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = BATCH): AsyncGenerator<MirroredVariant[]> {
+  let after: string | null = null;
+  for (;;) {
+    let query = platformStoreSql.selectFrom('platform_variants as v')
+      .leftJoin('platform_levels as l', (join) => join.onRef('l.shop_id', '=', 'v.shop_id').onRef('l.variant_id', '=', 'v.variant_id'))
+      .select((eb) => ['v.variant_id', 'v.product_id', 'v.inventory_item_id', 'v.product_name', 'v.variant_name', 'v.sku', 'v.vendor', 'v.price', 'v.cost',
+        'v.image_url', eb.fn.coalesce(eb.fn.sum<string>('l.available'), eb.val('0')).as('total')])
+      .where('v.shop_id', '=', shopId)
+      .groupBy(['v.variant_id', 'v.product_id', 'v.inventory_item_id', 'v.product_name', 'v.variant_name', 'v.sku', 'v.vendor', 'v.price', 'v.cost', 'v.image_url'])
+      .orderBy('v.variant_id').limit(pageSize);
+    if (after !== null) query = query.where('v.variant_id', '>', after);
+    const rows = await runSql(em, query);
+    if (rows.length === 0) return;
+    yield rows.map((r) => ({
+      variantId: r.variant_id, productId: r.product_id, inventoryItemId: r.inventory_item_id, productName: r.product_name, variantName: r.variant_name,
+      sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, imageUrl: r.image_url, totalAvailable: exact(String(r.total)).toFixed(),
+    }));
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1]!.variant_id;
+  }
+}
+
+/** Which of `pushIds` the store has already applied (its platform_applied_pushes record). One statement. */
+export async function appliedPushIds(em: Em, shopId: string, pushIds: readonly string[]): Promise<Set<string>> {
+  if (pushIds.length === 0) return new Set();
+  const rows = await runSql(em, platformStoreSql.selectFrom('platform_applied_pushes').select('push_id')
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]));
+  return new Set(rows.map((r) => r.push_id));
+}

@@ -1,0 +1,129 @@
+import type { Em } from '../../db/orm.ts';
+import { exact } from '../../numbers/index.ts';
+import { MirrorReplacement, mirroredVariantPages, type MirroredVariant } from '../mirror.ts';
+import type { ShopifyAdminApi } from './admin-api.ts';
+import { runBulkExport, type BulkFile } from './bulk-export.ts';
+import { fromGid, gidResource } from './ids.ts';
+import { bulkQuery, requestOperation } from './operations.ts';
+
+/**
+ * A full sync of one store into the shop's platform mirror: locations (paged), then variants
+ * with their products, inventory items and available levels, then open orders with their line
+ * items (two bulk exports, downloaded before the write), then one transaction that replaces the
+ * mirror and lets platform-linked materials take their catalogue fields and level totals
+ * (`afterMirror`, the materials module's, wired by the caller). Nothing is held whole in memory:
+ * the exports are read line by line, the materials updated a page at a time.
+ */
+export type SyncPhase = 'locations' | 'variants' | 'orders' | 'writing';
+
+export interface FullSyncOptions {
+  api: ShopifyAdminApi;
+  /** The database (not a transaction: the sync opens its own). */
+  em: Em;
+  shopId: string;
+  /** Runs in the write transaction once the mirror is replaced: platform-linked materials follow their variants. */
+  afterMirror?: (em: Em, shopId: string, variants: AsyncIterable<MirroredVariant[]>) => Promise<void>;
+  /** Progress: the phase, how many objects it has seen, and of how many when known (the write phase). */
+  onProgress?: (phase: SyncPhase, count: number, total: number | null) => void;
+  pollMs?: number;
+}
+
+export interface SyncCounts { locations: number; variants: number; levels: number; orders: number; lineItems: number }
+
+interface LocationsAnswer { locations: { nodes: { id: string; name: string; isActive: boolean }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }
+
+export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
+  const { api, em, shopId, onProgress } = options;
+  const locations: { locationId: string; name: string }[] = [];
+  for (let after: string | null = null; ;) {
+    const page: LocationsAnswer = await api.request<LocationsAnswer>(requestOperation('locations'), { after });
+    for (const node of page.locations.nodes) if (node.isActive) locations.push({ locationId: fromGid('Location', node.id), name: node.name });
+    onProgress?.('locations', locations.length, null);
+    if (!page.locations.pageInfo.hasNextPage) break;
+    after = page.locations.pageInfo.endCursor;
+  }
+  const variants = await runBulkExport(api, bulkQuery('variants'), { pollMs: options.pollMs, onProgress: (n) => onProgress?.('variants', n, null) });
+  let orders: BulkFile | null = null;
+  try {
+    orders = await runBulkExport(api, bulkQuery('open-orders'), { pollMs: options.pollMs, onProgress: (n) => onProgress?.('orders', n, null) });
+    const files = { variants, orders };
+    return await em.fork().transactional(async (tx) => {
+      const mirror = new MirrorReplacement(tx, shopId);
+      await mirror.begin();
+      for (const location of locations) await mirror.addLocation(location);
+      await writeVariants(mirror, files.variants, (n) => onProgress?.('writing', n, files.variants.objectCount));
+      await writeOrders(mirror, files.orders);
+      await mirror.finish();
+      if (options.afterMirror) await options.afterMirror(tx, shopId, mirroredVariantPages(tx, shopId));
+      return { ...mirror.counts };
+    });
+  } finally {
+    await variants.dispose();
+    await orders?.dispose();
+  }
+}
+
+/** Shopify's title of the one variant of a product without options: bomcore says no variant name. */
+const DEFAULT_VARIANT_TITLE = 'Default Title';
+
+interface VariantLine {
+  id: string; title: string; sku: string | null; price: string | null;
+  product: { id: string; title: string; vendor: string | null; featuredMedia: { preview: { image: { url: string } | null } | null } | null };
+  inventoryItem: { id: string; unitCost: { amount: string } | null };
+}
+interface LevelLine { __parentId: string; location: { id: string }; quantities: { name: string; quantity: number }[] }
+
+async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress: (n: number) => void): Promise<void> {
+  let seen = 0;
+  for await (const object of file.lines()) {
+    seen += 1;
+    if (seen % 1000 === 0) progress(seen);
+    if (typeof object.id === 'string' && gidResource(object.id) === 'ProductVariant') {
+      const v = object as unknown as VariantLine;
+      await mirror.addVariant({
+        variantId: fromGid('ProductVariant', v.id), productId: fromGid('Product', v.product.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
+        productName: v.product.title, variantName: v.title === DEFAULT_VARIANT_TITLE ? null : v.title, sku: blankToNull(v.sku), vendor: blankToNull(v.product.vendor),
+        price: decimalOrNull(v.price), cost: decimalOrNull(v.inventoryItem.unitCost?.amount ?? null), imageUrl: v.product.featuredMedia?.preview?.image?.url ?? null,
+      });
+    } else if (typeof object.__parentId === 'string' && Array.isArray(object.quantities)) {
+      const level = object as unknown as LevelLine;
+      const available = level.quantities.find((q) => q.name === 'available');
+      if (!available) continue;
+      await mirror.addLevel({ variantId: fromGid('ProductVariant', level.__parentId), locationId: fromGid('Location', level.location.id), available: String(available.quantity) });
+    }
+  }
+  progress(seen);
+}
+
+interface OrderLine { id: string; name: string }
+interface LineItemLine { __parentId: string; sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
+
+async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<void> {
+  // Line positions count per order in file order (a line item follows its order in Shopify's file).
+  const positions = new Map<string, number>();
+  for await (const object of file.lines()) {
+    if (typeof object.id === 'string' && gidResource(object.id) === 'Order') {
+      const order = object as unknown as OrderLine;
+      await mirror.addOrder({ orderId: fromGid('Order', order.id), name: order.name });
+    } else if (typeof object.__parentId === 'string' && gidResource(object.__parentId) === 'Order') {
+      const line = object as unknown as LineItemLine;
+      // A removed line (an order edit) has no current quantity: the breakdown reflects current line items.
+      if (line.currentQuantity <= 0) continue;
+      const orderId = fromGid('Order', line.__parentId);
+      const position = positions.get(orderId) ?? 0;
+      positions.set(orderId, position + 1);
+      await mirror.addOrderLine({
+        orderId, position, variantId: line.variant ? fromGid('ProductVariant', line.variant.id) : null, productId: line.product ? fromGid('Product', line.product.id) : null,
+        sku: blankToNull(line.sku), title: line.title, quantity: String(line.currentQuantity),
+      });
+    }
+  }
+}
+
+function blankToNull(text: string | null | undefined): string | null {
+  return text === null || text === undefined || text.trim() === '' ? null : text;
+}
+
+function decimalOrNull(text: string | null): string | null {
+  return text === null ? null : exact(text).toFixed();
+}

@@ -1,0 +1,145 @@
+import type { Em } from '../../db/orm.ts';
+import { exact } from '../../numbers/index.ts';
+import type {
+  OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+} from '../gateway.ts';
+import { LocalPlatformGateway } from '../local-gateway.ts';
+import { appliedPushIds } from '../mirror.ts';
+import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-api.ts';
+import { findConnection, type StoredConnection } from './connections.ts';
+import { toGid } from './ids.ts';
+import { requestOperation } from './operations.ts';
+import type { SecretBox } from './secret-box.ts';
+
+/**
+ * The platform port of a shop connected to Shopify. Reads come from the shop's mirror (the local
+ * platform store, kept by the full sync, webhooks and reconciliation): a request never waits for
+ * Shopify, and when Shopify is down the last synced state still answers. Writes go to Shopify:
+ * each stock push is one `inventoryAdjustQuantities` under `@idempotent(key: <push id>)`, so a
+ * push retried after a lost answer moves Shopify's level once; once Shopify took it, the mirror
+ * takes the same delta (idempotent by push id too), so a retried batch skips pushes already done
+ * without asking Shopify again.
+ */
+export class ShopifyPlatformGateway implements PlatformGateway {
+  readonly #mirror: LocalPlatformGateway;
+  readonly #api: ShopifyAdminApi;
+  readonly #em: Em;
+  readonly #shopId: string;
+
+  constructor(shop: { shopId: string; em: Em }, api: ShopifyAdminApi) {
+    this.#mirror = new LocalPlatformGateway(shop);
+    this.#api = api;
+    this.#em = shop.em;
+    this.#shopId = shop.shopId;
+  }
+
+  listLocations(): Promise<PlatformLocationInfo[]> { return this.#mirror.listLocations(); }
+  getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]> { return this.#mirror.getLevels(variantIds, locationIds); }
+  getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> { return this.#mirror.getVariants(variantIds); }
+  getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> { return this.#mirror.getOrders(orderIds); }
+  readOrderMetafields(orderIds: readonly string[], namespace: string, key: string): Promise<OrderMetafieldInfo[]> {
+    return this.#mirror.readOrderMetafields(orderIds, namespace, key);
+  }
+
+  /** `metafieldsSet` in batches of 25 (Shopify's limit per call), then the mirror's copy. */
+  async writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void> {
+    for (let start = 0; start < entries.length; start += 25) {
+      const batch = entries.slice(start, start + 25);
+      const answer = await this.#api.request<{ metafieldsSet: { userErrors: { field: string[] | null; message: string; code: string | null }[] } | null }>(
+        requestOperation('metafields-set'),
+        { metafields: batch.map((e) => ({ ownerId: toGid('Order', e.orderId), namespace: e.namespace, key: e.key, type: 'json', value: JSON.stringify(e.value) })) },
+      );
+      const errors = answer.metafieldsSet?.userErrors ?? [];
+      if (errors.length > 0) throw userErrorsFailure('metafieldsSet', errors);
+    }
+    await this.#mirror.writeOrderMetafields(entries);
+  }
+
+  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+    if (adjustments.length === 0) return;
+    const done = await appliedPushIds(this.#em, this.#shopId, adjustments.map((a) => a.pushId));
+    const todo = adjustments.filter((a) => !done.has(a.pushId));
+    if (todo.length === 0) return;
+    const variants = new Map((await this.#mirror.getVariants(todo.map((a) => a.variantId))).map((v) => [v.variantId, v]));
+    for (const push of todo) {
+      const variant = variants.get(push.variantId);
+      if (!variant) {
+        throw new ShopifyApiError(`push ${push.pushId}: variant ${push.variantId} is not in the store (deleted on Shopify?)`, { permanent: true, code: 'UNKNOWN_VARIANT' });
+      }
+      const delta = exact(push.delta);
+      if (!delta.isInteger()) {
+        throw new ShopifyApiError(`push ${push.pushId}: Shopify keeps whole units, the delta ${push.delta} is not one`, { permanent: true, code: 'FRACTIONAL_DELTA' });
+      }
+      const answer = await this.#api.request<{ inventoryAdjustQuantities: { userErrors: { field: string[] | null; message: string; code: string | null }[] } | null }>(
+        requestOperation('inventory-adjust'),
+        {
+          key: push.pushId,
+          input: {
+            name: 'available',
+            reason: 'correction',
+            referenceDocumentUri: `bomcore://push/${encodeURIComponent(push.pushId)}`,
+            changes: [{ inventoryItemId: toGid('InventoryItem', variant.inventoryItemId), locationId: toGid('Location', push.locationId), delta: Number(delta.toFixed()) }],
+          },
+        },
+      );
+      const errors = answer.inventoryAdjustQuantities?.userErrors ?? [];
+      if (errors.length > 0) throw userErrorsFailure('inventoryAdjustQuantities', errors);
+      await this.#mirror.applyLevelAdjustments([push]);
+    }
+  }
+}
+
+const PASSING_USER_ERRORS = new Set(['IDEMPOTENCY_CONCURRENT_REQUEST', 'SERVICE_UNAVAILABLE']);
+
+function userErrorsFailure(mutation: string, errors: { field: string[] | null; message: string; code: string | null }[]): ShopifyApiError {
+  const first = errors[0]!;
+  const text = errors.map((e) => `${e.code ?? 'ERROR'}${e.field ? ` (${e.field.join('.')})` : ''}: ${e.message}`).join('; ');
+  return new ShopifyApiError(`Shopify ${mutation}: ${text}`, { permanent: !PASSING_USER_ERRORS.has(first.code ?? ''), code: first.code ?? 'USER_ERROR' });
+}
+
+export interface ShopifyPlatformOptions {
+  /** Opens sealed tokens; resolved when a connected shop first needs Shopify. */
+  secretBox: () => SecretBox;
+  api?: AdminApiOptions;
+}
+
+/** An API client for a stored connection. */
+export function adminApiFor(connection: StoredConnection, box: SecretBox, options: AdminApiOptions = {}): ShopifyAdminApi {
+  return new ShopifyAdminApi({ domain: connection.domain, accessToken: box.open(connection.tokenSealed), apiVersion: connection.apiVersion }, options);
+}
+
+/**
+ * The platform port per shop: a shop connected to Shopify gets the Shopify gateway, any other the
+ * local platform store. Reads are the mirror's either way; the connection is looked up (one
+ * statement) only when a write needs it.
+ */
+export function platformGatewayFactory(options: ShopifyPlatformOptions): PlatformGatewayFactory {
+  return (shop) => new RoutingGateway(shop, options);
+}
+
+class RoutingGateway extends LocalPlatformGateway {
+  readonly #shop: { shopId: string; em: Em };
+  readonly #options: ShopifyPlatformOptions;
+
+  constructor(shop: { shopId: string; em: Em }, options: ShopifyPlatformOptions) {
+    super(shop);
+    this.#shop = shop;
+    this.#options = options;
+  }
+
+  async #writer(): Promise<PlatformGateway> {
+    const connection = await findConnection(this.#shop.em, this.#shop.shopId);
+    if (!connection) return new LocalPlatformGateway(this.#shop);
+    return new ShopifyPlatformGateway(this.#shop, adminApiFor(connection, this.#options.secretBox(), this.#options.api));
+  }
+
+  override async writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void> {
+    if (entries.length === 0) return;
+    return (await this.#writer()).writeOrderMetafields(entries);
+  }
+
+  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+    if (adjustments.length === 0) return;
+    return (await this.#writer()).applyLevelAdjustments(adjustments);
+  }
+}
