@@ -22,7 +22,7 @@ Usage: bomcore <command> [options]
   key list --shop ID [--json]
   key revoke ID
   shop connect --shop ID --domain X.myshopify.com --token-file F [--api-version 2026-10] [--no-sync]
-  shop sync|status|disconnect --shop ID
+  shop sync|status|disconnect|retry-pushes --shop ID
                                      link a shop to its Shopify store, sync it, show or end the link
   print-schema [--subgraph] [--check [FILE]]
                                      print the GraphQL SDL (--check: are schema/*.graphql up to date?)
@@ -143,6 +143,7 @@ ${DATABASE}`,
   bomcore shop sync --shop ID [--json]
   bomcore shop status --shop ID [--json]
   bomcore shop disconnect --shop ID
+  bomcore shop retry-pushes --shop ID
 
 Links a shop to its Shopify store through a custom app's Admin API access token (shpat_…).
 connect reads the store and the token's access scopes and refuses, naming each, when one of
@@ -153,7 +154,9 @@ is made when it is unset) and never printed, logged or exported. Then it runs a 
 sync re-reads locations, products, variants, inventory levels and open orders (Shopify bulk
 exports) into the shop's mirror; platform-linked materials take their names, SKUs, prices and
 costs. status shows the link, the last sync and the stock pushes still pending. disconnect
-deletes the token; the last synced state stays.
+deletes the token; the last synced state stays. A stock push Shopify refuses for good (a deleted
+variant, a missing scope) is stopped instead of retried forever; retry-pushes releases the stopped
+pushes once the cause is fixed.
 
 Options:
   --shop ID            the bomcore shop (created by connect when it does not exist)

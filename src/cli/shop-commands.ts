@@ -13,7 +13,8 @@ export async function shopCommand(args: string[]): Promise<void> {
     case 'sync': return syncCommand(rest);
     case 'status': return statusCommand(rest);
     case 'disconnect': return disconnectCommand(rest);
-    default: throw new UsageError('use: bomcore shop connect|sync|status|disconnect');
+    case 'retry-pushes': return retryPushesCommand(rest);
+    default: throw new UsageError('use: bomcore shop connect|sync|status|disconnect|retry-pushes');
   }
 }
 
@@ -103,7 +104,8 @@ async function statusCommand(args: string[]): Promise<void> {
       console.log(`  webhooks: ${c.webhookUri ? `${c.webhookTopics?.length ?? 0} topics → ${c.webhookUri}` : 'none registered'}`);
     }
     const p = status.pushes;
-    console.log(`  stock pushes: ${p.pending} pending${p.failing > 0 ? `, ${p.failing} failing` : ''}${p.oldestPendingAt ? ` (oldest ${p.oldestPendingAt})` : ''}`);
+    console.log(`  stock pushes: ${p.pending} pending${p.failing > 0 ? `, ${p.failing} failing` : ''}${p.stopped > 0 ? `, ${p.stopped} stopped (refused for good: fix the cause, then bomcore shop retry-pushes)` : ''}`
+      + `${p.oldestPendingAt ? ` (oldest ${p.oldestPendingAt})` : ''}`);
   }, { migrate: true });
 }
 
@@ -115,5 +117,15 @@ async function disconnectCommand(args: string[]): Promise<void> {
     const removed = await link.disconnect(orm, shopId);
     console.log(removed ? `shop ${shopId} disconnected: its token is deleted; the last synced state stays and the local platform store serves it`
       : `shop ${shopId} was not connected`);
+  });
+}
+
+async function retryPushesCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { shop: { type: 'string' } });
+  const shopId = requiredString(values.shop, '--shop');
+  const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
+  await withDatabase(async (orm) => {
+    const released = await link.retryPushes(orm, shopId);
+    console.log(`${released} stopped stock push(es) of shop ${shopId} released: the drainer of a running server tries them again`);
   });
 }

@@ -6,7 +6,7 @@ import { mirrorPlatformMaterials } from '../modules/materials/platform-mirror.ts
 import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository.ts';
 import { ensureShop } from '../modules/shops/shop-settings.ts';
 import { writesMaterialRequirementsMetafield } from '../modules/shops/for-orders.ts';
-import { countPlatformPushes } from '../modules/stock/platform-push.repository.ts';
+import { countPlatformPushes, retryStoppedPlatformPushes } from '../modules/stock/platform-push.repository.ts';
 import { ConnectError, connectShop, disconnectShop, type ConnectResult } from '../platform/shopify/connect.ts';
 import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
 import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
@@ -84,7 +84,7 @@ export async function sync(orm: Orm, config: Config, shopId: string, onProgress?
 
 export interface ShopStatus {
   connection: ConnectionInfo | null;
-  pushes: { pending: number; failing: number; oldestPendingAt: string | null };
+  pushes: { pending: number; failing: number; stopped: number; oldestPendingAt: string | null };
   /** Shopify's cost bucket as this process last saw it (null in a process that has not called Shopify: see the sync counts). */
   throttle: ThrottleSnapshot | null;
 }
@@ -101,4 +101,9 @@ export async function status(orm: Orm, shopId: string): Promise<ShopStatus> {
 
 export async function disconnect(orm: Orm, shopId: string): Promise<boolean> {
   return disconnectShop(orm.em.fork(), shopId);
+}
+
+/** Releases the shop's stopped pushes (refused for good, cause since fixed) to the drainer; returns how many. */
+export async function retryPushes(orm: Orm, shopId: string): Promise<number> {
+  return retryStoppedPlatformPushes(orm.em.fork(), shopId);
 }

@@ -16,8 +16,11 @@ export interface PlatformVariantInfo {
 export interface PlatformOrderLineInfo { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 export interface PlatformOrderInfo { orderId: string; name: string; lineItems: PlatformOrderLineInfo[] }
 
-/** One stock move to apply to a live level, identified by bomcore's outbox push id. */
-export interface PlatformLevelAdjustment { pushId: string; variantId: string; locationId: string; delta: string }
+/**
+ * One stock move to apply to a live level, identified by bomcore's outbox push id; the work order
+ * and build run that caused it, when one did (the platform's reference document).
+ */
+export interface PlatformLevelAdjustment { pushId: string; variantId: string; locationId: string; delta: string; workOrderId?: string | null; buildRunId?: string | null }
 
 export interface OrderMetafieldInfo { orderId: string; namespace: string; key: string; value: unknown; updatedAt: Date }
 
@@ -44,3 +47,23 @@ export interface PlatformGateway {
 }
 
 export type PlatformGatewayFactory = (shop: { shopId: string; em: import('../db/orm.ts').Em }) => PlatformGateway;
+
+/**
+ * A batch of level adjustments that stopped part way: the pushes in `applied` went through,
+ * `pushId` failed (for good when `permanent`: the platform refused it and will refuse it again),
+ * and the rest were not tried. The outbox drainer marks each accordingly; any other error from
+ * `applyLevelAdjustments` fails the whole batch, to be retried.
+ */
+export class PlatformPushFailure extends Error {
+  readonly pushId: string;
+  readonly applied: readonly string[];
+  readonly permanent: boolean;
+
+  constructor(message: string, details: { pushId: string; applied: readonly string[]; permanent: boolean }) {
+    super(message);
+    this.name = 'PlatformPushFailure';
+    this.pushId = details.pushId;
+    this.applied = details.applied;
+    this.permanent = details.permanent;
+  }
+}

@@ -1,10 +1,11 @@
 import type { Orm } from '../../db/orm.ts';
 import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
-import type { PlatformGatewayFactory } from '../../platform/gateway.ts';
+import { PlatformPushFailure, type PlatformGatewayFactory } from '../../platform/gateway.ts';
 import { localPlatformGateway } from '../../platform/local-gateway.ts';
 import { shopEm } from '../../shop-context.ts';
 import {
-  claimDuePlatformPushes, markPlatformPushesFailed, markPlatformPushesPushed, MAX_PUSH_ERROR_LENGTH, type ClaimedPlatformPush,
+  claimDuePlatformPushes, markPlatformPushesFailed, markPlatformPushesPushed, markPlatformPushesStopped, MAX_PUSH_ERROR_LENGTH, releasePlatformPushes,
+  type ClaimedPlatformPush,
 } from './platform-push.repository.ts';
 
 /** The part of a pino logger the drainer uses. */
@@ -35,7 +36,8 @@ export interface OutboxDrainerOptions {
   leaseMs?: number;
 }
 
-export interface DrainResult { pushed: number; failed: number }
+/** `failed` counts pushes that stay pending for a retry; `stopped`, pushes the platform refused for good. */
+export interface DrainResult { pushed: number; failed: number; stopped?: number }
 
 export interface OutboxDrainer {
   /** One pass: claim a batch of due pushes, push them per shop, record the outcome. Resolves zeros once stopped. */
@@ -78,9 +80,27 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
       const pushIds = pushes.map((push) => push.pushId);
       try {
         const gateway = (options.platform ?? localPlatformGateway)({ shopId, em: shopEm(orm, shopId) });
-        await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta }) => ({ pushId, variantId, locationId, delta })));
+        await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId }) => ({
+          pushId, variantId, locationId, delta, workOrderId, buildRunId,
+        })));
       } catch (err) {
         const error = errorMessage(err);
+        if (err instanceof PlatformPushFailure) {
+          // Part of the batch went through: those are pushed; the failing push is retried or, refused
+          // for good, stopped; the pushes after it were not tried and go back to the next pass.
+          result.pushed += await markPlatformPushesPushed(em, shopId, err.applied);
+          const untried = pushIds.filter((id) => id !== err.pushId && !err.applied.includes(id));
+          await releasePlatformPushes(em, shopId, untried);
+          if (err.permanent) {
+            await markPlatformPushesStopped(em, shopId, [err.pushId], error);
+            result.stopped = (result.stopped ?? 0) + 1;
+          } else {
+            await markPlatformPushesFailed(em, shopId, [err.pushId], { error, retryBaseMs, retryMaxMs });
+            result.failed += 1;
+          }
+          failures.push({ shopId, pushes: 1, error: err.permanent ? `stopped: ${error}` : error });
+          continue;
+        }
         await markPlatformPushesFailed(em, shopId, pushIds, { error, retryBaseMs, retryMaxMs });
         result.failed += pushIds.length;
         failures.push({ shopId, pushes: pushIds.length, error });

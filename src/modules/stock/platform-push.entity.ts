@@ -36,6 +36,13 @@ export const PlatformPush = defineEntity({
     /** When a pending push is next due; a drainer's claim moves it forward by a lease. */
     nextAttemptAt: timestamp(),
     pushedAt: timestamp().nullable(),
+    /**
+     * Set when the platform refused the push for good (a deleted variant, a missing scope, a
+     * whole-unit platform given a fraction): the drainer no longer claims it, so a permanent failure
+     * never becomes a retry loop. It stays pending (reads keep counting it) until `bomcore shop
+     * retry-pushes` clears the mark once the cause is fixed.
+     */
+    stoppedAt: timestamp().nullable(),
   },
   indexes: [
     { properties: ['status', 'nextAttemptAt'] },

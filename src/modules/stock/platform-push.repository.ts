@@ -32,6 +32,8 @@ export interface ClaimedPlatformPush {
   delta: string;
   attempts: number;
   createdAt: Date;
+  workOrderId: string | null;
+  buildRunId: string | null;
 }
 
 export interface StuckPlatformPushes {
@@ -42,6 +44,8 @@ export interface StuckPlatformPushes {
   oldestAt: Date;
   /** The most recent failure's message. */
   lastError: string | null;
+  /** Of `count`, those the platform refused for good (stopped until `bomcore shop retry-pushes`). */
+  stopped: number;
 }
 
 /** A push's status as a literal in the statement text (the partial indexes name it). */
@@ -115,12 +119,13 @@ export async function stuckPushesByWorkOrder(em: Em, shopId: string, workOrderId
       'work_order_id', eb.fn.countAll<string | number>().as('count'), eb.fn.sum<string>(eb.fn('abs', ['delta'])).as('quantity'),
       eb.fn.min('created_at').as('oldest_at'),
       sql<string | null>`(array_agg(last_error order by next_attempt_at desc, push_id))[1]`.as('last_error'),
+      sql<string | number>`count(*) filter (where stopped_at is not null)`.as('stopped'),
     ])
     .where('shop_id', '=', shopId).where('work_order_id', 'in', [...new Set(workOrderIds)]).where('status', '=', PENDING).where('attempts', '>', sql.lit(0))
     .groupBy('work_order_id'));
   for (const r of rows) {
     stuck.set(r.work_order_id!, {
-      count: Number(r.count), quantity: exact(r.quantity).toFixed(), oldestAt: new Date(r.oldest_at), lastError: r.last_error,
+      count: Number(r.count), quantity: exact(r.quantity).toFixed(), oldestAt: new Date(r.oldest_at), lastError: r.last_error, stopped: Number(r.stopped),
     });
   }
   return stuck;
@@ -139,7 +144,7 @@ export async function claimDuePlatformPushes(
   const shopIds = options.shopIds ? [...new Set(options.shopIds)] : null;
   if (shopIds && shopIds.length === 0) return [];
   let due = stockSql.selectFrom('platform_pushes').select(['shop_id', 'push_id'])
-    .where('status', '=', PENDING).where('next_attempt_at', '<=', sql<Date>`now()`);
+    .where('status', '=', PENDING).where('next_attempt_at', '<=', sql<Date>`now()`).where('stopped_at', 'is', null);
   if (shopIds) due = due.where('shop_id', 'in', shopIds);
   const rows = await runSql(em, stockSql
     .with('due', () => due.orderBy('created_at').orderBy('push_id').limit(options.limit).forUpdate().skipLocked())
@@ -147,11 +152,11 @@ export async function claimDuePlatformPushes(
     .set({ next_attempt_at: sql<Date>`now() + (${options.leaseMs} * interval '1 millisecond')` })
     .from('due')
     .whereRef('p.shop_id', '=', 'due.shop_id').whereRef('p.push_id', '=', 'due.push_id')
-    .returning(['p.shop_id', 'p.push_id', 'p.variant_id', 'p.location_id', 'p.delta', 'p.attempts', 'p.created_at']));
+    .returning(['p.shop_id', 'p.push_id', 'p.variant_id', 'p.location_id', 'p.delta', 'p.attempts', 'p.created_at', 'p.work_order_id', 'p.build_run_id']));
   return rows
     .map((r) => ({
       shopId: r.shop_id, pushId: r.push_id, variantId: r.variant_id, locationId: r.location_id, delta: exact(r.delta).toFixed(),
-      attempts: Number(r.attempts), createdAt: new Date(r.created_at),
+      attempts: Number(r.attempts), createdAt: new Date(r.created_at), workOrderId: r.work_order_id, buildRunId: r.build_run_id,
     }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.pushId < b.pushId ? -1 : a.pushId > b.pushId ? 1 : 0));
 }
@@ -181,14 +186,36 @@ export async function markPlatformPushesFailed(
     .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
 }
 
+/** Stops pushes the platform refused for good: attempts + 1, the error, and `stopped_at` (no drainer claims them again). One round trip. */
+export async function markPlatformPushesStopped(em: Em, shopId: string, pushIds: readonly string[], error: string): Promise<number> {
+  if (pushIds.length === 0) return 0;
+  return runSqlWrite(em, stockSql.updateTable('platform_pushes')
+    .set((eb) => ({ attempts: eb('attempts', '+', sql.lit(1)), last_error: error.slice(0, MAX_PUSH_ERROR_LENGTH), stopped_at: sql<Date>`now()` }))
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
+}
+
+/** Gives claimed pushes that were not tried back to the next pass at once (no attempt counted). One round trip. */
+export async function releasePlatformPushes(em: Em, shopId: string, pushIds: readonly string[]): Promise<number> {
+  if (pushIds.length === 0) return 0;
+  return runSqlWrite(em, stockSql.updateTable('platform_pushes').set({ next_attempt_at: sql<Date>`now()` })
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
+}
+
+/** Lets the drainer try the shop's stopped pushes again (`bomcore shop retry-pushes`, once the cause is fixed). One round trip. */
+export async function retryStoppedPlatformPushes(em: Em, shopId: string): Promise<number> {
+  return runSqlWrite(em, stockSql.updateTable('platform_pushes').set({ stopped_at: null, next_attempt_at: sql<Date>`now()` })
+    .where('shop_id', '=', shopId).where('status', '=', PENDING).where('stopped_at', 'is not', null));
+}
+
 /** The shop's outbox at a glance (`bomcore shop status`): pending pushes, those that failed at least once, the oldest pending. One round trip. */
-export async function countPlatformPushes(em: Em, shopId: string): Promise<{ pending: number; failing: number; oldestPendingAt: string | null }> {
+export async function countPlatformPushes(em: Em, shopId: string): Promise<{ pending: number; failing: number; stopped: number; oldestPendingAt: string | null }> {
   const [row] = await runSql(em, stockSql.selectFrom('platform_pushes')
     .select((eb) => [
       eb.fn.countAll<string | number>().as('pending'),
-      sql<string | number>`count(*) filter (where attempts > 0)`.as('failing'),
+      sql<string | number>`count(*) filter (where attempts > 0 and stopped_at is null)`.as('failing'),
+      sql<string | number>`count(*) filter (where stopped_at is not null)`.as('stopped'),
       eb.fn.min('created_at').as('oldest'),
     ])
     .where('shop_id', '=', shopId).where('status', '=', PENDING));
-  return { pending: Number(row?.pending ?? 0), failing: Number(row?.failing ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest).toISOString() : null };
+  return { pending: Number(row?.pending ?? 0), failing: Number(row?.failing ?? 0), stopped: Number(row?.stopped ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest).toISOString() : null };
 }

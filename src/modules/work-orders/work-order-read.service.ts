@@ -116,7 +116,7 @@ function wholeView(
 }
 
 /** Warnings are derived from the current state on every read; each names its remedy. */
-export function warningsOf(header: WorkOrderHeader, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null } | null): WorkOrderWarning[] {
+export function warningsOf(header: WorkOrderHeader, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null; stopped?: number } | null): WorkOrderWarning[] {
   const warnings: WorkOrderWarning[] = [];
   const open = isOpenStatus(header.status);
   if (header.assigneeId && header.assigneeActive === false) {
@@ -147,7 +147,8 @@ export function warningsOf(header: WorkOrderHeader, plan: MaterialPlan, stuck: {
   if (stuck && stuck.count > 0) {
     warnings.push({
       code: 'PLATFORM_PUSH_STUCK',
-      message: `${stuck.count} stock push(es) to the platform keep failing${stuck.lastError ? ` (${stuck.lastError})` : ''}; they are retried until they go through`,
+      message: `${stuck.count} stock push(es) to the platform keep failing${stuck.lastError ? ` (${stuck.lastError})` : ''}; `
+        + ((stuck.stopped ?? 0) > 0 ? `${stuck.stopped} of them the platform refused for good: they wait until the cause is fixed and they are released` : 'they are retried until they go through'),
       remedy: WORK_ORDER_WARNINGS.PLATFORM_PUSH_STUCK.remedy,
       count: stuck.count, quantity: stuck.quantity,
     });

@@ -116,7 +116,7 @@ export const WORK_ORDER_WARNINGS = {
   },
   PLATFORM_PUSH_STUCK: {
     description: 'stock pushes to the platform keep failing (they are retried until they go through)',
-    remedy: 'check the platform connection; nothing needs re-sending: pending pushes drain by themselves, each once',
+    remedy: 'check the platform connection (bomcore shop status); nothing needs re-sending: pending pushes drain by themselves, each once; a push the platform refused for good (a deleted variant, a missing scope) waits until the cause is fixed and `bomcore shop retry-pushes` releases it',
   },
   NEGATIVE_INVENTORY: {
     description: 'a build run took more than a level held: it went below zero, or stopped at zero',

@@ -1,7 +1,9 @@
 import type { Em } from '../../db/orm.ts';
 import { exact } from '../../numbers/index.ts';
-import type {
-  OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+import {
+  PlatformPushFailure,
+  type OrderMetafieldInfo, type PlatformGateway, type PlatformGatewayFactory, type PlatformLevelAdjustment, type PlatformLevelInfo, type PlatformLocationInfo, type PlatformOrderInfo,
+  type PlatformVariantInfo,
 } from '../gateway.ts';
 import { LocalPlatformGateway } from '../local-gateway.ts';
 import { appliedPushIds } from '../mirror.ts';
@@ -55,38 +57,63 @@ export class ShopifyPlatformGateway implements PlatformGateway {
     await this.#mirror.writeOrderMetafields(entries);
   }
 
+  /**
+   * One `inventoryAdjustQuantities` per push, in order, under `@idempotent(key: <push id>)`; the
+   * mirror takes each delta once Shopify has it. A push that fails stops the batch with a
+   * PlatformPushFailure naming it and the pushes already applied: a refusal Shopify will repeat
+   * (userErrors, a deleted variant, a fraction of a unit, a revoked token) is permanent and stops
+   * that push; a passing one (timeout, 5xx, throttled too long) is retried by the drainer.
+   */
   async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
     if (adjustments.length === 0) return;
     const done = await appliedPushIds(this.#em, this.#shopId, adjustments.map((a) => a.pushId));
     const todo = adjustments.filter((a) => !done.has(a.pushId));
     if (todo.length === 0) return;
     const variants = new Map((await this.#mirror.getVariants(todo.map((a) => a.variantId))).map((v) => [v.variantId, v]));
+    const applied: string[] = [];
     for (const push of todo) {
-      const variant = variants.get(push.variantId);
-      if (!variant) {
-        throw new ShopifyApiError(`push ${push.pushId}: variant ${push.variantId} is not in the store (deleted on Shopify?)`, { permanent: true, code: 'UNKNOWN_VARIANT' });
+      try {
+        await this.#push(push, variants.get(push.variantId)?.inventoryItemId ?? null);
+      } catch (error) {
+        const permanent = error instanceof ShopifyApiError ? error.permanent : false;
+        throw new PlatformPushFailure((error as Error).message, { pushId: push.pushId, applied, permanent });
       }
-      const delta = exact(push.delta);
-      if (!delta.isInteger()) {
-        throw new ShopifyApiError(`push ${push.pushId}: Shopify keeps whole units, the delta ${push.delta} is not one`, { permanent: true, code: 'FRACTIONAL_DELTA' });
-      }
-      const answer = await this.#api.request<{ inventoryAdjustQuantities: { userErrors: { field: string[] | null; message: string; code: string | null }[] } | null }>(
-        requestOperation('inventory-adjust'),
-        {
-          key: push.pushId,
-          input: {
-            name: 'available',
-            reason: 'correction',
-            referenceDocumentUri: `bomcore://push/${encodeURIComponent(push.pushId)}`,
-            changes: [{ inventoryItemId: toGid('InventoryItem', variant.inventoryItemId), locationId: toGid('Location', push.locationId), delta: Number(delta.toFixed()) }],
-          },
-        },
-      );
-      const errors = answer.inventoryAdjustQuantities?.userErrors ?? [];
-      if (errors.length > 0) throw userErrorsFailure('inventoryAdjustQuantities', errors);
-      await this.#mirror.applyLevelAdjustments([push]);
+      applied.push(push.pushId);
     }
   }
+
+  async #push(push: PlatformLevelAdjustment, inventoryItemId: string | null): Promise<void> {
+    if (inventoryItemId === null) {
+      throw new ShopifyApiError(`variant ${push.variantId} is not in the store (deleted on Shopify?)`, { permanent: true, code: 'UNKNOWN_VARIANT' });
+    }
+    const delta = exact(push.delta);
+    if (!delta.isInteger()) {
+      throw new ShopifyApiError(`Shopify keeps whole units; the delta ${push.delta} of variant ${push.variantId} is not one`, { permanent: true, code: 'FRACTIONAL_DELTA' });
+    }
+    const answer = await this.#api.request<{ inventoryAdjustQuantities: { userErrors: { field: string[] | null; message: string; code: string | null }[] } | null }>(
+      requestOperation('inventory-adjust'),
+      {
+        key: push.pushId,
+        input: {
+          name: 'available',
+          reason: 'correction',
+          referenceDocumentUri: referenceDocument(push),
+          changes: [{ inventoryItemId: toGid('InventoryItem', inventoryItemId), locationId: toGid('Location', push.locationId), delta: Number(delta.toFixed()) }],
+        },
+      },
+    );
+    const errors = answer.inventoryAdjustQuantities?.userErrors ?? [];
+    if (errors.length > 0) throw userErrorsFailure('inventoryAdjustQuantities', errors);
+    await this.#mirror.applyLevelAdjustments([push]);
+  }
+}
+
+/** What moved the stock, as Shopify's inventory history shows it: the build run (or the push alone). */
+function referenceDocument(push: PlatformLevelAdjustment): string {
+  if (push.workOrderId && push.buildRunId) {
+    return `bomcore://work-orders/${encodeURIComponent(push.workOrderId)}/build-runs/${encodeURIComponent(push.buildRunId)}?push=${encodeURIComponent(push.pushId)}`;
+  }
+  return `bomcore://pushes/${encodeURIComponent(push.pushId)}`;
 }
 
 const PASSING_USER_ERRORS = new Set(['IDEMPOTENCY_CONCURRENT_REQUEST', 'SERVICE_UNAVAILABLE']);
