@@ -25,9 +25,9 @@ export interface BomListPage { items: BomView[]; totalCount: number; page: numbe
  * current on every write.
  *
  * search: case-insensitive literal substring of name, sku or bomId (lower-cased when the keys are
- * written, so it matches exactly as `toLowerCase().includes` does). Sort keys: name (default),
- * bomId (by its number), sku, price, totalCost, status; nulls last in both directions; ties by
- * bomId ascending. Costs are exact; the Decimal scalar rounds them half-up to 6 places.
+ * written, so it matches exactly as `toLowerCase().includes` does). Sort keys: BOM_SORTS (the
+ * first is the default; bomId by its number), their keys in bom-filters.ts; nulls last in both
+ * directions; ties by bomId ascending. Costs are exact; the Decimal scalar rounds them half-up to 6 places.
  */
 export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<BomListPage> {
   const { page, pageSize } = pageOf(input, 'rows');
