@@ -7,7 +7,7 @@ import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import type { PlatformGateway } from '../../platform/gateway.ts';
 import { LocalPlatformGateway } from '../../platform/local-gateway.ts';
 import type { BillKey } from './engine/index.ts';
-import type { BillOwnerType } from './recipe-vocabulary.ts';
+import type { BillOwnerType, RecipeLineType } from './recipe-vocabulary.ts';
 import { recipesSql, type RecipesTables } from './tables.ts';
 
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
@@ -98,7 +98,7 @@ function levelsQuery(shopId: string, seed: Seed) {
 // A BOM's new total is copied into its list entry in the same statement. A material's unit cost is
 // the materials module's: its correlated subquery comes from the catalogue sources.
 function upsertLevel(catalog: CatalogSources, shopId: string, level: readonly BillKey[]) {
-  const sum = (lineType: 'raw' | 'sub' | 'cost', unitCost: Expression<string | null>, withWaste = false) =>
+  const sum = (lineType: RecipeLineType, unitCost: Expression<string | null>, withWaste = false) =>
     sql<string>`coalesce(sum(l.quantity${withWaste ? sql` * (1 + l.waste_percentage * 0.01)` : sql``} * coalesce(${unitCost}, 0)) filter (where l.line_type = ${sql.lit(lineType)}), 0)`;
   const bills = sql<{ owner_type: BillOwnerType; owner_id: string }>`unnest(${textArrayLiteral(level.map((b) => b.ownerType))}::text[], ${textArrayLiteral(level.map((b) => b.ownerId))}::text[])`
     .as<'s'>(sql`s(owner_type, owner_id)`);
