@@ -1,6 +1,6 @@
 import {
-  AliasNode, ColumnNode, DummyDriver, IdentifierNode, Kysely, ReferenceNode, type SelectQueryNode, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql,
-  type Compilable, type InferResult, type RawBuilder,
+  AliasNode, ColumnNode, DummyDriver, IdentifierNode, Kysely, ReferenceNode, type SelectQueryNode, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
+  type Compilable, type InferResult,
 } from 'kysely';
 import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from './orm.ts';
@@ -42,17 +42,6 @@ export async function runSqlWrite(em: Em, query: Compilable<unknown>): Promise<n
   const { sql, parameters } = query.compile();
   const result = await em.execute<QueryResult>(sql, [...parameters], 'run');
   return result.affectedRows;
-}
-
-/**
- * A hand-written SQL fragment with `?` placeholders and their values (the `{ sql, args }` pieces
- * of src/db/keyset.ts, or a module's exported fragment) as a Kysely raw fragment: its values
- * become parameters in text order, so it can sit anywhere inside a built query.
- */
-export function sqlFragment<T = unknown>(text: string, args: readonly unknown[] = []): RawBuilder<T> {
-  const parts = text.split('?');
-  if (parts.length !== args.length + 1) throw new Error(`SQL fragment has ${parts.length - 1} placeholders for ${args.length} values`);
-  return sql<T>`${sql.join(parts.flatMap((part, i) => (i === 0 ? [sql.raw(part)] : [sql.val(args[i - 1]), sql.raw(part)])), sql.raw(''))}`;
 }
 
 /**
