@@ -1,9 +1,12 @@
+import { sql, type AliasedExpression, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { DomainError } from '../domain-error.ts';
 
 // Keyset (cursor) pagination for the GraphQL connections. A cursor carries the sort key values of
 // its row (as the database prints them) and the list and sort it belongs to, so a page is a seek
 // on the sort order: its cost follows the page size, not how deep in the list it lies.
-// Plain SQL building (no table access): each owning module runs the statement over its tables.
+// Pieces of a Kysely query (no table access): each owning module builds its page's statement over
+// its own tables with them (a CTE or lateral `page` of the window's rows, selected beside
+// `keysetTotals`) and turns its rows into a connection with `toConnection`.
 
 /**
  * The sort directions of every list, paged or keyset (GraphQL's RawMaterialSortOrder, BomSortOrder and
@@ -14,7 +17,8 @@ export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 
 /** One column of a total order. Nullable columns sort nulls last in both directions (as the REST lists do). */
 export interface SortColumn {
-  sql: string;
+  /** The key's expression over the list's rows. */
+  key: Expression<unknown>;
   dir: SortDirection;
   /** How a printed key value is read back (`?::<cast>`). */
   cast: 'text' | 'numeric' | 'int' | 'timestamptz' | 'date';
@@ -24,7 +28,7 @@ export interface SortColumn {
    * are added): the key's current value for the cursor's row, read from the cursor's values
    * (a scalar subquery). The printed value stands in when the row is gone.
    */
-  current?: (values: readonly (string | null)[]) => Sql;
+  current?: (values: readonly (string | null)[]) => Expression<unknown>;
 }
 
 /** A page request, validated: exactly one of `first`/`last` is set. */
@@ -86,35 +90,33 @@ export function pageWindow(args: ConnectionArgs, maxPageSize: number, tag: strin
   };
 }
 
-interface Sql { sql: string; args: unknown[] }
-
 /** The cursor's value of a column as a bound parameter (or the row's current value, see SortColumn.current). */
-function param(c: SortColumn, v: string, values: readonly (string | null)[]): Sql {
-  if (!c.current) return { sql: `?::${c.cast}`, args: [v] };
-  const current = c.current(values);
-  return { sql: `coalesce((${current.sql}), ?::${c.cast})`, args: [...current.args, v] };
+function param(c: SortColumn, v: string, values: readonly (string | null)[]): Condition {
+  const value = sql<unknown>`${v}::${sql.raw(c.cast)}`;
+  return c.current ? sql<unknown>`coalesce((${c.current(values)}), ${value})` : value;
 }
 
+type Condition = RawBuilder<unknown>;
+const and = (parts: readonly Condition[]): Condition => sql.join(parts, sql` and `);
+
 /** Strictly after value `v` in the column's order (nulls last); never null. */
-function after(c: SortColumn, v: string | null, values: readonly (string | null)[]): Sql | null {
+function after(c: SortColumn, v: string | null, values: readonly (string | null)[]): Condition | null {
   if (v === null) return null; // nothing sorts after a null (nulls last), among equal earlier columns
-  const op = c.dir === 'asc' ? '>' : '<';
+  const op = sql.raw(c.dir === 'asc' ? '>' : '<');
   const p = param(c, v, values);
-  return { sql: c.nullable ? `(${c.sql} ${op} ${p.sql} or ${c.sql} is null)` : `${c.sql} ${op} ${p.sql}`, args: p.args };
+  return c.nullable ? sql`(${c.key} ${op} ${p} or ${c.key} is null)` : sql`${c.key} ${op} ${p}`;
 }
 
 /** Strictly before value `v` in the column's order (nulls last); never null. */
-function before(c: SortColumn, v: string | null, values: readonly (string | null)[]): Sql | null {
-  if (v === null) return c.nullable ? { sql: `${c.sql} is not null`, args: [] } : null;
-  const op = c.dir === 'asc' ? '<' : '>';
+function before(c: SortColumn, v: string | null, values: readonly (string | null)[]): Condition | null {
+  if (v === null) return c.nullable ? sql`${c.key} is not null` : null;
+  const op = sql.raw(c.dir === 'asc' ? '<' : '>');
   const p = param(c, v, values);
-  return { sql: c.nullable ? `(${c.sql} is not null and ${c.sql} ${op} ${p.sql})` : `${c.sql} ${op} ${p.sql}`, args: p.args };
+  return c.nullable ? sql`(${c.key} is not null and ${c.key} ${op} ${p})` : sql`${c.key} ${op} ${p}`;
 }
 
-function equal(c: SortColumn, v: string | null, values: readonly (string | null)[]): Sql {
-  if (v === null) return { sql: `${c.sql} is null`, args: [] };
-  const p = param(c, v, values);
-  return { sql: `${c.sql} = ${p.sql}`, args: p.args };
+function equal(c: SortColumn, v: string | null, values: readonly (string | null)[]): Condition {
+  return v === null ? sql`${c.key} is null` : sql`${c.key} = ${param(c, v, values)}`;
 }
 
 /**
@@ -122,112 +124,107 @@ function equal(c: SortColumn, v: string | null, values: readonly (string | null)
  * (column i beyond). Led by an index-friendly bound on the first column when it is not nullable,
  * so the scan starts at the cursor instead of filtering from the top of the list.
  */
-function beyond(columns: readonly SortColumn[], values: readonly (string | null)[], side: 'after' | 'before'): Sql {
+function beyond(columns: readonly SortColumn[], values: readonly (string | null)[], side: 'after' | 'before'): Condition {
   const step = side === 'after' ? after : before;
-  const terms: Sql[] = [];
+  const terms: Condition[] = [];
   for (let i = 0; i < columns.length; i++) {
     const last = step(columns[i]!, values[i]!, values);
     if (!last) continue;
-    const parts = [...columns.slice(0, i).map((c, j) => equal(c, values[j]!, values)), last];
-    terms.push({ sql: parts.map((p) => p.sql).join(' and '), args: parts.flatMap((p) => p.args) });
+    terms.push(and([...columns.slice(0, i).map((c, j) => equal(c, values[j]!, values)), last]));
   }
-  const any: Sql = terms.length === 0 ? { sql: 'false', args: [] } : { sql: terms.map((t) => `(${t.sql})`).join(' or '), args: terms.flatMap((t) => t.args) };
+  const any = terms.length === 0 ? sql`false` : sql.join(terms.map((t) => sql`(${t})`), sql` or `);
   const lead = columns[0]!;
   const leadValue = values[0];
   if (lead.nullable || leadValue === null || leadValue === undefined) return any;
-  const bound = side === 'after' ? (lead.dir === 'asc' ? '>=' : '<=') : (lead.dir === 'asc' ? '<=' : '>=');
-  const p = param(lead, leadValue, values);
-  return { sql: `${lead.sql} ${bound} ${p.sql} and (${any.sql})`, args: [...p.args, ...any.args] };
+  const bound = sql.raw(side === 'after' ? (lead.dir === 'asc' ? '>=' : '<=') : (lead.dir === 'asc' ? '<=' : '>='));
+  return sql`${lead.key} ${bound} ${param(lead, leadValue, values)} and (${any})`;
 }
 
-function orderBy(columns: readonly SortColumn[], reversed: boolean): string {
-  return columns.map((c) => {
+function orderBy(columns: readonly SortColumn[], reversed: boolean): RawBuilder<unknown> {
+  return sql.join(columns.map((c) => {
     const dir = reversed ? (c.dir === 'asc' ? 'desc' : 'asc') : c.dir;
-    return `${c.sql} ${dir} ${reversed ? 'nulls first' : 'nulls last'}`;
-  }).join(', ');
+    return sql`${c.key} ${sql.raw(`${dir} ${reversed ? 'nulls first' : 'nulls last'}`)}`;
+  }));
 }
 
-/** The parts of one list's connection statement, given by its owning module. */
-export interface KeysetSource {
-  /** FROM clause, with the alias the other parts use (bound by `fromArgs`). */
-  from: string;
-  fromArgs?: unknown[];
-  /** The list's filters over `from` (the same as its REST list). */
-  filter: Sql;
-  /** FROM clause of the total count, without placeholders (defaults to `from`). */
-  countFrom?: string;
-  /** Columns the page keeps for `rowColumns`. */
-  pageColumns: string;
-  /** The alias `rowColumns` and `joins` use for a page row. */
-  alias: string;
-  /** The node's columns over a page row (may hold `?` placeholders, bound by `rowArgs`). */
-  rowColumns: string;
-  rowArgs?: unknown[];
-  /** Lateral joins of a page row (bound by `joinArgs`). */
-  joins?: string;
-  joinArgs?: unknown[];
-  columns: readonly SortColumn[];
-}
+/** The name a page row's sort key `i` has in the statement (`k0`, `k1`, …): its cursor is made of them. */
+type KeyName = `k${number}`;
 
-export interface KeysetRow { total_count: string | number; outside: boolean | null; ord_: string | number | null; [key: string]: unknown }
-
-/** The window's SQL pieces over the sort columns: its bounds, order, look-ahead limit, key columns and the far-side test. */
-export interface WindowSql { bounds: Sql; order: string; limit: number; keys: string; outside: Sql | null }
-
-export function windowSql(columns: readonly SortColumn[], window: PageWindow): WindowSql {
+/**
+ * The window's pieces of a page's statement, over the sort columns: its bounds (a where), its
+ * order (an order by, also the order of `ord_`), its look-ahead limit, the columns a page row
+ * selects (its sort keys as printed, `k0`…, and its place, `ord_`) and the far-side test.
+ */
+export function windowSql(columns: readonly SortColumn[], window: PageWindow) {
   const backward = window.last !== null;
-  const bounds: Sql[] = [];
+  const bounds: Condition[] = [];
   if (window.after) bounds.push(beyond(columns, window.after, 'after'));
   if (window.before) bounds.push(beyond(columns, window.before, 'before'));
   // The cursor the page starts from (`after` going forward, `before` going backward): rows not
   // beyond it — the cursor's own row included — lie on the other side of the page.
   const start = backward ? window.before : window.after;
   const side = start ? beyond(columns, start, backward ? 'before' : 'after') : null;
+  const order = orderBy(columns, backward);
   return {
-    bounds: bounds.length === 0 ? { sql: 'true', args: [] } : { sql: bounds.map((b) => `(${b.sql})`).join(' and '), args: bounds.flatMap((b) => b.args) },
-    order: orderBy(columns, backward),
+    bounds: (bounds.length === 0 ? sql`true` : and(bounds.map((b) => sql`(${b})`))) as RawBuilder<SqlBool>,
+    order,
     limit: (window.first ?? window.last!) + 1,
-    keys: columns.map((c, i) => `(${c.sql})::text as k${i}`).join(', '),
-    outside: side ? { sql: `not coalesce((${side.sql}), false)`, args: side.args } : null,
+    keys: [
+      ...columns.map((c, i) => sql<string | null>`(${c.key})::text`.as(`k${i}` as KeyName)),
+      sql<string>`row_number() over (order by ${order})`.as('ord_'),
+    ],
+    outside: side ? sql<SqlBool>`not coalesce((${side}), false)` : null,
   };
+}
+
+export type WindowSql = ReturnType<typeof windowSql>;
+
+/** The window's key columns and `ord_` of a page joined as `alias`, for the statement's select. */
+export function pageKeys(alias: string, w: WindowSql) {
+  return [
+    ...w.keys.slice(0, -1).map((_, i) => sql.ref<string | null>(`${alias}.k${i}`).as(`k${i}` as KeyName)),
+    sql.ref<string>(`${alias}.ord_`).as('ord_'),
+  ];
 }
 
 /**
- * ONE statement for a page: the window's rows (one more than asked, to know whether more follow),
- * the filtered total, and whether rows lie on the far side of the cursor the page starts from.
+ * The two columns a page's statement adds beside its rows: the filtered total (`total_count`) and
+ * whether rows lie on the far side of the cursor the page starts from (`outside`). `rows` are the
+ * list's rows under its filters (a select without columns); `countRows` those the total counts,
+ * when cheaper to read than `rows`.
  */
-export function keysetStatement(source: KeysetSource, window: PageWindow): Sql {
-  const { columns, filter, alias } = source;
-  const fromArgs = source.fromArgs ?? [];
-  const w = windowSql(columns, window);
-  const outside = w.outside;
-  return {
-    sql: `with page as (
-            select ${source.pageColumns}, ${w.keys}, row_number() over (order by ${w.order}) as ord_
-              from ${source.from} where (${filter.sql}) and ${w.bounds.sql} order by ${w.order} limit ?)
-          select (select count(*) from ${source.countFrom ?? source.from} where ${filter.sql}) as total_count,
-                 ${outside ? `exists (select 1 from ${source.from} where (${filter.sql}) and (${outside.sql}))` : 'false'} as outside,
-                 ${source.rowColumns}, ${columns.map((_, i) => `${alias}.k${i}`).join(', ')}, ${alias}.ord_
-            from (select 1) one left join page ${alias} on true ${source.joins ?? ''}
-           order by ${alias}.ord_`,
-    args: [
-      ...fromArgs, ...filter.args, ...w.bounds.args, w.limit, ...(source.countFrom ? [] : fromArgs), ...filter.args,
-      ...(outside ? [...fromArgs, ...filter.args, ...outside.args] : []), ...(source.rowArgs ?? []), ...(source.joinArgs ?? []),
-    ],
-  };
+export function keysetTotals(rows: () => AnySelect, w: WindowSql, countRows: () => AnySelect = rows) {
+  return [
+    sql<string>`${countRows().select(sql<string>`count(*)`.as('n'))}`.as('total_count'),
+    (w.outside ? sql<boolean>`exists ${rows().select(sql.lit(1).as('one')).where(w.outside)}` : sql<boolean>`false`).as('outside'),
+  ] as const;
 }
 
+/** Any module's select of its list's rows (the keyset pieces are plain SQL over the module's own query). */
+type AnySelect = SelectQueryBuilder<any, any, object>;
+
+/**
+ * A page entry's columns as a statement that left-joins its page types them: each may be null
+ * (the one row of an empty page). `toConnection` hands `node` only rows that carry an entry, which
+ * hold the columns as the page's own query types them.
+ */
+export type LeftJoined<T> = { [K in keyof T]: T[K] | null };
+
+/** The columns `windowSql` and `keysetTotals` add to a statement, as those selections type them (null: a row without a page entry). */
+type KeysetColumns = Selected<WindowSql['keys'][number] | ReturnType<typeof keysetTotals>[number]>;
+type Selected<E> = { [A in E extends AliasedExpression<unknown, infer N> ? N : never]: (E extends AliasedExpression<infer T, A> ? T : never) | null };
+
 /** Turns the statement's rows into a connection: trims the look-ahead row, restores forward order, sets pageInfo. */
-export function toConnection<T>(rows: readonly KeysetRow[], window: PageWindow, tag: string, width: number, node: (row: KeysetRow) => T): Connection<T> {
+export function toConnection<R extends Partial<KeysetColumns>, T>(rows: readonly R[], window: PageWindow, tag: string, width: number, node: (row: R) => T): Connection<T> {
   const first = rows[0];
   const totalCount = Number(first?.total_count ?? 0);
   const outside = Boolean(first?.outside);
-  const found = rows.filter((r) => r.ord_ !== null);
+  const found = rows.filter((r) => r.ord_ !== null && r.ord_ !== undefined);
   const size = window.first ?? window.last!;
   const more = found.length > size;
   const page = found.slice(0, size);
   if (window.last !== null) page.reverse();
-  const edges = page.map((r) => ({ cursor: encodeCursor(tag, Array.from({ length: width }, (_, i) => (r[`k${i}`] ?? null) as string | null)), node: node(r) }));
+  const edges = page.map((r) => ({ cursor: encodeCursor(tag, Array.from({ length: width }, (_, i) => r[`k${i}`] ?? null)), node: node(r) }));
   const backward = window.last !== null;
   return {
     edges,

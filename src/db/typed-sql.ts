@@ -1,6 +1,6 @@
 import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql,
-  type Compilable, type InferResult, type RawBuilder,
+  AliasNode, ColumnNode, DummyDriver, IdentifierNode, Kysely, ReferenceNode, type SelectQueryNode, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
+  type Compilable, type InferResult,
 } from 'kysely';
 import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from './orm.ts';
@@ -45,12 +45,19 @@ export async function runSqlWrite(em: Em, query: Compilable<unknown>): Promise<n
 }
 
 /**
- * A hand-written SQL fragment with `?` placeholders and their values (the `{ sql, args }` pieces
- * of src/db/keyset.ts, or a module's exported fragment) as a Kysely raw fragment: its values
- * become parameters in text order, so it can sit anywhere inside a built query.
+ * The column names of a built select, read from the query itself: where a statement puts other
+ * columns beside a query's (a page's totals and keys), `pickColumns` cuts a row back to that
+ * query's columns without restating them.
  */
-export function sqlFragment<T = unknown>(text: string, args: readonly unknown[] = []): RawBuilder<T> {
-  const parts = text.split('?');
-  if (parts.length !== args.length + 1) throw new Error(`SQL fragment has ${parts.length - 1} placeholders for ${args.length} values`);
-  return sql<T>`${sql.join(parts.flatMap((part, i) => (i === 0 ? [sql.raw(part)] : [sql.val(args[i - 1]), sql.raw(part)])), sql.raw(''))}`;
+export function columnNames(query: { toOperationNode(): SelectQueryNode }): string[] {
+  return (query.toOperationNode().selections ?? []).map(({ selection }) => {
+    if (AliasNode.is(selection) && IdentifierNode.is(selection.alias)) return selection.alias.name;
+    if (ReferenceNode.is(selection) && ColumnNode.is(selection.column)) return selection.column.column.name;
+    throw new Error(`a selection without a name (${selection.kind})`);
+  });
+}
+
+/** The row's values of `names` (from `columnNames`), typed as the query that names them types its rows. */
+export function pickColumns<T>(row: object, names: readonly string[]): T {
+  return Object.fromEntries(names.map((name) => [name, (row as Record<string, unknown>)[name]])) as T;
 }

@@ -1,12 +1,15 @@
 import type { ShopContext } from '../../shop-context.ts';
-import { keysetStatement, pageWindow, toConnection, type Connection, type ConnectionArgs, type KeysetRow, type SortColumn, type SortDirection } from '../../db/keyset.ts';
+import {
+  keysetTotals, pageKeys, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type SortColumn, type SortDirection,
+} from '../../db/keyset.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
-import { expressionBuilder, sql, type OperationNodeSource } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import {
   MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, materialsWithQuantity, type MaterialFilterParams, type MaterialSort,
 } from './material-filters.ts';
-import { materialColumns, toMaterialView, type MaterialRow, type MaterialView } from './material-view.ts';
-import { materialsSql } from './tables.ts';
+import { materialColumns, toMaterialView, type MaterialView } from './material-view.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
 
 /** The REST list's page-size limit (api-v1: up to 1000). */
 export const MATERIAL_PAGE_MAX = PAGE_LIMITS.rows;
@@ -16,16 +19,10 @@ export interface MaterialConnectionParams extends MaterialFilterParams, Connecti
   sortOrder: SortDirection;
 }
 
-/** A built fragment as the text and arguments `keysetStatement` (shared with other lists) puts together. */
-function piece(fragment: OperationNodeSource | readonly OperationNodeSource[]): { sql: string; args: unknown[] } {
-  const compiled = (Array.isArray(fragment) ? sql.join(fragment) : sql`${fragment}`).compile(materialsSql);
-  return { sql: compiled.sql, args: [...compiled.parameters] };
-}
-
 function sortColumns(sort: MaterialSort, dir: SortDirection): SortColumn[] {
   return [
-    ...MATERIAL_SORT_KEYS[sort].map((k): SortColumn => ({ sql: k.sql, dir, cast: k.numeric ? 'numeric' : 'text', nullable: k.nullable })),
-    { sql: MATERIAL_TIE_KEY, dir: 'asc', cast: 'text' },
+    ...MATERIAL_SORT_KEYS[sort].map((k): SortColumn => ({ key: k.key, dir, cast: k.numeric ? 'numeric' : 'text', nullable: k.nullable })),
+    { key: MATERIAL_TIE_KEY, dir: 'asc', cast: 'text' },
   ];
 }
 
@@ -41,22 +38,19 @@ export async function materialConnection(ctx: ShopContext, params: MaterialConne
   const columns = sortColumns(sort, dir);
   const tag = `materials:${sort}:${dir}`;
   const window = pageWindow(params, MATERIAL_PAGE_MAX, tag, columns.length);
+  const w = windowSql(columns, window);
+  const filter = materialFilter(ctx.shopId, params);
   // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
-  const from = sort === 'inventoryQuantity' ? piece(materialsWithQuantity(ctx.shopId)) : null;
-  const rowColumns = piece(materialColumns(expressionBuilder()));
-  const statement = keysetStatement({
-    from: from ? `(${from.sql}) m` : 'materials m',
-    fromArgs: from?.args ?? [],
-    countFrom: 'materials m',
-    filter: piece(materialFilter(ctx.shopId, params)),
-    pageColumns: 'm.*',
-    alias: 'm',
-    rowColumns: rowColumns.sql,
-    rowArgs: rowColumns.args,
-    columns,
-  }, window);
-  // The statement is put together by the shared keyset builder from the fragments above; its rows
-  // are the keyset columns and `materialColumns`.
-  const rows = await ctx.em.execute<(KeysetRow & MaterialRow)[]>(statement.sql, statement.args);
-  return toConnection(rows, window, tag, columns.length, (row) => toMaterialView(row as KeysetRow & MaterialRow));
+  type Material = Selectable<MaterialsTables['materials']>;
+  const source = sort === 'inventoryQuantity' ? sql<Material>`(${materialsWithQuantity(ctx.shopId)})`.as('m') : sql<Material>`materials`.as('m');
+  const rows = await runSql(ctx.em, materialsSql
+    .with('page', (db) => db.selectFrom(source).selectAll('m').select(w.keys).where(filter).where(w.bounds).orderBy(w.order).limit(w.limit))
+    .selectFrom(sql`(select 1)`.as('one'))
+    .leftJoin('page as m', (join) => join.onTrue())
+    .select((eb) => [
+      ...keysetTotals(() => materialsSql.selectFrom(source).where(filter), w, () => materialsSql.selectFrom('materials as m').where(filter)),
+      ...materialColumns(eb), ...pageKeys('m', w),
+    ])
+    .orderBy('m.ord_'));
+  return toConnection(rows, window, tag, columns.length, toMaterialView);
 }

@@ -55,17 +55,21 @@ export function materialSortOf(sortBy: string | null): MaterialSort {
   return (MATERIAL_SORTS as readonly string[]).includes(sortBy ?? '') ? (sortBy as MaterialSort) : 'productName';
 }
 
+type MaterialColumn = `m.${keyof MaterialsTables['materials']}`;
+const bytes = (column: MaterialColumn) => sql`${sql.ref(column)} collate "C"`;
+const lower = (column: MaterialColumn) => sql`lower(${sql.ref(column)}) collate "C"`;
+
 /**
  * Sort keys of each sort, in order. Text sorts are case-insensitive and byte-ordered after
  * lowering, so PostgreSQL and PGlite agree whatever the database collation; variantName is
  * nullable (nulls last). Ties always break on variantId ascending (MATERIAL_TIE_KEY).
  */
-export const MATERIAL_SORT_KEYS: Record<MaterialSort, { sql: string; nullable: boolean; numeric: boolean }[]> = {
-  productName: [{ sql: 'lower(m.product_name) collate "C"', nullable: false, numeric: false }, { sql: 'm.product_name collate "C"', nullable: false, numeric: false }],
-  variantName: [{ sql: 'lower(m.variant_name) collate "C"', nullable: true, numeric: false }, { sql: 'm.variant_name collate "C"', nullable: true, numeric: false }],
-  inventoryQuantity: [{ sql: 'm.inventory_quantity', nullable: false, numeric: true }],
+export const MATERIAL_SORT_KEYS: Record<MaterialSort, { key: Expression<unknown>; nullable: boolean; numeric: boolean }[]> = {
+  productName: [{ key: lower('m.product_name'), nullable: false, numeric: false }, { key: bytes('m.product_name'), nullable: false, numeric: false }],
+  variantName: [{ key: lower('m.variant_name'), nullable: true, numeric: false }, { key: bytes('m.variant_name'), nullable: true, numeric: false }],
+  inventoryQuantity: [{ key: sql.ref('m.inventory_quantity'), nullable: false, numeric: true }],
 };
-export const MATERIAL_TIE_KEY = 'm.variant_id collate "C"';
+export const MATERIAL_TIE_KEY = bytes('m.variant_id');
 
 /**
  * Materials with their `inventory_quantity` as a column (`inventoryQuantity`, with the virtual

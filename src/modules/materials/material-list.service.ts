@@ -35,7 +35,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
   const filter = materialFilter(ctx.shopId, params);
   const sort = materialSortOf(params.sortBy);
   const dir = params.sortOrder === 'desc' ? 'desc' : 'asc';
-  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => `${k.sql} ${dir}${k.nullable ? ' nulls last' : ''}`), `${MATERIAL_TIE_KEY} asc`].map((o) => sql.raw(o));
+  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => sql`${k.key} ${sql.raw(`${dir}${k.nullable ? ' nulls last' : ''}`)}`), sql`${MATERIAL_TIE_KEY} asc`];
   // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
   type Material = Selectable<MaterialsTables['materials']>;
   const source = sort === 'inventoryQuantity'

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { runSql } from '../../db/typed-sql.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BillKey } from './engine/index.ts';
 import type { BillSaveTrigger } from './recipe-vocabulary.ts';
@@ -15,12 +15,14 @@ import { recipesSql } from './tables.ts';
 // against the previous version and marks the row `ready`. A crash between the two leaves a
 // pending row with its content, which the next pass completes.
 
-/** The bill's header columns, per owner type, as JSON (its own row, read by primary key). */
-const HEADER_SQL = {
-  bom: `select jsonb_build_object('name', b.name, 'status', b.status, 'variantId', b.variant_id, 'archived', b.archived_at is not null)
-          from boms b where b.shop_id = ? and b.bom_id = ?`,
-  sub_assembly: `select jsonb_build_object('name', a.name, 'onlyConsumePreassembled', a.only_consume_preassembled, 'archived', a.archived_at is not null)
-          from assembly_bills a where a.shop_id = ? and a.assembly_id = ?`,
+/** The bill's header fields, per owner type, as JSON (its own row, read by primary key). */
+const HEADER = {
+  bom: (shopId: string, bomId: string) => recipesSql.selectFrom('boms as b')
+    .select(sql<unknown>`jsonb_build_object('name', b.name, 'status', b.status, 'variantId', b.variant_id, 'archived', b.archived_at is not null)`.as('header'))
+    .where('b.shop_id', '=', shopId).where('b.bom_id', '=', bomId),
+  sub_assembly: (shopId: string, assemblyId: string) => recipesSql.selectFrom('assembly_bills as a')
+    .select(sql<unknown>`jsonb_build_object('name', a.name, 'onlyConsumePreassembled', a.only_consume_preassembled, 'archived', a.archived_at is not null)`.as('header'))
+    .where('a.shop_id', '=', shopId).where('a.assembly_id', '=', assemblyId),
 } as const;
 
 /**
@@ -30,26 +32,28 @@ const HEADER_SQL = {
  */
 export async function recordPendingBillVersion(tx: ShopContext, key: BillKey, trigger: BillSaveTrigger, savedBy: string | null): Promise<number> {
   const s = tx.shopId;
-  const owner = [s, key.ownerType, key.ownerId];
-  const [row] = await tx.em.execute<{ version: number }[]>(
-    `insert into bill_versions (shop_id, owner_type, owner_id, version, state, saved_at, saved_by, trigger, content)
-     select ?, ?, ?, coalesce((select max(version) from bill_versions where shop_id = ? and owner_type = ? and owner_id = ?), 0) + 1,
-            'pending', now(), ?, ?,
-            jsonb_build_object(
-              'header', (${HEADER_SQL[key.ownerType]}),
-              'lines', coalesce((select jsonb_agg(jsonb_build_array(l.line_type, l.node_id, trim_scale(l.quantity)::text, trim_scale(l.waste_percentage)::text)
-                                                  order by l.line_type, l.position)
-                                   from recipe_lines l where l.shop_id = ? and l.owner_type = ? and l.owner_id = ?), '[]'::jsonb),
-              'rules', coalesce((select jsonb_agg(jsonb_build_object('locationId', g.location_id, 'overrides', coalesce((
-                                          select jsonb_agg(jsonb_build_array(o.action, o.node_id, o.replacement_node_id,
-                                                   trim_scale(o.quantity)::text, trim_scale(o.waste_percentage)::text) order by o.position)
-                                            from location_rule_overrides o
-                                           where o.shop_id = g.shop_id and o.owner_type = g.owner_type and o.owner_id = g.owner_id
-                                             and o.location_id = g.location_id), '[]'::jsonb)) order by g.location_id)
-                                   from location_rules g where g.shop_id = ? and g.owner_type = ? and g.owner_id = ?), '[]'::jsonb))
-     returning version`,
-    [...owner, ...owner, savedBy, trigger, s, key.ownerId, ...owner, ...owner],
-  );
+  // The bill's own rows of a table aliased `alias`.
+  const owned = (alias: string) =>
+    sql<SqlBool>`${sql.ref(`${alias}.shop_id`)} = ${s} and ${sql.ref(`${alias}.owner_type`)} = ${key.ownerType} and ${sql.ref(`${alias}.owner_id`)} = ${key.ownerId}`;
+  const [row] = await runSql(tx.em, recipesSql.insertInto('bill_versions')
+    .columns(['shop_id', 'owner_type', 'owner_id', 'version', 'state', 'saved_at', 'saved_by', 'trigger', 'content'])
+    .expression(recipesSql.selectNoFrom([
+      sql.val(s).as('shop_id'), sql.val(key.ownerType).as('owner_type'), sql.val(key.ownerId).as('owner_id'),
+      sql<number>`coalesce(${recipesSql.selectFrom('bill_versions as v').select((eb) => eb.fn.max('v.version').as('v')).where(owned('v'))}, 0) + 1`.as('version'),
+      sql.lit('pending').as('state'), sql`now()`.as('saved_at'), sql.val(savedBy).as('saved_by'), sql.val(trigger).as('trigger'),
+      sql`jsonb_build_object(
+        'header', ${HEADER[key.ownerType](s, key.ownerId)},
+        'lines', coalesce(${recipesSql.selectFrom('recipe_lines as l').where(owned('l'))
+          .select(sql`jsonb_agg(jsonb_build_array(l.line_type, l.node_id, trim_scale(l.quantity)::text, trim_scale(l.waste_percentage)::text)
+                             order by l.line_type, l.position)`.as('lines'))}, '[]'::jsonb),
+        'rules', coalesce(${recipesSql.selectFrom('location_rules as g').where(owned('g'))
+          .select(sql`jsonb_agg(jsonb_build_object('locationId', g.location_id, 'overrides', coalesce(${recipesSql.selectFrom('location_rule_overrides as o')
+            .select(sql`jsonb_agg(jsonb_build_array(o.action, o.node_id, o.replacement_node_id,
+                     trim_scale(o.quantity)::text, trim_scale(o.waste_percentage)::text) order by o.position)`.as('overrides'))
+            .where('o.shop_id', '=', sql.ref<string>('g.shop_id')).where('o.owner_type', '=', sql.ref<BillKey['ownerType']>('g.owner_type'))
+            .where('o.owner_id', '=', sql.ref<string>('g.owner_id')).where('o.location_id', '=', sql.ref<string>('g.location_id'))}, '[]'::jsonb)) order by g.location_id)`.as('rules'))}, '[]'::jsonb))`.as('content'),
+    ]))
+    .returning('version'));
   return Number(row!.version);
 }
 
@@ -133,20 +137,18 @@ export async function fillPendingBillVersions(em: Em, options: { shopIds: readon
     if (rows.length === 0) return 0;
     const filled = rows.map((r) => ({ row: r, hash: billContentHash(parse(r.content)), changes: summariseBillChange(r.previous === null ? null : parse(r.previous), parse(r.content)) }));
     const column = (pick: (f: (typeof filled)[number]) => string | number) => textArrayLiteral(filled.map((f) => String(pick(f))));
-    await tx.execute(
-      `update bill_versions v
-          set state = 'ready', content_hash = s.hash, changed_recipe_fields = s.recipe_fields, changed_materials = s.materials,
-              changed_location_rules = s.location_rules, changed_overrides = s.overrides
-         from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::int[], ?::int[], ?::int[])
-              as s(shop_id, owner_type, owner_id, version, hash, recipe_fields, materials, location_rules, overrides)
-        where v.shop_id = s.shop_id and v.owner_type = s.owner_type and v.owner_id = s.owner_id and v.version = s.version`,
-      [
-        column((f) => f.row.shop_id), column((f) => f.row.owner_type), column((f) => f.row.owner_id), column((f) => f.row.version),
-        column((f) => f.hash), column((f) => f.changes.recipeFields), column((f) => f.changes.materials),
-        column((f) => f.changes.locationRules), column((f) => f.changes.overrides),
-      ],
-      'run',
-    );
+    type Filled = { shop_id: string; owner_type: string; owner_id: string; version: number; hash: string; recipe_fields: number; materials: number; location_rules: number; overrides: number };
+    const source = sql<Filled>`unnest(${column((f) => f.row.shop_id)}::text[], ${column((f) => f.row.owner_type)}::text[], ${column((f) => f.row.owner_id)}::text[],
+      ${column((f) => f.row.version)}::int[], ${column((f) => f.hash)}::text[], ${column((f) => f.changes.recipeFields)}::int[],
+      ${column((f) => f.changes.materials)}::int[], ${column((f) => f.changes.locationRules)}::int[], ${column((f) => f.changes.overrides)}::int[])`
+      .as<'s'>(sql`s(shop_id, owner_type, owner_id, version, hash, recipe_fields, materials, location_rules, overrides)`);
+    await runSqlWrite(tx as Em, recipesSql.updateTable('bill_versions as v').from(source)
+      .set((eb) => ({
+        state: 'ready', content_hash: eb.ref('s.hash'), changed_recipe_fields: eb.ref('s.recipe_fields'), changed_materials: eb.ref('s.materials'),
+        changed_location_rules: eb.ref('s.location_rules'), changed_overrides: eb.ref('s.overrides'),
+      }))
+      .whereRef('v.shop_id', '=', 's.shop_id').where('v.owner_type', '=', sql.ref<BillKey['ownerType']>('s.owner_type'))
+      .whereRef('v.owner_id', '=', 's.owner_id').whereRef('v.version', '=', 's.version'));
     return filled.length;
   });
 }

@@ -174,8 +174,8 @@ export async function createAssemblyBill(ctx: ShopContext, assemblyId: string | 
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
-    const id = await insertCatalogRow(tx, ASSEMBLY_IDS, assemblyId, [['name', 'text'], ['only_consume_preassembled', 'boolean']],
-      [input.name!, input.onlyConsumePreassembled ?? false]);
+    const id = await insertCatalogRow(tx, ASSEMBLY_IDS, assemblyId,
+      { name: input.name!, only_consume_preassembled: input.onlyConsumePreassembled ?? false });
     const key: BillKey = { ownerType: 'sub_assembly', ownerId: id };
     await checkNodes(tx, key, lists, true);
     // A new bill cannot be part of a cycle (nothing names it yet), unless the client's id is named by its own lines.
@@ -213,8 +213,8 @@ export async function createBom(ctx: ShopContext, bomId: string | null, input: B
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
-    const id = await insertCatalogRow(tx, BOM_IDS, bomId, [['name', 'text'], ['status', 'text'], ['variant_id', 'text']],
-      [input.name!, input.status ?? 'active', input.variantId ?? null]);
+    const id = await insertCatalogRow(tx, BOM_IDS, bomId,
+      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null });
     const key: BillKey = { ownerType: 'bom', ownerId: id };
     await checkFinishedGood(tx, id, input.variantId);
     await checkNodes(tx, key, lists, true);

@@ -1,4 +1,6 @@
+import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { BOM_SORTS, type BomSort, type BomStatusFilter } from './recipe-vocabulary.ts';
+import { recipesSql, type RecipesTables } from './tables.ts';
 
 export { BOM_SORTS, type BomSort };
 
@@ -9,20 +11,18 @@ export { BOM_SORTS, type BomSort };
 
 export interface BomFilterParams { search: string | null; statusFilter: BomStatusFilter }
 
+type Entries = RecipesTables['bom_list_entries'];
+
 /** search: case-insensitive literal substring of name, sku or bomId (the keys are stored lower-cased). */
-export function bomFilter(shopId: string, params: BomFilterParams): { sql: string; args: unknown[] } {
-  const where: string[] = ['e.shop_id = ?'];
-  const args: unknown[] = [shopId];
-  if (params.statusFilter !== 'all') {
-    where.push('e.status = ?');
-    args.push(params.statusFilter);
-  }
+export function bomFilter(shopId: string, params: BomFilterParams): Expression<SqlBool> {
+  const eb = expressionBuilder<{ e: Entries }, 'e'>();
+  const where: Expression<SqlBool>[] = [eb('e.shop_id', '=', shopId)];
+  if (params.statusFilter !== 'all') where.push(eb('e.status', '=', params.statusFilter));
   const needle = params.search?.toLowerCase() ?? '';
   if (needle !== '') {
-    where.push('(strpos(e.search_name, ?) > 0 or strpos(e.search_sku, ?) > 0 or strpos(e.search_bom_id, ?) > 0)');
-    args.push(needle, needle, needle);
+    where.push(eb.or((['e.search_name', 'e.search_sku', 'e.search_bom_id'] as const).map((column) => eb(eb.fn('strpos', [column, eb.val(needle)]), '>', 0))));
   }
-  return { sql: where.join(' and '), args };
+  return eb.and(where);
 }
 
 /** An unknown sort is the default one (name), as in the paged list. */
@@ -30,20 +30,43 @@ export function bomSortOf(sortBy: string | null): BomSort {
   return (BOM_SORTS as readonly string[]).includes(sortBy ?? '') ? (sortBy as BomSort) : 'name';
 }
 
-export interface BomSortKey { sql: string; cast: 'text' | 'numeric' | 'int'; nullable: boolean; fixedAsc?: boolean }
+export interface BomSortKey {
+  column: keyof Entries & ('name_rank' | 'bom_id_rank' | 'sku_rank' | 'price' | 'total_cost' | 'status' | 'bom_id');
+  cast: 'text' | 'numeric' | 'int';
+  nullable: boolean;
+  fixedAsc?: boolean;
+  /** Compared byte by byte (`collate "C"`). */
+  bytes?: boolean;
+}
+
+/** The key's expression over the list entries `e`. */
+export function bomSortExpression(key: BomSortKey) {
+  const ref = sql.ref(`e.${key.column}`);
+  return key.bytes ? sql`${ref} collate "C"` : ref;
+}
+
+/**
+ * For a rank key (ranks are dense and shift when BOMs are added or renamed): its current value for
+ * the entry of `bomId`, as a scalar subquery. Undefined for a key that is a value.
+ */
+export function currentRank(shopId: string, key: BomSortKey): ((bomId: string | null) => Expression<unknown>) | undefined {
+  if (!key.column.endsWith('_rank')) return undefined;
+  return (bomId) => recipesSql.selectFrom('bom_list_entries as x').select(`x.${key.column}`)
+    .where('x.shop_id', '=', shopId).where('x.bom_id', '=', sql<string>`${bomId}`);
+}
 
 // Ties break on bomId ascending: its collation rank, then its bytes (bomIds are ASCII).
 const TIE: BomSortKey[] = [
-  { sql: 'e.bom_id_rank', cast: 'int', nullable: false, fixedAsc: true },
-  { sql: 'e.bom_id collate "C"', cast: 'text', nullable: false, fixedAsc: true },
+  { column: 'bom_id_rank', cast: 'int', nullable: false, fixedAsc: true },
+  { column: 'bom_id', cast: 'text', nullable: false, fixedAsc: true, bytes: true },
 ];
 
 /** Keys of each sort in order; `fixedAsc` keys stay ascending whatever the direction. Nullable keys sort last both ways. */
 export const BOM_SORT_KEYS: Record<BomSort, BomSortKey[]> = {
-  name: [{ sql: 'e.name_rank', cast: 'int', nullable: false }, ...TIE],
-  bomId: [{ sql: 'e.bom_id_rank', cast: 'int', nullable: false }, TIE[1]!],
-  sku: [{ sql: 'e.sku_rank', cast: 'int', nullable: true }, ...TIE],
-  price: [{ sql: 'e.price', cast: 'numeric', nullable: true }, ...TIE],
-  totalCost: [{ sql: 'e.total_cost', cast: 'numeric', nullable: false }, ...TIE],
-  status: [{ sql: 'e.status', cast: 'text', nullable: false }, ...TIE], // 'active' < 'inactive' in every collation
+  name: [{ column: 'name_rank', cast: 'int', nullable: false }, ...TIE],
+  bomId: [{ column: 'bom_id_rank', cast: 'int', nullable: false }, TIE[1]!],
+  sku: [{ column: 'sku_rank', cast: 'int', nullable: true }, ...TIE],
+  price: [{ column: 'price', cast: 'numeric', nullable: true }, ...TIE],
+  totalCost: [{ column: 'total_cost', cast: 'numeric', nullable: false }, ...TIE],
+  status: [{ column: 'status', cast: 'text', nullable: false }, ...TIE], // 'active' < 'inactive' in every collation
 };

@@ -4,7 +4,7 @@ import { runSql } from '../../db/typed-sql.ts';
 import { CostCalculator } from './costs.ts';
 import { getBill, type BillKey, type EngineBill, type RecipeForest } from './engine/index.ts';
 import type { CostFactorInfo, MaterialInfo } from './recipe-data.ts';
-import type { BomStatus } from './recipe-vocabulary.ts';
+import type { BomHeader } from './bom-rows.ts';
 import { recipesSql } from './tables.ts';
 
 // Plain read models of BOMs and assembly bills (decimals as exact, unrounded strings; the GraphQL
@@ -21,13 +21,11 @@ export interface AssemblyBillView extends RecipeView {
   totalRawMaterialCost: string; totalSubAssemblyCost: string; directCostFactorCost: string;
 }
 
-export interface BomView extends RecipeView {
-  bomId: string; name: string; status: BomStatus; variantId: string | null; productId: string | null;
-  sku: string | null; price: string | null; totalRawMaterialCost: string; totalSubAssemblyCost: string;
-  directCostFactorCost: string; totalCost: string; preAssembledQuantity: string;
-  /** Every assembly bill the base recipe reaches, each once (the REST facade nests them by id). */
-  assemblyBills: AssemblyBillView[];
-}
+/**
+ * A BOM: its header as the list's query types it (bom-rows.ts), its recipe, and every assembly
+ * bill the base recipe reaches, each once (the REST facade nests them by id).
+ */
+export type BomView = BomHeader & RecipeView & { assemblyBills: AssemblyBillView[] };
 
 export interface ViewSources {
   forest: RecipeForest;

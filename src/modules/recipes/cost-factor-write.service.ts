@@ -39,7 +39,7 @@ export async function createCostFactor(ctx: ShopContext, costFactorId: string | 
   errors.throwIfAny();
   // Nothing uses a new factor yet, so the roll-up has nothing to recompute.
   return inShopTransaction(ctx, (tx) => insertCatalogRow(tx, COST_FACTOR_IDS, costFactorId,
-    [['name', 'text'], ['kind', 'text'], ['unit', 'text'], ['unit_cost', 'numeric']], [input.name!, input.kind!, input.unit ?? null, unitCost!]));
+    { name: input.name!, kind: input.kind!, unit: input.unit ?? null, unit_cost: unitCost! }));
 }
 
 /** Changes the fields sent; a new unit cost refreshes the roll-up of every bill that uses the factor. */

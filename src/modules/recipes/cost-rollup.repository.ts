@@ -1,13 +1,13 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { CatalogSources } from '../../catalog-sources.ts';
 import { bulkInsert } from '../../db/bulk-insert.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { runSql } from '../../db/typed-sql.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import type { PlatformGateway } from '../../platform/gateway.ts';
 import { LocalPlatformGateway } from '../../platform/local-gateway.ts';
 import type { BillKey } from './engine/index.ts';
-import type { BillOwnerType } from './recipe-vocabulary.ts';
+import type { BillOwnerType, RecipeLineType } from './recipe-vocabulary.ts';
 import { recipesSql, type RecipesTables } from './tables.ts';
 
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
@@ -98,31 +98,37 @@ function levelsQuery(shopId: string, seed: Seed) {
 // A BOM's new total is copied into its list entry in the same statement. A material's unit cost is
 // the materials module's: its correlated subquery comes from the catalogue sources.
 function upsertLevel(catalog: CatalogSources, shopId: string, level: readonly BillKey[]) {
-  return sql<never>`
-with costs as (
-insert into bill_costs (shop_id, owner_type, owner_id, raw_material_cost, sub_assembly_cost, cost_factor_cost, total_cost)
-select ${shopId}, s.owner_type, s.owner_id, trim_scale(t.raw), trim_scale(t.sub), trim_scale(t.cf), trim_scale(t.raw + t.sub + t.cf)
-  from unnest(${textArrayLiteral(level.map((b) => b.ownerType))}::text[], ${textArrayLiteral(level.map((b) => b.ownerId))}::text[]) as s(owner_type, owner_id)
-  cross join lateral (
-    select coalesce(sum(l.quantity * (1 + l.waste_percentage * 0.01)
-             * coalesce(${catalog.materialUnitCost(sql.ref('l.shop_id'), sql.ref('l.node_id'))}, 0))
-             filter (where l.line_type = 'raw'), 0) as raw,
-           coalesce(sum(l.quantity
-             * coalesce((select c.total_cost from bill_costs c where c.shop_id = l.shop_id and c.owner_type = 'sub_assembly' and c.owner_id = l.node_id), 0))
-             filter (where l.line_type = 'sub'), 0) as sub,
-           coalesce(sum(l.quantity
-             * coalesce((select f.unit_cost from cost_factors f where f.shop_id = l.shop_id and f.cost_factor_id = l.node_id), 0))
-             filter (where l.line_type = 'cost'), 0) as cf
-      from recipe_lines l
-     where l.shop_id = ${shopId} and l.owner_type = s.owner_type and l.owner_id = s.owner_id
-  ) t
-on conflict (shop_id, owner_type, owner_id) do update set
-  raw_material_cost = excluded.raw_material_cost, sub_assembly_cost = excluded.sub_assembly_cost,
-  cost_factor_cost = excluded.cost_factor_cost, total_cost = excluded.total_cost
-returning owner_type, owner_id, total_cost
-)
-update bom_list_entries e set total_cost = costs.total_cost
-  from costs where costs.owner_type = 'bom' and e.shop_id = ${shopId} and e.bom_id = costs.owner_id`;
+  const sum = (lineType: RecipeLineType, unitCost: Expression<string | null>, withWaste = false) =>
+    sql<string>`coalesce(sum(l.quantity${withWaste ? sql` * (1 + l.waste_percentage * 0.01)` : sql``} * coalesce(${unitCost}, 0)) filter (where l.line_type = ${sql.lit(lineType)}), 0)`;
+  const bills = sql<{ owner_type: BillOwnerType; owner_id: string }>`unnest(${textArrayLiteral(level.map((b) => b.ownerType))}::text[], ${textArrayLiteral(level.map((b) => b.ownerId))}::text[])`
+    .as<'s'>(sql`s(owner_type, owner_id)`);
+  const trimmed = (value: RawBuilder<unknown>) => sql<string>`trim_scale(${value})`;
+  return recipesSql
+    .with('costs', (db) => db.insertInto('bill_costs')
+      .columns(['shop_id', 'owner_type', 'owner_id', 'raw_material_cost', 'sub_assembly_cost', 'cost_factor_cost', 'total_cost'])
+      .expression(db.selectFrom(bills)
+        .innerJoinLateral((eb) => eb.selectFrom('recipe_lines as l')
+          .select((le) => [
+            sum('raw', catalog.materialUnitCost(le.ref('l.shop_id'), le.ref('l.node_id')), true).as('raw'),
+            sum('sub', le.selectFrom('bill_costs as c').select('c.total_cost')
+              .whereRef('c.shop_id', '=', 'l.shop_id').where('c.owner_type', '=', 'sub_assembly').whereRef('c.owner_id', '=', 'l.node_id').$asScalar()).as('sub'),
+            sum('cost', le.selectFrom('cost_factors as f').select('f.unit_cost')
+              .whereRef('f.shop_id', '=', 'l.shop_id').whereRef('f.cost_factor_id', '=', 'l.node_id').$asScalar()).as('cf'),
+          ])
+          .where('l.shop_id', '=', shopId).whereRef('l.owner_type', '=', 's.owner_type').whereRef('l.owner_id', '=', 's.owner_id')
+          .as('t'), (j) => j.onTrue())
+        .select([
+          sql.val(shopId).as('shop_id'), 's.owner_type', 's.owner_id', trimmed(sql`t.raw`).as('raw'), trimmed(sql`t.sub`).as('sub'),
+          trimmed(sql`t.cf`).as('cf'), trimmed(sql`t.raw + t.sub + t.cf`).as('total'),
+        ]))
+      .onConflict((oc) => oc.columns(['shop_id', 'owner_type', 'owner_id']).doUpdateSet((eb) => ({
+        raw_material_cost: eb.ref('excluded.raw_material_cost'), sub_assembly_cost: eb.ref('excluded.sub_assembly_cost'),
+        cost_factor_cost: eb.ref('excluded.cost_factor_cost'), total_cost: eb.ref('excluded.total_cost'),
+      })))
+      .returning(['owner_type', 'owner_id', 'total_cost']))
+    .updateTable('bom_list_entries as e').from('costs')
+    .set((eb) => ({ total_cost: eb.ref('costs.total_cost') }))
+    .where('costs.owner_type', '=', 'bom').where('e.shop_id', '=', shopId).whereRef('e.bom_id', '=', 'costs.owner_id');
 }
 
 /**
@@ -164,15 +170,14 @@ export async function refreshCostRollup(scope: RollupScope, changes: CostRollupC
     else (levels[level] ??= []).push(key);
   }
   if (removed.length > 0) {
-    await em.execute(
-      `delete from bill_costs c using unnest(?::text[], ?::text[]) as s(owner_type, owner_id)
-        where c.shop_id = ? and c.owner_type = s.owner_type and c.owner_id = s.owner_id`,
-      [textArrayLiteral(removed.map((b) => b.ownerType)), textArrayLiteral(removed.map((b) => b.ownerId)), shopId], 'run');
+    const gone = sql<{ owner_type: BillOwnerType; owner_id: string }>`unnest(${textArrayLiteral(removed.map((b) => b.ownerType))}::text[], ${textArrayLiteral(removed.map((b) => b.ownerId))}::text[])`
+      .as<'s'>(sql`s(owner_type, owner_id)`);
+    await runSqlWrite(em, recipesSql.deleteFrom('bill_costs as c').using(gone)
+      .where('c.shop_id', '=', shopId).whereRef('c.owner_type', '=', 's.owner_type').whereRef('c.owner_id', '=', 's.owner_id'));
   }
   for (const level of levels) {
     if (!level?.length) continue;
-    const upsert = upsertLevel(scope.catalog, shopId, level).compile(recipesSql);
-    await em.execute(upsert.sql, [...upsert.parameters], 'run');
+    await runSqlWrite(em, upsertLevel(scope.catalog, shopId, level));
   }
   if (whole || bills.some((b) => b.ownerType === 'bom')) await rewriteListEntries(scope);
 }

@@ -1,7 +1,5 @@
-import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { sqlFragment } from '../../db/typed-sql.ts';
-import { PARENTS_CTE } from './material-parents.ts';
-import type { BillOwnerType } from './recipe-vocabulary.ts';
+import { expressionBuilder, sql, type Expression, type InferResult, type RawBuilder, type SqlBool } from 'kysely';
+import { materialParents } from './material-parents.ts';
 import type { RecipesTables } from './tables.ts';
 
 // What the stock module reads of recipes, as SQL fragments its statements embed (stock sits above
@@ -29,18 +27,19 @@ export function billNameSql(shopId: string, ownerType: Expression<string>, owner
     ${eb.selectFrom('assembly_bills').select('name').where('shop_id', '=', shopId).where(sql<SqlBool>`${ownerType} = 'sub_assembly'`).where('assembly_id', '=', ownerId)})`;
 }
 
-/** A bill that consumes a material, with its name and the id its shelf stock is kept under. */
-export interface ShelfParent { owner_type: BillOwnerType; owner_id: string; name: string; item_id: string }
-
 /**
- * Every bill that consumes `variantId` at any depth (PARENTS_CTE), with its name and its shelf
- * item id (a BOM's variant, an assembly bill's own id), as a parenthesised query for a CTE of the caller's.
+ * Every bill that consumes `variantId` at any depth (materialParents), with its name and its shelf
+ * item id (a BOM's variant, an assembly bill's own id), as a query for a CTE of the caller's.
  */
-export function shelfParentsSql(shopId: string, variantId: string): RawBuilder<ShelfParent> {
-  return sql<ShelfParent>`(${sqlFragment(PARENTS_CTE, [shopId, shopId, variantId])}
-    select p.owner_type, p.owner_id, coalesce(b.name, a.name, p.owner_id) as name,
-           case when p.owner_type = 'bom' then b.variant_id else p.owner_id end as item_id
-      from parents p
-      left join boms b on p.owner_type = 'bom' and b.shop_id = ${shopId} and b.bom_id = p.owner_id
-      left join assembly_bills a on p.owner_type = 'sub_assembly' and a.shop_id = ${shopId} and a.assembly_id = p.owner_id)`;
+export function shelfParentsSql(shopId: string, variantId: string) {
+  return materialParents(shopId, variantId).selectFrom('parents as p')
+    .leftJoin('boms as b', (j) => j.on('p.owner_type', '=', sql.lit('bom')).on('b.shop_id', '=', shopId).onRef('b.bom_id', '=', 'p.owner_id'))
+    .leftJoin('assembly_bills as a', (j) => j.on('p.owner_type', '=', sql.lit('sub_assembly')).on('a.shop_id', '=', shopId).onRef('a.assembly_id', '=', 'p.owner_id'))
+    .select([
+      'p.owner_type', 'p.owner_id', sql<string>`coalesce(b.name, a.name, p.owner_id)`.as('name'),
+      sql<string | null>`case when p.owner_type = 'bom' then b.variant_id else p.owner_id end`.as('item_id'),
+    ]);
 }
+
+/** A bill that consumes a material, with its name and the id its shelf stock is kept under. */
+export type ShelfParent = InferResult<ReturnType<typeof shelfParentsSql>>[number];

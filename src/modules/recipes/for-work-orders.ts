@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
-import { sqlFragment } from '../../db/typed-sql.ts';
-import { PARENTS_CTE } from './material-parents.ts';
+import { materialParents } from './material-parents.ts';
 import type { RecipesTables } from './tables.ts';
-import type { BillOwnerType } from './recipe-vocabulary.ts';
 
 /** The BOM table under an alias, for the work-order queries that name an item's bill (a typed table reference). */
 export const bomsAs = <A extends string>(alias: A) => sql<Selectable<RecipesTables['boms']>>`boms`.as(alias);
@@ -12,8 +10,8 @@ export const bomsAs = <A extends string>(alias: A) => sql<Selectable<RecipesTabl
 export const assemblyBillsAs = <A extends string>(alias: A) => sql<Selectable<RecipesTables['assembly_bills']>>`assembly_bills`.as(alias);
 
 /**
- * Every bill that consumes the material at any depth (PARENTS_CTE) as a derived table under an
+ * Every bill that consumes the material at any depth (materialParents) as a derived table under an
  * alias: `(owner_type, owner_id)` rows, one statement with the caller's query.
  */
 export const billsConsumingAs = <A extends string>(shopId: string, variantId: string, alias: A) =>
-  sqlFragment<{ owner_type: BillOwnerType; owner_id: string }>(`(${PARENTS_CTE} select owner_type, owner_id from parents)`, [shopId, shopId, variantId]).as(alias);
+  materialParents(shopId, variantId).selectFrom('parents').select(['owner_type', 'owner_id']).as(alias);

@@ -1,6 +1,6 @@
 import { sql, type InferResult, type NotNull, type SqlBool } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { runSql, sqlFragment } from '../../db/typed-sql.ts';
+import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type SortColumn, type WindowSql } from '../../db/keyset.ts';
@@ -31,8 +31,8 @@ export const ADJUSTMENT_PAGE_MAX = PAGE_LIMITS.rows;
 
 // Newest first; ids break ties between changes recorded in the same millisecond.
 const COLUMNS: SortColumn[] = [
-  { sql: 'a.created_at', dir: 'desc', cast: 'timestamptz' },
-  { sql: 'a.id', dir: 'desc', cast: 'text' },
+  { key: sql.ref('a.created_at'), dir: 'desc', cast: 'timestamptz' },
+  { key: sql.ref('a.id'), dir: 'desc', cast: 'text' },
 ];
 const TAG = 'adjustments';
 
@@ -51,16 +51,15 @@ function adjustmentPages(ctx: ShopContext, variantIds: readonly string[], w: Win
       .select([
         'a.id', 'a.variant_id', 'a.location_id', 'a.stock', decimal('a.before').as('before'), decimal('a.after').as('after'),
         decimal('a.delta').as('delta'), decimal('a.requested_delta').as('requested_delta'), 'a.source', 'a.work_order_id',
-        'a.build_run_id', 'a.request_id', 'a.created_at', ...COLUMNS.map((c, i) => sql<string>`(${sql.raw(c.sql)})::text`.as(`k${i}`)),
-        sql<string>`row_number() over (order by ${sql.raw(w.order)})`.as('ord_'),
+        'a.build_run_id', 'a.request_id', 'a.created_at', ...w.keys,
       ])
-      .where(scope).where(sqlFragment<SqlBool>(w.bounds.sql, w.bounds.args))
-      .orderBy(sql.raw(w.order)).limit(w.limit).as('p'), (join) => join.onTrue())
+      .where(scope).where(w.bounds)
+      .orderBy(w.order).limit(w.limit).as('p'), (join) => join.onTrue())
     .select((eb) => [
       'v.variant_id as owner',
       eb.selectFrom('inventory_adjustments as a').select((c) => c.fn.countAll<string>().as('n')).where(scope).as('total_count'),
       sql<boolean>`${w.outside
-        ? eb.exists(eb.selectFrom('inventory_adjustments as a').select(sql.lit(1).as('one')).where(scope).where(sqlFragment<SqlBool>(w.outside.sql, w.outside.args)))
+        ? eb.exists(eb.selectFrom('inventory_adjustments as a').select(sql.lit(1).as('one')).where(scope).where(w.outside))
         : sql`false`}`.as('outside'),
     ])
     .selectAll('p')

@@ -2,9 +2,8 @@ import { sql, type Expression, type QueryCreator, type SqlBool } from 'kysely';
 import type { ShopContext } from '../../shop-context.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import {
-  pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type KeysetRow, type PageWindow, type SortColumn, type SortDirection, type WindowSql,
+  keysetTotals, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type LeftJoined, type PageWindow, type SortColumn, type SortDirection, type WindowSql,
 } from '../../db/keyset.ts';
-import { sqlFragment } from '../../db/typed-sql.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import { buildsBom, WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams } from './work-order-filters.ts';
@@ -26,29 +25,22 @@ function workOrderKeyset(params: WorkOrderConnectionParams, list: string): Keyse
   const key = WORK_ORDER_SORT_KEYS[sortBy];
   const dir = params.sortDir ?? key.defaultDir;
   const columns: SortColumn[] = [
-    { sql: key.expression, dir, cast: key.cast, nullable: key.nullsLast },
-    { sql: WORK_ORDER_TIE_KEY, dir: 'asc', cast: 'text' },
+    { key: sql.raw(key.expression), dir, cast: key.cast, nullable: key.nullsLast },
+    { key: sql.raw(WORK_ORDER_TIE_KEY), dir: 'asc', cast: 'text' },
   ];
   const tag = `${list}:${sortBy}:${dir}`;
   return { columns, tag, window: pageWindow(params, WORK_ORDER_PAGE_MAX, tag, columns.length) };
 }
 
-/** The sort keys of a page row, printed as its cursor carries them (`k0`, `k1`, …). */
-const keyColumns = (columns: readonly SortColumn[]) => columns.map((c, i) => sql<string | null>`(${sql.raw(c.sql)})::text`.as(`k${i}`));
-
 /** The window's page of the headers matching `filter`: its rows with their sort keys and their place (`ord_`). */
-const pageOf = (db: QueryCreator<WorkOrdersTables>, filter: Expression<SqlBool>, columns: readonly SortColumn[], w: WindowSql) =>
-  selectHeader(headerFrom(db)).select(keyColumns(columns)).select(sql<number>`row_number() over (order by ${sql.raw(w.order)})`.as('ord_'))
-    .where(filter).where(sqlFragment<SqlBool>(w.bounds.sql, w.bounds.args)).orderBy(sql.raw(w.order)).limit(w.limit);
+const pageOf = (db: QueryCreator<WorkOrdersTables>, filter: Expression<SqlBool>, w: WindowSql) =>
+  selectHeader(headerFrom(db)).select(w.keys).where(filter).where(w.bounds).orderBy(w.order).limit(w.limit);
 
 /** The filtered total, and whether rows lie on the far side of the cursor the page starts from. */
-const countAndOutside = (filter: Expression<SqlBool>, w: WindowSql) => [
-  headerFrom().select(sql<string>`count(*)`.as('n')).where(filter).as('total_count'),
-  (w.outside ? sql<boolean>`exists (${headerFrom().select(sql.lit(1).as('one')).where(filter).where(sqlFragment<SqlBool>(w.outside.sql, w.outside.args))})` : sql<boolean>`false`)
-    .as('outside'),
-] as const;
+const countAndOutside = (filter: Expression<SqlBool>, w: WindowSql) => keysetTotals(() => headerFrom().where(filter), w);
 
-const pageNode = (names: ReadonlyMap<string, string>) => (row: KeysetRow) => headerView(normaliseHeader(row as unknown as WorkOrderHeader), names);
+/** A row that carries a page entry holds the header as `selectHeader` types it (the left join only makes it nullable). */
+const pageNode = (names: ReadonlyMap<string, string>) => (row: LeftJoined<WorkOrderHeader>) => headerView(normaliseHeader(row as WorkOrderHeader), names);
 
 /**
  * A cursor page of work-order headers with the paged list's filters and sorts. Two round trips
@@ -60,13 +52,13 @@ export async function workOrderConnection(ctx: ShopContext, params: WorkOrderCon
   const w = windowSql(columns, window);
   const filter = workOrderFilter(ctx.shopId, params);
   const [rows, locations] = await Promise.all([
-    runSql(ctx.em, workOrdersSql.with('page', (db) => pageOf(db, filter, columns, w))
+    runSql(ctx.em, workOrdersSql.with('page', (db) => pageOf(db, filter, w))
       .selectFrom(sql<{ one: number }>`(select 1)`.as('one')).leftJoin('page as p', (j) => j.onTrue())
       .select(countAndOutside(filter, w)).selectAll('p').orderBy('p.ord_')),
     ctx.platform.listLocations(),
   ]);
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
-  return toConnection(rows as KeysetRow[], window, tag, columns.length, pageNode(names));
+  return toConnection(rows, window, tag, columns.length, pageNode(names));
 }
 
 /** Validates a BOM's work-order page arguments once, before any read (INVALID_INPUT naming the argument). */
@@ -89,13 +81,13 @@ export async function bomWorkOrderConnections(
   const [rows, locations] = await Promise.all([
     runSql(ctx.em, workOrdersSql
       .selectFrom(sql<{ bom_id: string; n: number }>`unnest(${textArrayLiteral(bomIds)}::text[]) with ordinality`.as<'b'>(sql`b(bom_id, n)`))
-      .leftJoinLateral(pageOf(workOrdersSql, scope, columns, w).as('p'), (j) => j.onTrue())
+      .leftJoinLateral(pageOf(workOrdersSql, scope, w).as('p'), (j) => j.onTrue())
       .select('b.bom_id as owner').select(countAndOutside(scope, w)).selectAll('p')
       .orderBy('b.n').orderBy('p.ord_')),
     ctx.platform.listLocations(),
   ]);
   const names = new Map(locations.map((l) => [l.locationId, l.name]));
-  const byBom = new Map<string, KeysetRow[]>(bomIds.map((id) => [id, []]));
-  for (const row of rows) byBom.get(row.owner)?.push(row as KeysetRow);
+  const byBom = new Map<string, typeof rows>(bomIds.map((id) => [id, []]));
+  for (const row of rows) byBom.get(row.owner)?.push(row);
   return bomIds.map((id) => toConnection(byBom.get(id)!, window, tag, columns.length, pageNode(names)));
 }
