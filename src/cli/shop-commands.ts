@@ -57,6 +57,11 @@ async function connectCommand(args: string[]): Promise<void> {
 async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db/orm.ts').Orm, config: import('../config.ts').Config, shopId: string, quiet: boolean) {
   const bar = new Progress();
   let phase = '';
+  // Memory the sync itself takes: the resident size sampled while it runs, over the size at its start
+  // (the embedded database's own heap is already there; it is what PostgreSQL runs outside this process).
+  const rssAtStart = process.memoryUsage().rss;
+  let rssPeak = rssAtStart;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50);
   try {
     const report = await link.sync(orm, config, shopId, (next, count, total) => {
       if (total !== null) return bar.update('sync', next, count, total, 'objects');
@@ -64,12 +69,17 @@ async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db
       phase = next;
     });
     bar.finish();
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    // The process's peak memory so far, and what the sync added to it (it streams its exports).
+    const maxRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+    const syncRssGrowthMiB = Math.round((rssPeak - rssAtStart) / 2 ** 20);
     if (!quiet) {
       console.log(`synced shop ${shopId} in ${report.seconds.toFixed(1)} s: ${report.locations} locations, ${report.variants} variants, ${report.levels} levels, `
-        + `${report.orders} open orders (${report.lineItems} line items); ${report.materialsUpdated} platform-linked materials updated`);
+        + `${report.orders} open orders (${report.lineItems} line items); ${report.materialsUpdated} platform-linked materials updated; peak memory ${maxRssMiB} MiB (${syncRssGrowthMiB} MiB for the sync)`);
     }
-    return report;
+    return { ...report, maxRssMiB, syncRssGrowthMiB };
   } finally {
+    clearInterval(sampler);
     bar.finish();
   }
 }

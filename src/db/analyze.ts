@@ -12,3 +12,9 @@ export async function analyzeTables(rootEm: Em, tables: readonly string[]): Prom
   if (tables.length === 0) return;
   await rootEm.fork().execute(`analyze ${tables.map((t) => `"${t}"`).join(', ')}`, [], 'run');
 }
+
+/** ANALYZE on `em` itself (inside its transaction, which ANALYZE may join): statistics of rows the transaction just wrote. */
+export async function analyzeTablesIn(em: Em, tables: readonly string[]): Promise<void> {
+  if (tables.length === 0) return;
+  await em.execute(`analyze ${tables.map((t) => `"${t}"`).join(', ')}`, [], 'run');
+}

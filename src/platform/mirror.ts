@@ -133,19 +133,21 @@ export interface MirroredVariant extends PlatformVariantInfo { totalAvailable: s
 export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = BATCH): AsyncGenerator<MirroredVariant[]> {
   let after: string | null = null;
   for (;;) {
-    let query = platformStoreSql.selectFrom('platform_variants as v')
-      .leftJoin('platform_levels as l', (join) => join.onRef('l.shop_id', '=', 'v.shop_id').onRef('l.variant_id', '=', 'v.variant_id'))
-      .select((eb) => ['v.variant_id', 'v.product_id', 'v.inventory_item_id', 'v.product_name', 'v.variant_name', 'v.sku', 'v.vendor', 'v.price', 'v.cost',
-        'v.image_url', eb.fn.coalesce(eb.fn.sum<string>('l.available'), eb.val('0')).as('total')])
-      .where('v.shop_id', '=', shopId)
-      .groupBy(['v.variant_id', 'v.product_id', 'v.inventory_item_id', 'v.product_name', 'v.variant_name', 'v.sku', 'v.vendor', 'v.price', 'v.cost', 'v.image_url'])
-      .orderBy('v.variant_id').limit(pageSize);
-    if (after !== null) query = query.where('v.variant_id', '>', after);
-    const rows = await runSql(em, query);
+    // The page first (keyset on the primary key), then each variant's level total through the
+    // levels' primary key: a page costs its own rows, whatever the shop's size or the planner's statistics.
+    let page = platformStoreSql.selectFrom('platform_variants')
+      .select(['variant_id', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'price', 'cost', 'image_url'])
+      .where('shop_id', '=', shopId).orderBy('variant_id').limit(pageSize);
+    if (after !== null) page = page.where('variant_id', '>', after);
+    const rows = await runSql(em, platformStoreSql.with('page', () => page).selectFrom('page as v')
+      .selectAll('v')
+      .select((eb) => eb.selectFrom('platform_levels as l').select((l) => l.fn.coalesce(l.fn.sum<string>('l.available'), l.val('0')).as('total'))
+        .where('l.shop_id', '=', shopId).whereRef('l.variant_id', '=', 'v.variant_id').as('total'))
+      .orderBy('v.variant_id'));
     if (rows.length === 0) return;
     yield rows.map((r) => ({
       variantId: r.variant_id, productId: r.product_id, inventoryItemId: r.inventory_item_id, productName: r.product_name, variantName: r.variant_name,
-      sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, imageUrl: r.image_url, totalAvailable: exact(String(r.total)).toFixed(),
+      sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, imageUrl: r.image_url, totalAvailable: exact(String(r.total ?? '0')).toFixed(),
     }));
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1]!.variant_id;

@@ -1,4 +1,5 @@
 import type { Em } from '../../db/orm.ts';
+import { analyzeTablesIn } from '../../db/analyze.ts';
 import { exact } from '../../numbers/index.ts';
 import { MirrorReplacement, mirroredVariantPages, type MirroredVariant } from '../mirror.ts';
 import type { ShopifyAdminApi } from './admin-api.ts';
@@ -28,6 +29,8 @@ export interface FullSyncOptions {
   pollMs?: number;
 }
 
+const MIRROR_TABLES = ['platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines'];
+
 export interface SyncCounts { locations: number; variants: number; levels: number; orders: number; lineItems: number }
 
 interface LocationsAnswer { locations: { nodes: { id: string; name: string; isActive: boolean }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }
@@ -54,6 +57,9 @@ export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
       await writeVariants(mirror, files.variants, (n) => onProgress?.('writing', n, files.variants.objectCount));
       await writeOrders(mirror, files.orders);
       await mirror.finish();
+      // Statistics of the rows just written (ANALYZE sees them inside the transaction): the steps
+      // after this one join them, and a table the planner believes empty is planned as one.
+      await analyzeTablesIn(tx, MIRROR_TABLES);
       if (options.afterMirror) await options.afterMirror(tx, shopId, mirroredVariantPages(tx, shopId));
       return { ...mirror.counts };
     });
