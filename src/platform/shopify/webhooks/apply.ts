@@ -101,6 +101,7 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
   const shopIds = options.shopIds ? [...new Set(options.shopIds)] : null;
 
   async function claim(em: Em): Promise<InboxEvent[]> {
+    if (shopIds && shopIds.length === 0) return [];
     let due = webhookInboxSql.selectFrom('shopify_webhook_events').select(['shop_id', 'event_id'])
       .where('status', '=', PENDING).where('next_attempt_at', '<=', sql<Date>`now()`);
     if (shopIds) due = due.where('shop_id', 'in', shopIds);
@@ -165,6 +166,7 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
     if (failures.length > 0) logger.warn({ failures: failures.slice(0, 10), count: failures.length }, 'webhook events not applied');
     let prune = webhookInboxSql.deleteFrom('shopify_webhook_events').where('status', '!=', PENDING)
       .where('received_at', '<', sql<Date>`now() - (${retentionMs} * interval '1 millisecond')`);
+    if (shopIds && shopIds.length === 0) return result;
     if (shopIds) prune = prune.where('shop_id', 'in', shopIds);
     await runSqlWrite(em, prune);
     return result;
