@@ -222,6 +222,28 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
     await settle();
   });
 
+  it('two appliers at once (two server instances) apply each event exactly once', async () => {
+    const other = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 7, logger: { warn: () => {} }, followers: webhookFollowers });
+    const mine = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 7, logger: { warn: () => {} }, followers: webhookFollowers });
+    try {
+      a.store.holdWebhooks();
+      for (const [i, v] of a.dataset.platform.variants.slice(0, 20).entries()) a.store.setAvailable(v.variantId, a.dataset.platform.locations[2]!.id, 200 + i);
+      const held = a.store.deliveries.filter((d) => d.status === 'held').length;
+      await a.store.releaseWebhooks();
+      let applied = 0;
+      for (;;) {
+        const [x, y] = await Promise.all([mine.applyOnce(), other.applyOnce()]);
+        applied += x.applied + y.applied;
+        if (x.claimed === 0 && y.claimed === 0) break;
+      }
+      expect(applied).toBe(held);
+      const rows = await t.orm.em.fork().getConnection().execute(`select count(*)::int as n from shopify_webhook_events where shop_id = ? and status = 'applied' and attempts <> 1`, [a.shopId]);
+      expect(Number(rows[0].n)).toBe(0);
+    } finally {
+      await Promise.all([mine.stop(), other.stop()]);
+    }
+  });
+
   it('app/uninstalled marks the connection: status says the token is dead', async () => {
     b.store.uninstall();
     await settle();
