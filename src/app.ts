@@ -33,6 +33,7 @@ import { recordListenAddress } from './database.ts';
 import { requestIdFor } from './http/request-id.ts';
 import { registerValidators } from './http/validators.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
+import { registerShopifyWebhooks } from './http/shopify-webhooks.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { contextDeps } from './composition.ts';
 
@@ -156,6 +157,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       return sendProblem(request, reply, { code: 'UNAVAILABLE', detail: 'the database is unreachable' });
     }
   });
+
+  // Shopify's webhooks: signed raw bodies into the shop's inbox, applied in the background (src/http/shopify-webhooks.ts).
+  await registerShopifyWebhooks(app, { orm, secret: config.shopifyApiSecret });
 
   const schema = getSchema();
   installWorkLanes(schema);

@@ -1,12 +1,15 @@
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
+import { mirrorPlatformMaterials } from './modules/materials/platform-mirror.ts';
 import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
+import { mirroredVariantPages } from './platform/mirror.ts';
 import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
 import { platformGatewayFactory } from './platform/shopify/shopify-gateway.ts';
 import { resolveSecretKey, SecretBox } from './platform/shopify/secret-box.ts';
+import type { WebhookFollowers } from './platform/shopify/webhooks/apply.ts';
 import type { ContextDeps } from './shop-context.ts';
 
 // The composition root's wiring of the platform port, shared by the HTTP app (src/app.ts), the CLI
@@ -45,3 +48,15 @@ export function platformAdapter(config: Config): PlatformGatewayFactory {
 export function contextDeps(orm: Orm, config: Config, adapter?: PlatformGatewayFactory): ContextDeps {
   return { orm, config, platform: servicePlatform(adapter ?? platformAdapter(config)), catalog: recipeCatalogSources };
 }
+
+/**
+ * What follows a Shopify webhook once it changed the mirror: platform-linked materials take their
+ * variants' new catalogue fields and level totals (the materials module's mirror, as after a full
+ * sync). No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
+ * synced cost and no material's cost moves.
+ */
+export const webhookFollowers: WebhookFollowers = {
+  async variantsChanged(em, shopId, variantIds) {
+    await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
+  },
+};

@@ -58,6 +58,8 @@ export interface Config {
   secretKey: string | null;
   /** BOMCORE_SHOPIFY_ENDPOINT: replaces `https://{domain}` in Admin API calls (an emulator, a proxy); default unset. */
   shopifyEndpoint: string | null;
+  /** SHOPIFY_API_SECRET: the Shopify app's API secret key, which signs webhooks (POST /webhooks/shopify answers 503 without it); default unset. */
+  shopifyApiSecret: string | null;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -204,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(env),
     secretKey: env.BOMCORE_SECRET_KEY ? env.BOMCORE_SECRET_KEY : null,
     shopifyEndpoint: shopifyEndpoint(env),
+    shopifyApiSecret: env.SHOPIFY_API_SECRET ? env.SHOPIFY_API_SECRET : null,
   };
 }
 

@@ -21,7 +21,7 @@ Usage: bomcore <command> [options]
   key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]
   key list --shop ID [--json]
   key revoke ID
-  shop connect --shop ID --domain X.myshopify.com --token-file F [--api-version 2026-10] [--no-sync]
+  shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL] [--api-version 2026-10] [--no-sync]
   shop sync|status|disconnect|retry-pushes --shop ID
                                      link a shop to its Shopify store, sync it, show or end the link
   print-schema [--subgraph] [--check [FILE]]
@@ -139,7 +139,8 @@ Example:
 ${DATABASE}`,
 
   shop: `Usage:
-  bomcore shop connect --shop ID --domain X.myshopify.com --token-file F [--api-version 2026-10] [--no-sync] [--json]
+  bomcore shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL]
+                       [--api-version 2026-10] [--no-sync] [--json]
   bomcore shop sync --shop ID [--json]
   bomcore shop status --shop ID [--json]
   bomcore shop disconnect --shop ID
@@ -150,18 +151,22 @@ connect reads the store and the token's access scopes and refuses, naming each, 
 read_products, read_inventory, write_inventory, read_locations, read_orders is missing (and
 write_orders when the shop writes order metafields). The token is stored encrypted with
 BOMCORE_SECRET_KEY (64 hex digits; on the embedded database a 0600 key file in BOMCORE_DATA_DIR
-is made when it is unset) and never printed, logged or exported. Then it runs a full sync.
+is made when it is unset) and never printed, logged or exported. With --webhook-url it subscribes
+the store's webhooks (inventory levels, products, locations, orders, app/uninstalled) to that URL,
+which keeps the mirror current between syncs (set SHOPIFY_API_SECRET on the server: it checks
+their signatures). Then it runs a full sync.
 sync re-reads locations, products, variants, inventory levels and open orders (Shopify bulk
 exports) into the shop's mirror; platform-linked materials take their names, SKUs, prices and
-costs. status shows the link, the last sync and the stock pushes still pending. disconnect
-deletes the token; the last synced state stays. A stock push Shopify refuses for good (a deleted
-variant, a missing scope) is stopped instead of retried forever; retry-pushes releases the stopped
-pushes once the cause is fixed.
+costs. status shows the link, the last sync, the webhooks (their URL, and whether the store has
+uninstalled the app) and the stock pushes still pending. disconnect deletes the token; the last
+synced state stays. A stock push Shopify refuses for good (a deleted variant, a missing scope) is
+stopped instead of retried forever; retry-pushes releases the stopped pushes once the cause is fixed.
 
 Options:
   --shop ID            the bomcore shop (created by connect when it does not exist)
   --domain D           the store's myshopify.com domain
   --token-file F       a file (mode 600) whose first line is the access token
+  --webhook-url URL    where Shopify sends webhooks: https://<this server>/webhooks/shopify
   --api-version V      Admin API version (default 2026-10, the one bomcore is validated against)
   --no-sync            connect without the first sync
   --json               print the result as JSON
@@ -171,7 +176,8 @@ BOMCORE_SHOPIFY_ENDPOINT replaces https://{domain} (a proxy, or an emulator in t
 ${PROGRESS}
 
 Example:
-  bomcore shop connect --shop candles --domain candles.myshopify.com --token-file ./shopify.token
+  bomcore shop connect --shop candles --domain candles.myshopify.com --token-file ./shopify.token \
+    --webhook-url https://bomcore.example.com/webhooks/shopify
 
 ${DATABASE}`,
 

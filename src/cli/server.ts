@@ -5,6 +5,8 @@ import type { Config } from '../config.ts';
 import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket } from '../database.ts';
 import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
+import { webhookFollowers } from '../composition.ts';
+import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';
@@ -70,6 +72,11 @@ export async function runServer(config: Config): Promise<void> {
   const drainer = startOutboxDrainer({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'outbox' }),
   });
+  // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
+  const webhookApplier = startWebhookApplier({
+    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'shopify-webhooks' }),
+    followers: webhookFollowers,
+  });
   // Completes pending bill versions (content hash, change summary) shortly after their saves commit,
   // and after a restart the ones a stopped process left pending.
   const versionFiller = startBillVersionFiller({
@@ -90,7 +97,7 @@ export async function runServer(config: Config): Promise<void> {
     app.log.info({ signal, inFlight: inFlight.count(), graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     app.beginShutdown();
     inFlight.drain();
-    await Promise.all([app.close(), admin?.close(), drainer.stop(), versionFiller.stop()]);
+    await Promise.all([app.close(), admin?.close(), drainer.stop(), webhookApplier.stop(), versionFiller.stop()]);
     await orm.close();
     app.log.info({ drainedInMs: Date.now() - started }, 'shut down: every in-flight request answered');
   });

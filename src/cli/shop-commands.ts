@@ -34,20 +34,34 @@ function readToken(file: string): string {
   return token;
 }
 
+/** Shopify calls webhook subscriptions over HTTPS only; http is accepted for a local emulator or proxy. */
+function webhookUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--webhook-url must be a URL like https://bomcore.example.com/webhooks/shopify, got "${text}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`--webhook-url must be an https URL, got "${text}"`);
+  return url.toString();
+}
+
 async function connectCommand(args: string[]): Promise<void> {
   const { values } = parse(args, {
-    shop: { type: 'string' }, domain: { type: 'string' }, 'token-file': { type: 'string' }, 'api-version': { type: 'string' },
+    shop: { type: 'string' }, domain: { type: 'string' }, 'token-file': { type: 'string' }, 'api-version': { type: 'string' }, 'webhook-url': { type: 'string' },
     'no-sync': { type: 'boolean' }, json: { type: 'boolean' },
   });
   const shopId = requiredString(values.shop, '--shop');
   const domain = requiredString(values.domain, '--domain');
   const token = readToken(requiredString(values['token-file'], '--token-file'));
+  const webhookUri = values['webhook-url'] === undefined ? null : webhookUrl(values['webhook-url']);
   const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
   await withDatabase(async (orm, config) => {
-    const result = await link.connect(orm, config, { shopId, domain, token, apiVersion: values['api-version'], webhookUri: null });
+    const result = await link.connect(orm, config, { shopId, domain, token, apiVersion: values['api-version'], webhookUri });
     if (!values.json) {
       console.log(`shop ${shopId} connected to ${result.storeName} (${result.connection.domain}, Admin API ${result.connection.apiVersion})`);
       console.log(`  scopes: ${result.grantedScopes.join(', ')}`);
+      if (webhookUri) console.log(`  webhooks: ${result.webhooksRegistered.length} topics → ${webhookUri}`);
     }
     const report = values['no-sync'] ? null : await runSync(link, orm, config, shopId, values.json === true);
     if (values.json) console.log(JSON.stringify({ shopId, domain: result.connection.domain, storeName: result.storeName, scopes: result.grantedScopes, webhooks: result.webhooksRegistered, sync: report }));
@@ -111,7 +125,8 @@ async function statusCommand(args: string[]): Promise<void> {
       console.log(`shop ${shopId}: connected to ${c.storeName} (${c.domain}, Admin API ${c.apiVersion}) since ${c.connectedAt.toISOString()}`);
       console.log(`  last sync: ${c.syncCompletedAt ? `${c.syncCompletedAt.toISOString()} (${Object.entries(c.syncCounts ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')})` : 'never completed'}`);
       if (c.syncError) console.log(`  last sync failed: ${c.syncError}`);
-      console.log(`  webhooks: ${c.webhookUri ? `${c.webhookTopics?.length ?? 0} topics → ${c.webhookUri}` : 'none registered'}`);
+      console.log(`  webhooks: ${c.webhookUri ? `${c.webhookTopics?.length ?? 0} topics → ${c.webhookUri}` : 'none registered (connect with --webhook-url, or subscribe them in shopify.app.toml)'}`);
+      if (c.uninstalledAt) console.log(`  the store uninstalled the app at ${c.uninstalledAt.toISOString()}: its token no longer works; reinstall it and connect again with the new token`);
     }
     const p = status.pushes;
     console.log(`  stock pushes: ${p.pending} pending${p.failing > 0 ? `, ${p.failing} failing` : ''}${p.stopped > 0 ? `, ${p.stopped} stopped (refused for good: fix the cause, then bomcore shop retry-pushes)` : ''}`

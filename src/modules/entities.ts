@@ -5,6 +5,7 @@ import {
   PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
 } from '../platform/local-store.entity.ts';
 import { PlatformConnection } from '../platform/shopify/connection.entity.ts';
+import { ShopifyWebhookEvent } from '../platform/shopify/webhooks/inbox.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
 import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency.entity.ts';
@@ -22,7 +23,7 @@ import {
 /** Every entity, in one list for the ORM and the migration check. */
 export const entities = [
   Shop, ApiKey, IdempotencyKey,
-  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection,
+  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent,
   Material, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,
   PreassembledStock, Residual, Reservation, PlatformPush,

@@ -9,7 +9,11 @@ export const PlatformLocation = defineEntity({
   name: 'PlatformLocation',
   tableName: 'platform_locations',
   filters: tenantFilter,
-  properties: { shopId: p.text().primary(), locationId: p.text().primary(), name: p.text() },
+  properties: {
+    shopId: p.text().primary(), locationId: p.text().primary(), name: p.text(),
+    /** Shopify's `updated_at` of what the row holds (null: a dataset's row, any event is newer). */
+    updatedAt: timestamp().nullable(),
+  },
   indexes: [{ properties: ['shopId', 'name'] }],
 });
 
@@ -33,6 +37,8 @@ export const PlatformVariant = defineEntity({
     productCategory: p.text().nullable(),
     weightValue: decimal().nullable(),
     weightUnitId: p.text().nullable(),
+    /** Shopify's `updated_at` of the product the row came from (null: a dataset's row). */
+    updatedAt: timestamp().nullable(),
   },
   indexes: [{ properties: ['shopId', 'productId'] }, { properties: ['shopId', 'inventoryItemId'] }],
 });
@@ -47,6 +53,8 @@ export const PlatformLevel = defineEntity({
     variantId: p.text().primary(),
     locationId: p.text().primary(),
     available: decimal(),
+    /** Shopify's `updated_at` of the level (null: a dataset's row). */
+    updatedAt: timestamp().nullable(),
   },
   indexes: [{ properties: ['shopId', 'locationId'] }],
 });
@@ -55,7 +63,11 @@ export const PlatformOrder = defineEntity({
   name: 'PlatformOrder',
   tableName: 'platform_orders',
   filters: tenantFilter,
-  properties: { shopId: p.text().primary(), orderId: p.text().primary(), name: p.text() },
+  properties: {
+    shopId: p.text().primary(), orderId: p.text().primary(), name: p.text(),
+    /** Shopify's `updated_at` of the order (null: a dataset's row). */
+    updatedAt: timestamp().nullable(),
+  },
 });
 
 export const PlatformOrderLine = defineEntity({

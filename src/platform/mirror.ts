@@ -13,16 +13,23 @@ import { platformStoreSql } from './tables.ts';
  */
 export interface MirrorOrderLine { orderId: string; position: number; variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 
+/** Shopify's `updated_at` of a mirrored row: webhooks older than it leave the row alone (null: unknown). */
+export interface Versioned { updatedAt?: string | null }
+
+function versionOf(row: Versioned): Date | null {
+  return row.updatedAt ? new Date(row.updatedAt) : null;
+}
+
 /** Rows per INSERT: at most 15 columns each, well under PostgreSQL's 65,535 parameters. */
 const BATCH = 1000;
 
 export class MirrorReplacement {
   readonly #em: Em;
   readonly #shopId: string;
-  readonly #locations: PlatformLocationInfo[] = [];
-  readonly #variants: PlatformVariantInfo[] = [];
-  readonly #levels: PlatformLevelInfo[] = [];
-  readonly #orders: { orderId: string; name: string }[] = [];
+  readonly #locations: (PlatformLocationInfo & Versioned)[] = [];
+  readonly #variants: (PlatformVariantInfo & Versioned)[] = [];
+  readonly #levels: (PlatformLevelInfo & Versioned)[] = [];
+  readonly #orders: ({ orderId: string; name: string } & Versioned)[] = [];
   readonly #lines: MirrorOrderLine[] = [];
   readonly counts = { locations: 0, variants: 0, levels: 0, orders: 0, lineItems: 0 };
 
@@ -41,25 +48,25 @@ export class MirrorReplacement {
     await runSqlWrite(this.#em, platformStoreSql.deleteFrom('platform_locations').where('shop_id', '=', shop));
   }
 
-  async addLocation(row: PlatformLocationInfo): Promise<void> {
+  async addLocation(row: PlatformLocationInfo & Versioned): Promise<void> {
     this.#locations.push(row);
     this.counts.locations += 1;
     if (this.#locations.length >= BATCH) await this.#flushLocations();
   }
 
-  async addVariant(row: PlatformVariantInfo): Promise<void> {
+  async addVariant(row: PlatformVariantInfo & Versioned): Promise<void> {
     this.#variants.push(row);
     this.counts.variants += 1;
     if (this.#variants.length >= BATCH) await this.#flushVariants();
   }
 
-  async addLevel(row: PlatformLevelInfo): Promise<void> {
+  async addLevel(row: PlatformLevelInfo & Versioned): Promise<void> {
     this.#levels.push(row);
     this.counts.levels += 1;
     if (this.#levels.length >= BATCH) await this.#flushLevels();
   }
 
-  async addOrder(row: { orderId: string; name: string }): Promise<void> {
+  async addOrder(row: { orderId: string; name: string } & Versioned): Promise<void> {
     this.#orders.push(row);
     this.counts.orders += 1;
     if (this.#orders.length >= BATCH) await this.#flushOrders();
@@ -84,7 +91,7 @@ export class MirrorReplacement {
     const rows = this.#locations.splice(0);
     if (rows.length === 0) return;
     await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_locations')
-      .values(rows.map((r) => ({ shop_id: this.#shopId, location_id: r.locationId, name: r.name }))));
+      .values(rows.map((r) => ({ shop_id: this.#shopId, location_id: r.locationId, name: r.name, updated_at: versionOf(r) }))));
   }
 
   async #flushVariants(): Promise<void> {
@@ -92,7 +99,7 @@ export class MirrorReplacement {
     if (rows.length === 0) return;
     await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_variants').values(rows.map((r) => ({
       shop_id: this.#shopId, variant_id: r.variantId, product_id: r.productId, inventory_item_id: r.inventoryItemId, product_name: r.productName,
-      variant_name: r.variantName, sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, image_url: r.imageUrl,
+      variant_name: r.variantName, sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, image_url: r.imageUrl, updated_at: versionOf(r),
     }))));
   }
 
@@ -102,14 +109,14 @@ export class MirrorReplacement {
     if (rows.length === 0) return;
     // A variant listed twice at a location (never by Shopify) keeps its last level.
     await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_levels')
-      .values(rows.map((r) => ({ shop_id: this.#shopId, variant_id: r.variantId, location_id: r.locationId, available: r.available })))
-      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id']).doUpdateSet((eb) => ({ available: eb.ref('excluded.available') }))));
+      .values(rows.map((r) => ({ shop_id: this.#shopId, variant_id: r.variantId, location_id: r.locationId, available: r.available, updated_at: versionOf(r) })))
+      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id']).doUpdateSet((eb) => ({ available: eb.ref('excluded.available'), updated_at: eb.ref('excluded.updated_at') }))));
   }
 
   async #flushOrders(): Promise<void> {
     const rows = this.#orders.splice(0);
     if (rows.length === 0) return;
-    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_orders').values(rows.map((r) => ({ shop_id: this.#shopId, order_id: r.orderId, name: r.name }))));
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_orders').values(rows.map((r) => ({ shop_id: this.#shopId, order_id: r.orderId, name: r.name, updated_at: versionOf(r) }))));
   }
 
   async #flushLines(): Promise<void> {
@@ -128,9 +135,10 @@ export interface MirroredVariant extends PlatformVariantInfo { totalAvailable: s
 /**
  * The shop's mirrored variants with their level totals, in variant-id order, a page of `pageSize`
  * at a time (one statement per page): what platform-linked materials take from the platform after
- * a sync, without holding the store in memory.
+ * a sync, without holding the store in memory. `only`: just these variants (what a webhook changed).
  */
-export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = BATCH): AsyncGenerator<MirroredVariant[]> {
+export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = BATCH, only?: readonly string[]): AsyncGenerator<MirroredVariant[]> {
+  if (only && only.length === 0) return;
   let after: string | null = null;
   for (;;) {
     // The page first (keyset on the primary key), then each variant's level total through the
@@ -139,6 +147,7 @@ export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = B
       .select(['variant_id', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'price', 'cost', 'image_url'])
       .where('shop_id', '=', shopId).orderBy('variant_id').limit(pageSize);
     if (after !== null) page = page.where('variant_id', '>', after);
+    if (only) page = page.where('variant_id', 'in', [...new Set(only)]);
     const rows = await runSql(em, platformStoreSql.with('page', () => page).selectFrom('page as v')
       .selectAll('v')
       .select((eb) => eb.selectFrom('platform_levels as l').select((l) => l.fn.coalesce(l.fn.sum<string>('l.available'), l.val('0')).as('total'))

@@ -27,5 +27,7 @@ export const PlatformConnection = defineEntity({
     /** The webhook callback URL registered at connect, and the topics registered. */
     webhookUri: p.text().nullable(),
     webhookTopics: p.json<string[]>().nullable(),
+    /** When Shopify said the app was uninstalled (app/uninstalled): the token is dead until a reconnect. */
+    uninstalledAt: timestamp().nullable(),
   },
 });

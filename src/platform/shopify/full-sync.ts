@@ -33,14 +33,14 @@ const MIRROR_TABLES = ['platform_locations', 'platform_variants', 'platform_leve
 
 export interface SyncCounts { locations: number; variants: number; levels: number; orders: number; lineItems: number }
 
-interface LocationsAnswer { locations: { nodes: { id: string; name: string; isActive: boolean }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }
+interface LocationsAnswer { locations: { nodes: { id: string; name: string; isActive: boolean; updatedAt: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }
 
 export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
   const { api, em, shopId, onProgress } = options;
-  const locations: { locationId: string; name: string }[] = [];
+  const locations: { locationId: string; name: string; updatedAt: string }[] = [];
   for (let after: string | null = null; ;) {
     const page: LocationsAnswer = await api.request<LocationsAnswer>(requestOperation('locations'), { after });
-    for (const node of page.locations.nodes) if (node.isActive) locations.push({ locationId: fromGid('Location', node.id), name: node.name });
+    for (const node of page.locations.nodes) if (node.isActive) locations.push({ locationId: fromGid('Location', node.id), name: node.name, updatedAt: node.updatedAt });
     onProgress?.('locations', locations.length, null);
     if (!page.locations.pageInfo.hasNextPage) break;
     after = page.locations.pageInfo.endCursor;
@@ -74,10 +74,10 @@ const DEFAULT_VARIANT_TITLE = 'Default Title';
 
 interface VariantLine {
   id: string; title: string; sku: string | null; price: string | null;
-  product: { id: string; title: string; vendor: string | null; featuredMedia: { preview: { image: { url: string } | null } | null } | null };
+  product: { id: string; title: string; vendor: string | null; updatedAt: string; featuredMedia: { preview: { image: { url: string } | null } | null } | null };
   inventoryItem: { id: string; unitCost: { amount: string } | null };
 }
-interface LevelLine { __parentId: string; location: { id: string }; quantities: { name: string; quantity: number }[] }
+interface LevelLine { __parentId: string; location: { id: string }; quantities: { name: string; quantity: number }[]; updatedAt: string }
 
 async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress: (n: number) => void): Promise<void> {
   let seen = 0;
@@ -90,18 +90,19 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
         variantId: fromGid('ProductVariant', v.id), productId: fromGid('Product', v.product.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
         productName: v.product.title, variantName: v.title === DEFAULT_VARIANT_TITLE ? null : v.title, sku: blankToNull(v.sku), vendor: blankToNull(v.product.vendor),
         price: decimalOrNull(v.price), cost: decimalOrNull(v.inventoryItem.unitCost?.amount ?? null), imageUrl: v.product.featuredMedia?.preview?.image?.url ?? null,
+        updatedAt: v.product.updatedAt,
       });
     } else if (typeof object.__parentId === 'string' && Array.isArray(object.quantities)) {
       const level = object as unknown as LevelLine;
       const available = level.quantities.find((q) => q.name === 'available');
       if (!available) continue;
-      await mirror.addLevel({ variantId: fromGid('ProductVariant', level.__parentId), locationId: fromGid('Location', level.location.id), available: String(available.quantity) });
+      await mirror.addLevel({ variantId: fromGid('ProductVariant', level.__parentId), locationId: fromGid('Location', level.location.id), available: String(available.quantity), updatedAt: level.updatedAt });
     }
   }
   progress(seen);
 }
 
-interface OrderLine { id: string; name: string }
+interface OrderLine { id: string; name: string; updatedAt: string }
 interface LineItemLine { __parentId: string; sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
 
 async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<void> {
@@ -110,7 +111,7 @@ async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<v
   for await (const object of file.lines()) {
     if (typeof object.id === 'string' && gidResource(object.id) === 'Order') {
       const order = object as unknown as OrderLine;
-      await mirror.addOrder({ orderId: fromGid('Order', order.id), name: order.name });
+      await mirror.addOrder({ orderId: fromGid('Order', order.id), name: order.name, updatedAt: order.updatedAt });
     } else if (typeof object.__parentId === 'string' && gidResource(object.__parentId) === 'Order') {
       const line = object as unknown as LineItemLine;
       // A removed line (an order edit) has no current quantity: the breakdown reflects current line items.

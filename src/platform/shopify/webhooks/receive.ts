@@ -1,0 +1,126 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Em } from '../../../db/orm.ts';
+import { runSql } from '../../../db/typed-sql.ts';
+import { findConnectionByDomain } from '../connections.ts';
+import { webhookInboxSql } from './tables.ts';
+
+// The receiving half of Shopify webhooks: check the signature, find the shop by its store's
+// domain, store the event in the inbox (once per event id) and nothing else, so Shopify's 5 s are
+// never at risk. The applier (apply.ts) does the work afterwards.
+
+/**
+ * Shopify's signature check: base64 HMAC-SHA256 of the raw body bytes with the app's API secret,
+ * compared in constant time with X-Shopify-Hmac-Sha256. A missing or malformed header is false.
+ */
+export function verifyShopifyHmac(secret: string, rawBody: Buffer, header: string | undefined): boolean {
+  if (!header) return false;
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  let given: Buffer;
+  try {
+    given = Buffer.from(header.trim(), 'base64');
+  } catch {
+    return false;
+  }
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The headers Shopify sends with every webhook that bomcore reads (lower-case names). */
+export interface WebhookHeaders {
+  topic: string | undefined;
+  shopDomain: string | undefined;
+  eventId: string | undefined;
+  webhookId: string | undefined;
+  triggeredAt: string | undefined;
+}
+
+export type ReceiveOutcome =
+  | { outcome: 'stored'; shopId: string; eventId: string }
+  | { outcome: 'duplicate'; shopId: string; eventId: string }
+  | { outcome: 'unknown-shop'; domain: string }
+  | { outcome: 'ignored'; shopId: string; reason: string }
+  | { outcome: 'invalid'; reason: string };
+
+/** The resource an event is about and Shopify's time of the change it reports. */
+export interface EventSubject { resource: string; version: Date }
+
+function validDate(text: unknown): Date | null {
+  if (typeof text !== 'string' || text === '') return null;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function idText(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return value;
+  return null;
+}
+
+/**
+ * What an event is about, by topic: a level (inventory item × location), a product, a location, an
+ * order, or the shop (app/uninstalled). Its version is the payload's `updated_at`; payloads without
+ * one (deletions, level disconnects) take X-Shopify-Triggered-At, else the time it arrived.
+ * Null for a topic bomcore does not apply or a payload without the id it needs.
+ */
+export function eventSubject(topic: string, payload: Record<string, unknown>, triggeredAt: string | undefined, receivedAt: Date): EventSubject | null {
+  const version = validDate(payload.updated_at) ?? validDate(triggeredAt) ?? receivedAt;
+  const [resource] = topic.split('/');
+  switch (resource) {
+    case 'inventory_levels': {
+      const item = idText(payload.inventory_item_id);
+      const location = idText(payload.location_id);
+      return item && location ? { resource: `level:${item}:${location}`, version } : null;
+    }
+    case 'products':
+    case 'locations':
+    case 'orders': {
+      const id = idText(payload.id);
+      return id ? { resource: `${resource.slice(0, -1)}:${id}`, version } : null;
+    }
+    case 'app':
+      return topic === 'app/uninstalled' ? { resource: 'shop', version } : null;
+    default:
+      return null;
+  }
+}
+
+/** The topics the applier knows (Shopify's header form of WEBHOOK_TOPICS). */
+export const APPLIED_TOPICS: ReadonlySet<string> = new Set([
+  'inventory_levels/update', 'inventory_levels/connect', 'inventory_levels/disconnect',
+  'products/create', 'products/update', 'products/delete',
+  'locations/create', 'locations/update', 'locations/delete', 'locations/activate', 'locations/deactivate',
+  'orders/create', 'orders/updated', 'orders/cancelled', 'orders/fulfilled', 'orders/delete',
+  'app/uninstalled',
+]);
+
+/**
+ * Stores a verified webhook in its shop's inbox: one statement to find the shop by domain, one
+ * insert that does nothing when the event id is already there (a retry, or the same event sent to
+ * a second subscription). A shop not connected here, or a topic bomcore does not apply, stores
+ * nothing. The event id falls back to the webhook id, then to a hash of topic and body.
+ */
+export async function receiveWebhook(em: Em, headers: WebhookHeaders, rawBody: Buffer): Promise<ReceiveOutcome> {
+  const domain = headers.shopDomain?.trim().toLowerCase();
+  if (!domain) return { outcome: 'invalid', reason: 'X-Shopify-Shop-Domain is missing' };
+  const topic = headers.topic?.trim().toLowerCase();
+  if (!topic) return { outcome: 'invalid', reason: 'X-Shopify-Topic is missing' };
+  let payload: unknown;
+  try {
+    payload = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return { outcome: 'invalid', reason: 'the body is not JSON' };
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return { outcome: 'invalid', reason: 'the body is not a JSON object' };
+  const connection = await findConnectionByDomain(em, domain);
+  if (!connection) return { outcome: 'unknown-shop', domain };
+  const shopId = connection.shopId;
+  if (!APPLIED_TOPICS.has(topic)) return { outcome: 'ignored', shopId, reason: `topic ${topic} is not one bomcore applies` };
+  const receivedAt = new Date();
+  const subject = eventSubject(topic, payload as Record<string, unknown>, headers.triggeredAt, receivedAt);
+  if (!subject) return { outcome: 'ignored', shopId, reason: `the ${topic} payload has no id bomcore can use` };
+  const eventId = headers.eventId?.trim() || headers.webhookId?.trim() || `sha256:${createHash('sha256').update(topic).update('\n').update(rawBody).digest('hex')}`;
+  const inserted = await runSql(em, webhookInboxSql.insertInto('shopify_webhook_events').values({
+    shop_id: shopId, event_id: eventId.slice(0, 200), topic, resource: subject.resource, version: subject.version, payload: JSON.stringify(payload) as never,
+    received_at: receivedAt, status: 'pending', attempts: 0, next_attempt_at: receivedAt,
+  }).onConflict((oc) => oc.columns(['shop_id', 'event_id']).doNothing()).returning('event_id'));
+  return { outcome: inserted.length > 0 ? 'stored' : 'duplicate', shopId, eventId };
+}
