@@ -6,7 +6,7 @@ import {
   type PlatformVariantInfo,
 } from '../gateway.ts';
 import { LocalPlatformGateway } from '../local-gateway.ts';
-import { appliedPushIds } from '../mirror.ts';
+import { appliedPushIds, recordPushedLevel } from '../mirror.ts';
 import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-api.ts';
 import { findConnection, type StoredConnection } from './connections.ts';
 import { toGid } from './ids.ts';
@@ -90,7 +90,7 @@ export class ShopifyPlatformGateway implements PlatformGateway {
     if (!delta.isInteger()) {
       throw new ShopifyApiError(`Shopify keeps whole units; the delta ${push.delta} of variant ${push.variantId} is not one`, { permanent: true, code: 'FRACTIONAL_DELTA' });
     }
-    const answer = await this.#api.request<{ inventoryAdjustQuantities: { userErrors: { field: string[] | null; message: string; code: string | null }[] } | null }>(
+    const answer = await this.#api.request<InventoryAdjustAnswer>(
       requestOperation('inventory-adjust'),
       {
         key: push.pushId,
@@ -102,10 +102,26 @@ export class ShopifyPlatformGateway implements PlatformGateway {
         },
       },
     );
-    const errors = answer.inventoryAdjustQuantities?.userErrors ?? [];
+    const payload = answer.inventoryAdjustQuantities;
+    const errors = payload?.userErrors ?? [];
     if (errors.length > 0) throw userErrorsFailure('inventoryAdjustQuantities', errors);
-    await this.#mirror.applyLevelAdjustments([push]);
+    const group = payload?.inventoryAdjustmentGroup;
+    const change = group?.changes.find((c) => c.location?.id === toGid('Location', push.locationId));
+    if (group && change && typeof change.quantityAfterChange === 'number') {
+      // The level Shopify answered, at Shopify's time of the change: a webhook of a later change
+      // that came first stays, and a replayed answer (an older time) never moves the level back.
+      await recordPushedLevel(this.#em, this.#shopId, push, String(change.quantityAfterChange), new Date(group.createdAt));
+    } else {
+      await this.#mirror.applyLevelAdjustments([push]);
+    }
   }
+}
+
+interface InventoryAdjustAnswer {
+  inventoryAdjustQuantities: {
+    inventoryAdjustmentGroup: { createdAt: string; changes: { quantityAfterChange: number | null; location: { id: string } | null }[] } | null;
+    userErrors: { field: string[] | null; message: string; code: string | null }[];
+  } | null;
 }
 
 /** What moved the stock, as Shopify's inventory history shows it: the build run (or the push alone). */
