@@ -14,6 +14,9 @@ import { platformStoreSql } from './tables.ts';
 export interface MirrorOrderLine { orderId: string; position: number; variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 
 /** Shopify's `updated_at` of a mirrored row: webhooks older than it leave the row alone (null: unknown). */
+/** What a variant carries beyond the port's catalogue fields: the product's type and category, the item's weight. */
+export interface VariantDetails { productType?: string | null; productCategory?: string | null; weightValue?: string | null; weightUnitId?: string | null }
+
 export interface Versioned { updatedAt?: string | null }
 
 function versionOf(row: Versioned): Date | null {
@@ -27,7 +30,7 @@ export class MirrorReplacement {
   readonly #em: Em;
   readonly #shopId: string;
   readonly #locations: (PlatformLocationInfo & Versioned)[] = [];
-  readonly #variants: (PlatformVariantInfo & Versioned)[] = [];
+  readonly #variants: (PlatformVariantInfo & VariantDetails & Versioned)[] = [];
   readonly #levels: (PlatformLevelInfo & Versioned)[] = [];
   readonly #orders: ({ orderId: string; name: string } & Versioned)[] = [];
   readonly #lines: MirrorOrderLine[] = [];
@@ -54,7 +57,7 @@ export class MirrorReplacement {
     if (this.#locations.length >= BATCH) await this.#flushLocations();
   }
 
-  async addVariant(row: PlatformVariantInfo & Versioned): Promise<void> {
+  async addVariant(row: PlatformVariantInfo & VariantDetails & Versioned): Promise<void> {
     this.#variants.push(row);
     this.counts.variants += 1;
     if (this.#variants.length >= BATCH) await this.#flushVariants();
@@ -100,6 +103,7 @@ export class MirrorReplacement {
     await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_variants').values(rows.map((r) => ({
       shop_id: this.#shopId, variant_id: r.variantId, product_id: r.productId, inventory_item_id: r.inventoryItemId, product_name: r.productName,
       variant_name: r.variantName, sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, image_url: r.imageUrl, updated_at: versionOf(r),
+      product_type: r.productType ?? null, product_category: r.productCategory ?? null, weight_value: r.weightValue ?? null, weight_unit_id: r.weightUnitId ?? null,
     }))));
   }
 
@@ -130,7 +134,7 @@ export class MirrorReplacement {
 }
 
 /** A mirrored variant with the sum of its levels at every location (exact decimal text). */
-export interface MirroredVariant extends PlatformVariantInfo { totalAvailable: string }
+export interface MirroredVariant extends PlatformVariantInfo { productType: string | null; productCategory: string | null; weightValue: string | null; weightUnitId: string | null; totalAvailable: string }
 
 /**
  * The shop's mirrored variants with their level totals, in variant-id order, a page of `pageSize`
@@ -144,7 +148,8 @@ export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = B
     // The page first (keyset on the primary key), then each variant's level total through the
     // levels' primary key: a page costs its own rows, whatever the shop's size or the planner's statistics.
     let page = platformStoreSql.selectFrom('platform_variants')
-      .select(['variant_id', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'price', 'cost', 'image_url'])
+      .select(['variant_id', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'price', 'cost', 'image_url',
+        'product_type', 'product_category', 'weight_value', 'weight_unit_id'])
       .where('shop_id', '=', shopId).orderBy('variant_id').limit(pageSize);
     if (after !== null) page = page.where('variant_id', '>', after);
     if (only) page = page.where('variant_id', 'in', [...new Set(only)]);
@@ -156,7 +161,8 @@ export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = B
     if (rows.length === 0) return;
     yield rows.map((r) => ({
       variantId: r.variant_id, productId: r.product_id, inventoryItemId: r.inventory_item_id, productName: r.product_name, variantName: r.variant_name,
-      sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, imageUrl: r.image_url, totalAvailable: exact(String(r.total ?? '0')).toFixed(),
+      sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, imageUrl: r.image_url, productType: r.product_type, productCategory: r.product_category,
+      weightValue: r.weight_value, weightUnitId: r.weight_unit_id, totalAvailable: exact(String(r.total ?? '0')).toFixed(),
     }));
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1]!.variant_id;

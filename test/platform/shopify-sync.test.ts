@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, status, sync } from '../../src/cli/shop-link.ts';
+import { exportDataset } from '../../src/dataset/export.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
+import { serializeDataset } from '../../src/dataset/serialize.ts';
 import type { Dataset } from '../../src/dataset/types.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
@@ -84,6 +86,22 @@ describe(`Shopify full sync on ${databaseLabel}`, () => {
       const [a, b] = await Promise.all([t.get(`/api/v1${url}`, refKey), t.get(`/api/v1${url}`, conKey)]);
       expect({ url, status: b.status }).toEqual({ url, status: 200 });
       expect({ url, status: a.status }).toEqual({ url, status: 200 });
+      expect(normalise(b.body)).toEqual(normalise(a.body));
+    }
+  });
+
+  it('a dataset export of the connected shop carries no token and loads into a fresh shop that answers every read the same', async () => {
+    const exported = await exportDataset(t.orm.em, connected);
+    const text = serializeDataset(exported);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain('v1:');
+    const fresh = uniqueShopId('shopify-copy');
+    exported.shop.id = fresh;
+    await t.load(exported);
+    const freshKey = await t.createKey(fresh, ['read']);
+    for (const url of readsOf(dataset)) {
+      const [a, b] = await Promise.all([t.get(`/api/v1${url}`, refKey), t.get(`/api/v1${url}`, freshKey)]);
+      expect({ url, status: b.status }).toEqual({ url, status: 200 });
       expect(normalise(b.body)).toEqual(normalise(a.body));
     }
   });

@@ -6,7 +6,8 @@ import { materialsSql } from './tables.ts';
 /** What a platform-linked material takes from its platform variant (exact decimal text). */
 export interface MirroredMaterialFields {
   variantId: string; productId: string; inventoryItemId: string; productName: string; variantName: string | null; sku: string | null;
-  vendor: string | null; price: string | null; cost: string | null; imageUrl: string | null; totalAvailable: string;
+  vendor: string | null; price: string | null; cost: string | null; imageUrl: string | null; productType: string | null; productCategory: string | null;
+  weightValue: string | null; weightUnitId: string | null; totalAvailable: string;
 }
 
 /**
@@ -24,18 +25,22 @@ export async function mirrorPlatformMaterials(em: Em, shopId: string, pages: Asy
     const input = JSON.stringify(page.map((v) => ({
       variant_id: v.variantId, product_id: v.productId, inventory_item_id: v.inventoryItemId, product_name: v.productName, variant_name: v.variantName,
       sku: v.sku, vendor: v.vendor, unit_price: v.price, unit_cost: v.cost, image_url: v.imageUrl, cached_quantity: v.totalAvailable,
+      product_type: v.productType, product_category: v.productCategory, weight_value: v.weightValue, weight_unit_id: v.weightUnitId,
     })));
     const source = sql<Record<'variant_id', string>>`jsonb_to_recordset(${input}::jsonb)`
-      .as<'v'>(sql`v(variant_id text, product_id text, inventory_item_id text, product_name text, variant_name text, sku text, vendor text, unit_price numeric, unit_cost numeric, image_url text, cached_quantity numeric)`);
+      .as<'v'>(sql`v(variant_id text, product_id text, inventory_item_id text, product_name text, variant_name text, sku text, vendor text, unit_price numeric, unit_cost numeric, image_url text, cached_quantity numeric, product_type text, product_category text, weight_value numeric, weight_unit_id text)`);
     const rows = await runSql(em, materialsSql.updateTable('materials as m').from(source)
       .set({
         product_id: sql`v.product_id`, inventory_item_id: sql`v.inventory_item_id`, product_name: sql`v.product_name`, variant_name: sql`v.variant_name`,
         sku: sql`v.sku`, vendor: sql`v.vendor`, unit_price: sql`v.unit_price`, unit_cost: sql`v.unit_cost`, image_url: sql`v.image_url`,
-        cached_quantity: sql`v.cached_quantity`, updated_at: sql`now()`,
+        cached_quantity: sql`v.cached_quantity`, product_type: sql`v.product_type`, product_category: sql`v.product_category`, weight_value: sql`v.weight_value`,
+        weight_unit_id: sql`v.weight_unit_id`, updated_at: sql`now()`,
       })
       .where('m.shop_id', '=', shopId).where('m.origin', '=', sql.lit('platform')).whereRef('m.variant_id', '=', 'v.variant_id')
-      .where(sql<boolean>`(m.product_id, m.inventory_item_id, m.product_name, m.variant_name, m.sku, m.vendor, m.unit_price, m.unit_cost, m.image_url, m.cached_quantity)
-        is distinct from (v.product_id, v.inventory_item_id, v.product_name, v.variant_name, v.sku, v.vendor, v.unit_price, v.unit_cost, v.image_url, v.cached_quantity)`)
+      .where(sql<boolean>`(m.product_id, m.inventory_item_id, m.product_name, m.variant_name, m.sku, m.vendor, m.unit_price, m.unit_cost, m.image_url, m.cached_quantity,
+          m.product_type, m.product_category, m.weight_value, m.weight_unit_id)
+        is distinct from (v.product_id, v.inventory_item_id, v.product_name, v.variant_name, v.sku, v.vendor, v.unit_price, v.unit_cost, v.image_url, v.cached_quantity,
+          v.product_type, v.product_category, v.weight_value, v.weight_unit_id)`)
       .returning('m.variant_id'));
     changed += rows.length;
     // Any change may be a cost: the caller rebuilds the roll-up once (a sync is batch work).

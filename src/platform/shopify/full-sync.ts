@@ -6,6 +6,7 @@ import type { ShopifyAdminApi } from './admin-api.ts';
 import { runBulkExport, type BulkFile } from './bulk-export.ts';
 import { fromGid, gidResource } from './ids.ts';
 import { bulkQuery, requestOperation } from './operations.ts';
+import { weightUnitLabel } from './weight-units.ts';
 
 /**
  * A full sync of one store into the shop's platform mirror: locations (paged), then variants
@@ -74,8 +75,11 @@ const DEFAULT_VARIANT_TITLE = 'Default Title';
 
 interface VariantLine {
   id: string; title: string; sku: string | null; price: string | null;
-  product: { id: string; title: string; vendor: string | null; updatedAt: string; featuredMedia: { preview: { image: { url: string } | null } | null } | null };
-  inventoryItem: { id: string; unitCost: { amount: string } | null };
+  product: {
+    id: string; title: string; vendor: string | null; updatedAt: string; productType: string | null; category: { name: string } | null;
+    featuredMedia: { preview: { image: { url: string } | null } | null } | null;
+  };
+  inventoryItem: { id: string; unitCost: { amount: string } | null; measurement: { weight: { unit: string; value: number } | null } | null };
 }
 interface LevelLine { __parentId: string; location: { id: string }; quantities: { name: string; quantity: number }[]; updatedAt: string }
 
@@ -90,7 +94,7 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
         variantId: fromGid('ProductVariant', v.id), productId: fromGid('Product', v.product.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
         productName: v.product.title, variantName: v.title === DEFAULT_VARIANT_TITLE ? null : v.title, sku: blankToNull(v.sku), vendor: blankToNull(v.product.vendor),
         price: decimalOrNull(v.price), cost: decimalOrNull(v.inventoryItem.unitCost?.amount ?? null), imageUrl: v.product.featuredMedia?.preview?.image?.url ?? null,
-        updatedAt: v.product.updatedAt,
+        updatedAt: v.product.updatedAt, productType: blankToNull(v.product.productType), productCategory: v.product.category?.name ?? null, ...weightOf(v.inventoryItem),
       });
     } else if (typeof object.__parentId === 'string' && Array.isArray(object.quantities)) {
       const level = object as unknown as LevelLine;
@@ -125,6 +129,15 @@ async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<v
       });
     }
   }
+}
+
+/** Shopify's weight (a Float and a unit) as bomcore's exact text and unit label; none for a zero weight or an unknown unit. */
+function weightOf(item: VariantLine['inventoryItem']): { weightValue: string | null; weightUnitId: string | null } {
+  const weight = item.measurement?.weight;
+  const unit = weight ? weightUnitLabel(weight.unit) : null;
+  // JSON gave a double; its shortest decimal text is what Shopify sent (weights carry a few digits).
+  if (!weight || unit === null || weight.value === 0) return { weightValue: null, weightUnitId: null };
+  return { weightValue: exact(String(weight.value)).toFixed(), weightUnitId: unit };
 }
 
 function blankToNull(text: string | null | undefined): string | null {

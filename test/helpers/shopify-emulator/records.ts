@@ -16,6 +16,8 @@ export interface ProductRecord {
   title: string;
   vendor: string;
   productType: string;
+  /** The taxonomy category's name (Shopify's standard product taxonomy), null = uncategorised. */
+  category: string | null;
   imageUrl: string | null;
   variantIds: string[];
   createdAt: string;
@@ -42,6 +44,8 @@ export interface InventoryItemRecord {
   variantId: string;
   /** Decimal string, null = no cost recorded. */
   unitCost: string | null;
+  /** Shopify's `InventoryItemMeasurement.weight`: a Float and a WeightUnit. */
+  weight: { value: number; unit: string } | null;
   tracked: boolean;
   createdAt: string;
   updatedAt: string;

@@ -1,4 +1,5 @@
 import type { DatasetPlatform } from '../../../src/dataset/types.ts';
+import { shopifyWeightUnit } from '../../../src/platform/shopify/weight-units.ts';
 import { compareIds, dateTime, wholeNumber } from './gid.ts';
 import type {
   AdjustmentGroupRecord, BulkOperationRecord, InventoryItemRecord, LevelRecord, LocationRecord, MetafieldRecord,
@@ -10,6 +11,7 @@ export interface ProductInput {
   title: string;
   vendor?: string | null;
   productType?: string | null;
+  category?: string | null;
   imageUrl?: string | null;
   variants: VariantInput[];
 }
@@ -21,6 +23,7 @@ export interface VariantInput {
   sku?: string | null;
   price?: string | null;
   cost?: string | null;
+  weight?: { value: number; unit: string } | null;
   levels?: { locationId: string; available: string | number }[];
 }
 
@@ -81,7 +84,7 @@ export class ShopStore {
     let product = this.products.get(productId);
     if (!product) {
       product = {
-        __typename: 'Product', id: productId, title: input.title, vendor: input.vendor ?? '', productType: input.productType ?? '',
+        __typename: 'Product', id: productId, title: input.title, vendor: input.vendor ?? '', productType: input.productType ?? '', category: input.category ?? null,
         imageUrl: input.imageUrl ?? null, variantIds: [], createdAt: at, updatedAt: at,
       };
       this.products.set(productId, product);
@@ -96,7 +99,7 @@ export class ShopStore {
       this.variants.set(variant.id, variant);
       product.variantIds.push(variant.id);
       this.items.set(variant.inventoryItemId, {
-        __typename: 'InventoryItem', id: variant.inventoryItemId, variantId: variant.id, unitCost: v.cost ?? null, tracked: true, createdAt: at, updatedAt: at,
+        __typename: 'InventoryItem', id: variant.inventoryItemId, variantId: variant.id, unitCost: v.cost ?? null, weight: v.weight ?? null, tracked: true, createdAt: at, updatedAt: at,
       });
       for (const level of v.levels ?? []) this.level(variant.inventoryItemId, level.locationId, true)!.available = wholeNumber(level.available, `variant ${variant.id} level`);
     }
@@ -162,10 +165,14 @@ export class ShopStore {
     for (const [productId, variants] of byProduct) {
       const first = variants[0]!;
       this.addProduct({
-        productId, title: first.productName, vendor: first.vendor, productType: first.productType, imageUrl: first.imageUrl,
-        variants: variants.map((v) => ({
-          variantId: v.variantId, inventoryItemId: v.inventoryItemId, title: v.variantName, sku: v.sku, price: v.price, cost: v.cost, levels: v.levels,
-        })),
+        productId, title: first.productName, vendor: first.vendor, productType: first.productType, category: first.productCategory, imageUrl: first.imageUrl,
+        variants: variants.map((v) => {
+          const unit = v.weightUnitId === null ? null : shopifyWeightUnit(v.weightUnitId);
+          return {
+            variantId: v.variantId, inventoryItemId: v.inventoryItemId, title: v.variantName, sku: v.sku, price: v.price, cost: v.cost, levels: v.levels,
+            weight: v.weightValue !== null && unit !== null ? { value: Number(v.weightValue), unit } : null,
+          };
+        }),
       });
     }
     let lineId = 0;

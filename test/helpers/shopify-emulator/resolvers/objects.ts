@@ -60,6 +60,9 @@ export const objectResolvers: Resolvers = {
   },
   Product: {
     ...common('Product'), title: (p: ProductRecord) => p.title, vendor: (p: ProductRecord) => p.vendor, productType: (p: ProductRecord) => p.productType,
+    category: (p: ProductRecord) => (p.category === null ? null : {
+      __typename: 'TaxonomyCategory', id: `gid://shopify/TaxonomyCategory/${p.category.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`, name: p.category, fullName: p.category,
+    }),
     handle: (p: ProductRecord) => p.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
     status: () => 'ACTIVE', tags: () => [], hasOnlyDefaultVariant: (p: ProductRecord) => p.variantIds.length === 1,
     variants: (p: ProductRecord, a: PageArgs, ctx: Ctx, info: any) => connection(p.variantIds.map((id) => ctx.shop.store.variants.get(id)!), a, ctx, info),
@@ -83,6 +86,7 @@ export const objectResolvers: Resolvers = {
     ...common('InventoryItem'), tracked: (i: InventoryItemRecord) => i.tracked, requiresShipping: () => true,
     sku: (i: InventoryItemRecord, _: unknown, ctx: Ctx) => ctx.shop.store.variants.get(i.variantId)?.sku ?? null,
     unitCost: (i: InventoryItemRecord, _: unknown, ctx: Ctx) => (i.unitCost === null ? null : { amount: i.unitCost, currencyCode: ctx.shop.currencyCode }),
+    measurement: (i: InventoryItemRecord) => ({ id: `gid://shopify/InventoryItemMeasurement/${i.id}`, weight: i.weight }),
     variant: (i: InventoryItemRecord, _: unknown, ctx: Ctx) => ctx.shop.store.variants.get(i.variantId),
     inventoryLevel: (i: InventoryItemRecord, a: { locationId: string }, ctx: Ctx) => ctx.shop.store.level(i.id, legacyId(a.locationId, 'Location') ?? ''),
     inventoryLevels: (i: InventoryItemRecord, a: PageArgs, ctx: Ctx, info: any) =>
