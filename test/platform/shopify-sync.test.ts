@@ -30,6 +30,7 @@ let conKey: string;
 function staleCopy(source: Dataset, shopId: string): Dataset {
   const copy = structuredClone(source);
   copy.shop.id = shopId;
+  copy.shop.settings.materialRequirementsMetafield = true;
   for (const v of copy.platform.variants) {
     v.productName = `stale ${v.productName}`;
     v.price = v.price === null ? null : '0.01';
@@ -104,6 +105,22 @@ describe(`Shopify full sync on ${databaseLabel}`, () => {
       expect({ url, status: b.status }).toEqual({ url, status: 200 });
       expect(normalise(b.body)).toEqual(normalise(a.body));
     }
+  });
+
+  it('order metafield write-back goes to Shopify through metafieldsSet (at most 25 per call) and the mirror keeps its copy', async () => {
+    const writer = await t.createKey(connected, ['read', 'write']);
+    const before = emu.shop(domain).requests.filter((r) => r.operationName === 'MetafieldsSet').length;
+    const res = await t.graphql(writer, 'mutation { syncOrderMaterialRequirements { materialRequirementsSync { enabled written key } userErrors { code } } }');
+    expect(res.body.data.syncOrderMaterialRequirements.materialRequirementsSync).toMatchObject({ enabled: true, written: dataset.platform.orders.length, key: 'material_requirements_json' });
+    const calls = emu.shop(domain).requests.filter((r) => r.operationName === 'MetafieldsSet').length - before;
+    expect(calls).toBe(Math.ceil(dataset.platform.orders.length / 25));
+    for (const order of dataset.platform.orders) {
+      const [field] = emu.shop(domain).metafields(`gid://shopify/Order/${order.orderId}`).filter((m) => m.key === 'material_requirements_json');
+      expect(field).toMatchObject({ namespace: 'bomcore', type: 'json' });
+      expect(JSON.parse(field!.value)).toHaveProperty('boms');
+    }
+    const [copies] = await t.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from platform_order_metafields where shop_id = ?', [connected]);
+    expect(copies!.n).toBe(dataset.platform.orders.length);
   });
 
   it('shop status shows the last sync and its counts, and never the token', async () => {
