@@ -7,6 +7,7 @@ import { runBulkExport, type BulkFile } from './bulk-export.ts';
 import { fromGid, gidResource } from './ids.ts';
 import { bulkQuery, requestOperation } from './operations.ts';
 import { weightUnitLabel } from './weight-units.ts';
+import { reapplyEventsSince } from './webhooks/reapply.ts';
 
 /**
  * A full sync of one store into the shop's platform mirror: locations (paged), then variants
@@ -30,6 +31,9 @@ export interface FullSyncOptions {
   pollMs?: number;
 }
 
+/** Clock difference allowed between this machine and Shopify when telling events newer than the snapshot. */
+const SNAPSHOT_MARGIN_MS = 60_000;
+
 const MIRROR_TABLES = ['platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines'];
 
 export interface SyncCounts { locations: number; variants: number; levels: number; orders: number; lineItems: number }
@@ -46,6 +50,8 @@ export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
     if (!page.locations.pageInfo.hasNextPage) break;
     after = page.locations.pageInfo.endCursor;
   }
+  // Webhook events of changes after this moment may be newer than the snapshot: applied again after it.
+  const exportStarted = new Date(Date.now() - SNAPSHOT_MARGIN_MS);
   const variants = await runBulkExport(api, bulkQuery('variants'), { pollMs: options.pollMs, onProgress: (n) => onProgress?.('variants', n, null) });
   let orders: BulkFile | null = null;
   try {
@@ -61,6 +67,7 @@ export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
       // Statistics of the rows just written (ANALYZE sees them inside the transaction): the steps
       // after this one join them, and a table the planner believes empty is planned as one.
       await analyzeTablesIn(tx, MIRROR_TABLES);
+      await reapplyEventsSince(tx, shopId, exportStarted);
       if (options.afterMirror) await options.afterMirror(tx, shopId, mirroredVariantPages(tx, shopId));
       return { ...mirror.counts };
     });
