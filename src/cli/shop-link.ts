@@ -97,7 +97,7 @@ export async function status(orm: Orm, shopId: string): Promise<ShopStatus> {
   const stored = await findConnection(em, shopId);
   const pushes = await countPlatformPushes(em, shopId);
   if (!stored) return { connection: null, pushes, throttle: null };
-  const { tokenSealed: _sealed, ...connection } = stored;
+  const { tokenSealed: _sealed, reconcileState: _window, ...connection } = stored;
   return { connection, pushes, throttle: sharedCostPacer.snapshot(connection.domain) };
 }
 
