@@ -60,6 +60,8 @@ export interface Config {
   shopifyEndpoint: string | null;
   /** SHOPIFY_API_SECRET: the Shopify app's API secret key, which signs webhooks (POST /webhooks/shopify answers 503 without it); default unset. */
   shopifyApiSecret: string | null;
+  /** How often `serve` reconciles each connected shop's mirror with its Shopify store, in seconds; 0 turns it off (BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S, default 300). */
+  shopifyReconcileIntervalS: number;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -207,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.BOMCORE_SECRET_KEY ? env.BOMCORE_SECRET_KEY : null,
     shopifyEndpoint: shopifyEndpoint(env),
     shopifyApiSecret: env.SHOPIFY_API_SECRET ? env.SHOPIFY_API_SECRET : null,
+    shopifyReconcileIntervalS: nonNegativeInteger(env, 'BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S', 300),
   };
 }
 

@@ -22,7 +22,7 @@ Usage: bomcore <command> [options]
   key list --shop ID [--json]
   key revoke ID
   shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL] [--api-version 2026-10] [--no-sync]
-  shop sync|status|disconnect|retry-pushes --shop ID
+  shop sync|reconcile|status|disconnect|retry-pushes --shop ID
                                      link a shop to its Shopify store, sync it, show or end the link
   print-schema [--subgraph] [--check [FILE]]
                                      print the GraphQL SDL (--check: are schema/*.graphql up to date?)
@@ -142,6 +142,7 @@ ${DATABASE}`,
   bomcore shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL]
                        [--api-version 2026-10] [--no-sync] [--json]
   bomcore shop sync --shop ID [--json]
+  bomcore shop reconcile --shop ID [--json]
   bomcore shop status --shop ID [--json]
   bomcore shop disconnect --shop ID
   bomcore shop retry-pushes --shop ID
@@ -157,8 +158,12 @@ which keeps the mirror current between syncs (set SHOPIFY_API_SECRET on the serv
 their signatures). Then it runs a full sync.
 sync re-reads locations, products, variants, inventory levels and open orders (Shopify bulk
 exports) into the shop's mirror; platform-linked materials take their names, SKUs, prices and
-costs. status shows the link, the last sync, the webhooks (their URL, and whether the store has
-uninstalled the app) and the stock pushes still pending. disconnect deletes the token; the last
+costs. reconcile runs one reconciliation pass now (bomcore serve runs one every
+BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S seconds, default 300): it re-reads from Shopify the products,
+inventory levels and orders changed since the last pass or sync, writes what the mirror missed (a
+webhook lost on the way) and reports it as drift. status shows the link, the last sync, the last
+reconcile and its drift, the webhooks (their URL, and whether the store has uninstalled the app)
+and the stock pushes still pending. disconnect deletes the token; the last
 synced state stays. A stock push Shopify refuses for good (a deleted variant, a missing scope) is
 stopped instead of retried forever; retry-pushes releases the stopped pushes once the cause is fixed.
 

@@ -7,6 +7,7 @@ import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.t
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { webhookFollowers } from '../composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
+import { startReconciler } from './shop-link.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';
@@ -77,6 +78,8 @@ export async function runServer(config: Config): Promise<void> {
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'shopify-webhooks' }),
     followers: webhookFollowers,
   });
+  // Re-reads from Shopify what changed since each connected shop's last pass, so a missed webhook heals within the interval.
+  const reconciler = startReconciler(orm, config, { intervalMs: config.shopifyReconcileIntervalS * 1000, logger: app.log.child({ component: 'shopify-reconcile' }) });
   // Completes pending bill versions (content hash, change summary) shortly after their saves commit,
   // and after a restart the ones a stopped process left pending.
   const versionFiller = startBillVersionFiller({
@@ -97,7 +100,7 @@ export async function runServer(config: Config): Promise<void> {
     app.log.info({ signal, inFlight: inFlight.count(), graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     app.beginShutdown();
     inFlight.drain();
-    await Promise.all([app.close(), admin?.close(), drainer.stop(), webhookApplier.stop(), versionFiller.stop()]);
+    await Promise.all([app.close(), admin?.close(), drainer.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()]);
     await orm.close();
     app.log.info({ drainedInMs: Date.now() - started }, 'shut down: every in-flight request answered');
   });

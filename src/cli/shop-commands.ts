@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { CommandError, parse, requiredString, UsageError } from './args.ts';
 import { Progress } from './progress.ts';
 
-// `bomcore shop connect|sync|status|disconnect`: a shop's link to its Shopify store. They open the
+// `bomcore shop connect|sync|reconcile|status|disconnect`: a shop's link to its Shopify store. They open the
 // configured database themselves; on the embedded database, stop `bomcore serve` first (or use
 // PostgreSQL, where the server and the CLI share the database).
 
@@ -14,7 +14,8 @@ export async function shopCommand(args: string[]): Promise<void> {
     case 'status': return statusCommand(rest);
     case 'disconnect': return disconnectCommand(rest);
     case 'retry-pushes': return retryPushesCommand(rest);
-    default: throw new UsageError('use: bomcore shop connect|sync|status|disconnect|retry-pushes');
+    case 'reconcile': return reconcileCommand(rest);
+    default: throw new UsageError('use: bomcore shop connect|sync|reconcile|status|disconnect|retry-pushes');
   }
 }
 
@@ -126,6 +127,9 @@ async function statusCommand(args: string[]): Promise<void> {
       console.log(`  last sync: ${c.syncCompletedAt ? `${c.syncCompletedAt.toISOString()} (${Object.entries(c.syncCounts ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')})` : 'never completed'}`);
       if (c.syncError) console.log(`  last sync failed: ${c.syncError}`);
       console.log(`  webhooks: ${c.webhookUri ? `${c.webhookTopics?.length ?? 0} topics → ${c.webhookUri}` : 'none registered (connect with --webhook-url, or subscribe them in shopify.app.toml)'}`);
+      const drift = c.reconcileDrift ? Object.entries(c.reconcileDrift).map(([k, v]) => `${k} ${v}`).join(', ') : '';
+      console.log(`  last reconcile: ${c.reconciledAt ? `${c.reconciledAt.toISOString()} (drift: ${drift || 'none'})${c.reconciledThrough ? `; Shopify's changes mirrored up to ${c.reconciledThrough.toISOString()}` : ''}${c.reconcileUnfinished ? '; catching up' : ''}` : 'never'}`);
+      if (c.reconcileError) console.log(`  last reconcile failed: ${c.reconcileError}`);
       if (c.uninstalledAt) console.log(`  the store uninstalled the app at ${c.uninstalledAt.toISOString()}: its token no longer works; reinstall it and connect again with the new token`);
     }
     const p = status.pushes;
@@ -152,5 +156,22 @@ async function retryPushesCommand(args: string[]): Promise<void> {
   await withDatabase(async (orm) => {
     const released = await link.retryPushes(orm, shopId);
     console.log(`${released} stopped stock push(es) of shop ${shopId} released: the drainer of a running server tries them again`);
+  });
+}
+
+async function reconcileCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { shop: { type: 'string' }, json: { type: 'boolean' } });
+  const shopId = requiredString(values.shop, '--shop');
+  const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
+  await withDatabase(async (orm, config) => {
+    const report = await link.reconcile(orm, config, shopId);
+    if (values.json) {
+      console.log(JSON.stringify(report));
+      return;
+    }
+    const d = report.drift;
+    console.log(`reconciled shop ${shopId} in ${(report.ms / 1000).toFixed(1)} s: read ${report.read.products} changed products, ${report.read.levels} levels, ${report.read.orders} orders; `
+      + `drift: ${d.variants} variants, ${d.levels} levels, ${d.orders} orders, ${d.locations} locations`
+      + `${report.finished ? '' : ' (the window is not finished: the next pass goes on with it)'}`);
   });
 }

@@ -14,10 +14,12 @@ import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
 import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
 import { resolveSecretKey, SecretBox, SecretKeyError } from '../platform/shopify/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
+import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
+import { webhookFollowers } from '../composition.ts';
 import { CommandError } from './args.ts';
 
-// A shop's link to its Shopify store, as the CLI (and later the server's reconciliation) runs it:
-// connect, full sync, status, disconnect. Here the platform adapter meets the modules that follow
+// A shop's link to its Shopify store, as the CLI and the server's reconciliation run it:
+// connect, full sync, reconcile, status, disconnect. Here the platform adapter meets the modules that follow
 // the platform: shops (the shop row), materials (platform-linked materials mirror their variants),
 // recipes (the cost roll-up when a cost moved).
 
@@ -95,7 +97,7 @@ export async function status(orm: Orm, shopId: string): Promise<ShopStatus> {
   const stored = await findConnection(em, shopId);
   const pushes = await countPlatformPushes(em, shopId);
   if (!stored) return { connection: null, pushes, throttle: null };
-  const { tokenSealed: _sealed, ...connection } = stored;
+  const { tokenSealed: _sealed, reconcileState: _window, ...connection } = stored;
   return { connection, pushes, throttle: sharedCostPacer.snapshot(connection.domain) };
 }
 
@@ -106,4 +108,35 @@ export async function disconnect(orm: Orm, shopId: string): Promise<boolean> {
 /** Releases the shop's stopped pushes (refused for good, cause since fixed) to the drainer; returns how many. */
 export async function retryPushes(orm: Orm, shopId: string): Promise<number> {
   return retryStoppedPlatformPushes(orm.em.fork(), shopId);
+}
+
+/**
+ * The reconciler of `bomcore serve` (every `intervalMs`) and of `bomcore shop reconcile` (0: on
+ * demand): the Admin API client of each connection, and platform-linked materials following the
+ * variants a pass changed, as the webhook applier's do.
+ */
+export function startReconciler(orm: Orm, config: Config, options: { intervalMs: number; logger: ReconcilerLogger; shopIds?: readonly string[] }): Reconciler {
+  return startShopifyReconciler({
+    orm, intervalMs: options.intervalMs, logger: options.logger, shopIds: options.shopIds, followers: webhookFollowers,
+    apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }),
+  });
+}
+
+const quiet: ReconcilerLogger = { info: () => {}, warn: () => {} };
+
+/** One reconciliation pass of a shop now (`bomcore shop reconcile`): its drift, or why it could not run. */
+export async function reconcile(orm: Orm, config: Config, shopId: string): Promise<ShopReconcileReport> {
+  const connection = await findConnection(orm.em.fork(), shopId);
+  if (!connection) throw new CommandError(`shop ${shopId} is not connected to a store: run bomcore shop connect first`);
+  if (connection.uninstalledAt) throw new CommandError(`the store of shop ${shopId} uninstalled the app at ${connection.uninstalledAt.toISOString()}: reinstall it and connect again`);
+  if (!connection.syncCompletedAt) throw new CommandError(`shop ${shopId} has never completed a sync: run bomcore shop sync first`);
+  const reconciler = startReconciler(orm, config, { intervalMs: 0, logger: quiet });
+  try {
+    const report = await reconciler.reconcileNow(shopId);
+    if (!report) throw new CommandError(`a reconciliation pass of shop ${shopId} is running (another process): try again when it ends`);
+    if (report.error) throw new CommandError(`reconciling shop ${shopId} failed: ${report.error}`);
+    return report;
+  } finally {
+    await reconciler.stop();
+  }
 }

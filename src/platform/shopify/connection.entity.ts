@@ -29,5 +29,17 @@ export const PlatformConnection = defineEntity({
     webhookTopics: p.json<string[]>().nullable(),
     /** When Shopify said the app was uninstalled (app/uninstalled): the token is dead until a reconnect. */
     uninstalledAt: timestamp().nullable(),
+    /** When the last reconciliation pass ended (src/platform/shopify/reconcile/). */
+    reconciledAt: timestamp().nullable(),
+    /** Shopify's changes up to this time are in the mirror: the next pass reads what changed after it (less a margin). */
+    reconciledThrough: timestamp().nullable(),
+    /** The last pass's drift: rows the mirror held differently from Shopify, by kind. */
+    reconcileDrift: p.json<Record<string, number>>().nullable(),
+    /** Why the last pass failed (null: it did not). */
+    reconcileError: p.text().nullable(),
+    /** A window a pass left unfinished (its bounds and the cursor of each read), resumed by the next pass. */
+    reconcileState: p.json<Record<string, unknown>>().nullable(),
+    /** A pass holds the shop until then (one pass per shop at a time, across instances; a crashed one's lease runs out). */
+    reconcileLeaseUntil: timestamp().nullable(),
   },
 });

@@ -1,5 +1,10 @@
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
+import { runSql, runSqlWrite, sqlBuilder } from '../../db/typed-sql.ts';
 import { PlatformConnection } from './connection.entity.ts';
+
+const connectionSql = sqlBuilder<InferKyselyDB<typeof PlatformConnection>>();
 
 // The platform_connections table's one reader and writer. Rows are found by shop (every command)
 // or by store domain (webhooks): never read without naming one of them.
@@ -10,10 +15,14 @@ export interface ConnectionInfo {
   webhookUri: string | null; webhookTopics: string[] | null;
   /** When Shopify said the app was uninstalled (its token is dead until a reconnect); null while installed. */
   uninstalledAt: Date | null;
+  /** The last reconciliation pass: when it ended, up to when Shopify's changes are mirrored, the drift it found, its error. */
+  reconciledAt: Date | null; reconciledThrough: Date | null; reconcileDrift: Record<string, number> | null; reconcileError: string | null;
+  /** A pass left its window unfinished: the next one goes on with it. */
+  reconcileUnfinished: boolean;
 }
 
 /** A connection with its sealed token (open it with the SecretBox only to call Shopify). */
-export interface StoredConnection extends ConnectionInfo { tokenSealed: string }
+export interface StoredConnection extends ConnectionInfo { tokenSealed: string; reconcileState: Record<string, unknown> | null }
 
 type Row = typeof PlatformConnection['~entity'];
 
@@ -23,6 +32,8 @@ function toStored(row: Row): StoredConnection {
     syncStartedAt: row.syncStartedAt ?? null, syncCompletedAt: row.syncCompletedAt ?? null, syncCounts: row.syncCounts ?? null,
     syncError: row.syncError ?? null, webhookUri: row.webhookUri ?? null, webhookTopics: row.webhookTopics ?? null,
     uninstalledAt: row.uninstalledAt ?? null, tokenSealed: row.tokenSealed,
+    reconciledAt: row.reconciledAt ?? null, reconciledThrough: row.reconciledThrough ?? null, reconcileDrift: row.reconcileDrift ?? null,
+    reconcileError: row.reconcileError ?? null, reconcileState: row.reconcileState ?? null, reconcileUnfinished: row.reconcileState != null,
   };
 }
 
@@ -40,7 +51,11 @@ export async function findConnectionByDomain(em: Em, domain: string): Promise<St
 export async function saveConnection(em: Em, input: {
   shopId: string; domain: string; apiVersion: string; tokenSealed: string; scopes: string[]; storeName: string; webhookUri: string | null; webhookTopics: string[] | null;
 }): Promise<void> {
-  await em.fork().upsert(PlatformConnection, { ...input, domain: input.domain.toLowerCase(), connectedAt: new Date(), syncError: null, uninstalledAt: null });
+  // A reconnect (perhaps to another store, with another token) starts reconciliation afresh after its sync.
+  await em.fork().upsert(PlatformConnection, {
+    ...input, domain: input.domain.toLowerCase(), connectedAt: new Date(), syncError: null, uninstalledAt: null,
+    reconciledThrough: null, reconcileState: null, reconcileError: null, reconcileLeaseUntil: null,
+  });
 }
 
 export async function deleteConnection(em: Em, shopId: string): Promise<boolean> {
@@ -60,4 +75,61 @@ export async function recordSyncEnd(em: Em, shopId: string, outcome: { completed
 /** app/uninstalled: the store removed the app, so its token no longer works. The row stays (status shows it; a reconnect clears it). Runs in the caller's transaction. */
 export async function markUninstalled(em: Em, shopId: string, at: Date): Promise<void> {
   await em.nativeUpdate(PlatformConnection, { shopId }, { uninstalledAt: at });
+}
+
+export interface ReconcileClaim {
+  /** Only these shops (tests sharing a database; `shop reconcile --shop`). Default: every shop. */
+  shopIds?: readonly string[] | null;
+  /** Only shops whose last pass ended before this (or left its window unfinished without an error); null: due now. */
+  dueBefore: Date | null;
+  /** How long the claim keeps other passes off the shop. */
+  leaseMs: number;
+  limit: number;
+}
+
+/**
+ * Claims connected shops for a reconciliation pass: installed, synced at least once, not held by
+ * another pass (`for update skip locked`, then a lease: two instances never reconcile one shop at
+ * once, and a crashed pass's lease runs out). Longest unreconciled first. Returns the claimed shops.
+ */
+export async function claimForReconcile(em: Em, claim: ReconcileClaim): Promise<StoredConnection[]> {
+  if (claim.shopIds && claim.shopIds.length === 0) return [];
+  let due = connectionSql.selectFrom('platform_connections').select('shop_id')
+    .where('uninstalled_at', 'is', null).where('sync_completed_at', 'is not', null)
+    .where((eb) => eb.or([eb('reconcile_lease_until', 'is', null), eb('reconcile_lease_until', '<', sql<Date>`now()`)]));
+  if (claim.shopIds) due = due.where('shop_id', 'in', [...new Set(claim.shopIds)]);
+  const dueBefore = claim.dueBefore;
+  if (dueBefore) {
+    due = due.where((eb) => eb.or([
+      eb('reconciled_at', 'is', null), eb('reconciled_at', '<', dueBefore),
+      eb.and([eb('reconcile_state', 'is not', null), eb('reconcile_error', 'is', null)]),
+    ]));
+  }
+  const claimed = await runSql(em, connectionSql
+    .with('due', () => due.orderBy(sql`reconciled_at asc nulls first`).orderBy('shop_id').limit(claim.limit).forUpdate().skipLocked())
+    .updateTable('platform_connections as c')
+    .set({ reconcile_lease_until: sql<Date>`now() + (${claim.leaseMs} * interval '1 millisecond')` })
+    .from('due').whereRef('c.shop_id', '=', 'due.shop_id')
+    .returning('c.shop_id'));
+  const found = await Promise.all(claimed.map((r) => findConnection(em, r.shop_id)));
+  return found.filter((c): c is StoredConnection => c !== null);
+}
+
+export interface ReconcileOutcome {
+  at: Date;
+  /** Shopify's changes up to this time are mirrored (a finished window); null: unchanged (the window goes on, or failed). */
+  through: Date | null;
+  /** The unfinished window to go on with; null when the window finished. */
+  state: Record<string, unknown> | null;
+  drift: Record<string, number>;
+  error: string | null;
+}
+
+/** Ends a pass: records what it did and releases the shop. */
+export async function recordReconcile(em: Em, shopId: string, outcome: ReconcileOutcome): Promise<void> {
+  await runSqlWrite(em, connectionSql.updateTable('platform_connections').set({
+    reconciled_at: outcome.at, reconcile_drift: JSON.stringify(outcome.drift) as never, reconcile_error: outcome.error === null ? null : outcome.error.slice(0, 2000),
+    reconcile_state: (outcome.state === null ? null : JSON.stringify(outcome.state)) as never, reconcile_lease_until: null,
+    ...(outcome.through ? { reconciled_through: outcome.through } : {}),
+  }).where('shop_id', '=', shopId));
 }

@@ -22,7 +22,8 @@ export const REQUEST_OPERATIONS: ReadonlyMap<string, string> = readFolder(OPERAT
 export const BULK_QUERIES: ReadonlyMap<string, string> = readFolder(BULK_DIR);
 
 export type RequestOperationName =
-  'shop-access' | 'locations' | 'bulk-operation-run' | 'bulk-operation-status' | 'inventory-adjust' | 'metafields-set' | 'webhook-subscription-create';
+  'shop-access' | 'locations' | 'bulk-operation-run' | 'bulk-operation-status' | 'inventory-adjust' | 'metafields-set' | 'webhook-subscription-create'
+  | 'reconcile-products' | 'product-variants' | 'reconcile-levels' | 'reconcile-orders' | 'order-line-items';
 export type BulkQueryName = 'variants' | 'open-orders';
 
 export function requestOperation(name: RequestOperationName): string {

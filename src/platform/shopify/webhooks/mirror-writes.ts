@@ -1,16 +1,17 @@
-import { sql } from 'kysely';
 import type { Em } from '../../../db/orm.ts';
-import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
+import { runSql } from '../../../db/typed-sql.ts';
 import { exact } from '../../../numbers/index.ts';
 import { platformStoreSql } from '../../tables.ts';
-import type { WebhookEventEffect, WebhookEventStatus } from './inbox.entity.ts';
-import { webhookInboxSql } from './tables.ts';
+import {
+  removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,
+} from '../mirror-guard.ts';
+import type { WebhookEventEffect } from './inbox.entity.ts';
 
-// What each webhook topic does to the shop's mirror (the local platform store). Every write is
-// conditional on Shopify's `updated_at`: a row is replaced or removed only by an event at least as
-// new as what it holds, and a resource removed by an applied event (the inbox keeps it: a
-// tombstone) is not brought back by an older one. So events may arrive late, twice or in any
-// order, and the mirror ends as Shopify's latest state. Payloads are Shopify's REST resources.
+// What each webhook topic does to the shop's mirror (the local platform store): the payload (one of
+// Shopify's REST resources) read into the guarded writes of ../mirror-guard.ts, which the
+// reconciliation shares. Every write is conditional on Shopify's `updated_at` and on the inbox's
+// tombstones, so events may arrive late, twice or in any order, and the mirror ends as Shopify's
+// latest state.
 
 /** An event the applier works on: its topic, resource, Shopify's time of the change and its body. */
 export interface InboxEvent { shopId: string; eventId: string; topic: string; resource: string; version: Date; payload: Record<string, unknown> }
@@ -41,15 +42,6 @@ function money(value: unknown): string | null {
   return t === null ? null : exact(t).toFixed();
 }
 
-/** An applied `remove` at least as new as `version`, or any applied `delete`, of the resource. */
-async function removedSince(em: Em, e: InboxEvent): Promise<boolean> {
-  const rows = await runSql(em, webhookInboxSql.selectFrom('shopify_webhook_events').select('event_id')
-    .where('shop_id', '=', e.shopId).where('resource', '=', e.resource).where('status', '=', sql.lit<WebhookEventStatus>('applied'))
-    .where((eb) => eb.or([eb('effect', '=', sql.lit<WebhookEventEffect>('delete')), eb.and([eb('effect', '=', sql.lit<WebhookEventEffect>('remove')), eb('version', '>=', e.version)])]))
-    .limit(1));
-  return rows.length > 0;
-}
-
 /** inventory_levels/update and /connect: the level of the item's variant at the location, unless newer is held. */
 export async function applyLevel(em: Em, e: InboxEvent): Promise<Applied> {
   const item = id(e.payload.inventory_item_id);
@@ -60,13 +52,7 @@ export async function applyLevel(em: Em, e: InboxEvent): Promise<Applied> {
   const [variant] = await runSql(em, platformStoreSql.selectFrom('platform_variants').select('variant_id')
     .where('shop_id', '=', e.shopId).where('inventory_item_id', '=', item).limit(1));
   if (!variant) throw new NotYetApplicable(`inventory item ${item} is not mirrored (its products/create may come later)`);
-  if (await removedSince(em, e)) return NOTHING;
-  const written = await runSql(em, platformStoreSql.insertInto('platform_levels')
-    .values({ shop_id: e.shopId, variant_id: variant.variant_id, location_id: location, available: String(available), updated_at: e.version })
-    .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
-      .doUpdateSet((eb) => ({ available: eb.ref('excluded.available'), updated_at: eb.ref('excluded.updated_at') }))
-      .where((eb) => eb.or([eb('platform_levels.updated_at', 'is', null), eb('platform_levels.updated_at', '<=', eb.ref('excluded.updated_at'))])))
-    .returning('variant_id'));
+  const written = await writeLevels(em, e.shopId, [{ variantId: variant.variant_id, inventoryItemId: item, locationId: location, available: String(available), version: e.version }]);
   return written.length > 0 ? { effect: 'upsert', variantIds: [variant.variant_id] } : NOTHING;
 }
 
@@ -75,12 +61,7 @@ export async function disconnectLevel(em: Em, e: InboxEvent): Promise<Applied> {
   const item = id(e.payload.inventory_item_id);
   const location = id(e.payload.location_id);
   if (item === null || location === null) return NOTHING;
-  const removed = await runSql(em, platformStoreSql.deleteFrom('platform_levels')
-    .where('shop_id', '=', e.shopId).where('location_id', '=', location)
-    .where('variant_id', 'in', platformStoreSql.selectFrom('platform_variants').select('variant_id').where('shop_id', '=', e.shopId).where('inventory_item_id', '=', item))
-    .where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', e.version)]))
-    .returning('variant_id'));
-  return { effect: 'remove', variantIds: removed.map((r) => r.variant_id) };
+  return { effect: 'remove', variantIds: await removeLevel(em, e.shopId, item, location, e.version) };
 }
 
 interface ProductVariantPayload { id?: unknown; title?: unknown; sku?: unknown; price?: unknown; inventory_item_id?: unknown }
@@ -92,47 +73,27 @@ interface ProductVariantPayload { id?: unknown; title?: unknown; sku?: unknown; 
  */
 export async function applyProduct(em: Em, e: InboxEvent): Promise<Applied> {
   const productId = id(e.payload.id);
-  if (productId === null || await removedSince(em, e)) return NOTHING;
-  const held = await runSql(em, platformStoreSql.selectFrom('platform_variants').select(['variant_id', 'updated_at'])
-    .where('shop_id', '=', e.shopId).where('product_id', '=', productId));
-  if (held.some((r) => r.updated_at !== null && new Date(r.updated_at).getTime() > e.version.getTime())) return NOTHING;
+  if (productId === null) return NOTHING;
   const image = e.payload.image as { src?: unknown } | null | undefined;
   const images = Array.isArray(e.payload.images) ? e.payload.images as { src?: unknown }[] : [];
-  const imageUrl = text(image?.src) ?? text(images[0]?.src);
   const variants = (Array.isArray(e.payload.variants) ? e.payload.variants as ProductVariantPayload[] : [])
     .map((v) => ({ variantId: id(v.id), inventoryItemId: id(v.inventory_item_id), v }))
-    .filter((v): v is { variantId: string; inventoryItemId: string; v: ProductVariantPayload } => v.variantId !== null && v.inventoryItemId !== null);
-  const productName = text(e.payload.title) ?? '';
-  if (variants.length > 0) {
-    await runSqlWrite(em, platformStoreSql.insertInto('platform_variants').values(variants.map(({ variantId, inventoryItemId, v }) => ({
-      shop_id: e.shopId, variant_id: variantId, product_id: productId, inventory_item_id: inventoryItemId, product_name: productName,
-      variant_name: text(v.title) === DEFAULT_VARIANT_TITLE ? null : text(v.title), sku: text(v.sku), vendor: text(e.payload.vendor),
-      price: money(v.price), cost: null, image_url: imageUrl, updated_at: e.version,
-    }))).onConflict((oc) => oc.columns(['shop_id', 'variant_id']).doUpdateSet((eb) => ({
-      product_id: eb.ref('excluded.product_id'), inventory_item_id: eb.ref('excluded.inventory_item_id'), product_name: eb.ref('excluded.product_name'),
-      variant_name: eb.ref('excluded.variant_name'), sku: eb.ref('excluded.sku'), vendor: eb.ref('excluded.vendor'), price: eb.ref('excluded.price'),
-      image_url: eb.ref('excluded.image_url'), updated_at: eb.ref('excluded.updated_at'),
-    })).where((eb) => eb.or([eb('platform_variants.updated_at', 'is', null), eb('platform_variants.updated_at', '<=', eb.ref('excluded.updated_at'))]))));
-  }
-  const kept = new Set(variants.map((v) => v.variantId));
-  const gone = held.map((r) => r.variant_id).filter((v) => !kept.has(v));
-  await removeVariants(em, e.shopId, gone);
-  return { effect: 'upsert', variantIds: [...kept, ...gone] };
+    .filter((v): v is { variantId: string; inventoryItemId: string; v: ProductVariantPayload } => v.variantId !== null && v.inventoryItemId !== null)
+    .map(({ variantId, inventoryItemId, v }) => ({
+      variantId, inventoryItemId, variantName: text(v.title) === DEFAULT_VARIANT_TITLE ? null : text(v.title), sku: text(v.sku), price: money(v.price),
+    }));
+  const written = await writeProduct(em, e.shopId, {
+    productId, productName: text(e.payload.title) ?? '', vendor: text(e.payload.vendor), imageUrl: text(image?.src) ?? text(images[0]?.src), version: e.version, variants,
+  });
+  return written ? { effect: 'upsert', variantIds: [...written.written, ...written.gone] } : NOTHING;
 }
 
 /** products/delete: the product's variants and their levels leave for good. */
 export async function deleteProduct(em: Em, e: InboxEvent): Promise<Applied> {
   const productId = id(e.payload.id);
   if (productId === null) return NOTHING;
-  const held = await runSql(em, platformStoreSql.selectFrom('platform_variants').select('variant_id').where('shop_id', '=', e.shopId).where('product_id', '=', productId));
-  await removeVariants(em, e.shopId, held.map((r) => r.variant_id));
+  await removeProduct(em, e.shopId, productId);
   return { effect: 'delete', variantIds: [] };
-}
-
-async function removeVariants(em: Em, shopId: string, variantIds: string[]): Promise<void> {
-  if (variantIds.length === 0) return;
-  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_levels').where('shop_id', '=', shopId).where('variant_id', 'in', variantIds));
-  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_variants').where('shop_id', '=', shopId).where('variant_id', 'in', variantIds));
 }
 
 /** locations/create, /update, /activate (an active location: its name), /deactivate (out of the mirror, which holds active locations). */
@@ -141,15 +102,11 @@ export async function applyLocation(em: Em, e: InboxEvent): Promise<Applied> {
   if (locationId === null) return NOTHING;
   const active = e.topic === 'locations/deactivate' ? false : e.payload.active !== false;
   if (!active) {
-    await runSqlWrite(em, platformStoreSql.deleteFrom('platform_locations').where('shop_id', '=', e.shopId).where('location_id', '=', locationId)
-      .where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', e.version)])));
+    await removeLocation(em, e.shopId, locationId, e.version);
     return { effect: 'remove', variantIds: [] };
   }
   const name = text(e.payload.name);
-  if (name === null || await removedSince(em, e)) return NOTHING;
-  await runSqlWrite(em, platformStoreSql.insertInto('platform_locations').values({ shop_id: e.shopId, location_id: locationId, name, updated_at: e.version })
-    .onConflict((oc) => oc.columns(['shop_id', 'location_id']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), updated_at: eb.ref('excluded.updated_at') }))
-      .where((eb) => eb.or([eb('platform_locations.updated_at', 'is', null), eb('platform_locations.updated_at', '<=', eb.ref('excluded.updated_at'))]))));
+  if (name === null || !await writeLocation(em, e.shopId, { locationId, name, version: e.version })) return NOTHING;
   return { effect: 'upsert', variantIds: [] };
 }
 
@@ -157,7 +114,7 @@ export async function applyLocation(em: Em, e: InboxEvent): Promise<Applied> {
 export async function deleteLocation(em: Em, e: InboxEvent): Promise<Applied> {
   const locationId = id(e.payload.id);
   if (locationId === null) return NOTHING;
-  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_locations').where('shop_id', '=', e.shopId).where('location_id', '=', locationId));
+  await removeLocation(em, e.shopId, locationId, null);
   return { effect: 'delete', variantIds: [] };
 }
 
@@ -175,23 +132,12 @@ export async function applyOrder(em: Em, e: InboxEvent): Promise<Applied> {
     await removeOrder(em, e.shopId, orderId, e.version);
     return { effect: 'remove', variantIds: [] };
   }
-  if (await removedSince(em, e)) return NOTHING;
-  const name = text(e.payload.name) ?? `#${orderId}`;
-  const written = await runSql(em, platformStoreSql.insertInto('platform_orders').values({ shop_id: e.shopId, order_id: orderId, name, updated_at: e.version })
-    .onConflict((oc) => oc.columns(['shop_id', 'order_id']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), updated_at: eb.ref('excluded.updated_at') }))
-      .where((eb) => eb.or([eb('platform_orders.updated_at', 'is', null), eb('platform_orders.updated_at', '<=', eb.ref('excluded.updated_at'))])))
-    .returning('order_id'));
-  if (written.length === 0) return NOTHING;
-  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_order_lines').where('shop_id', '=', e.shopId).where('order_id', '=', orderId));
   const lines = (Array.isArray(e.payload.line_items) ? e.payload.line_items as LineItemPayload[] : [])
     .map((l) => ({ l, quantity: typeof l.current_quantity === 'number' ? l.current_quantity : typeof l.quantity === 'number' ? l.quantity : 0 }))
-    .filter(({ quantity }) => Number.isInteger(quantity) && quantity > 0);
-  if (lines.length > 0) {
-    await runSqlWrite(em, platformStoreSql.insertInto('platform_order_lines').values(lines.map(({ l, quantity }, position) => ({
-      shop_id: e.shopId, order_id: orderId, position, variant_id: id(l.variant_id), product_id: id(l.product_id), sku: text(l.sku), title: text(l.title) ?? '', quantity: String(quantity),
-    }))));
-  }
-  return { effect: 'upsert', variantIds: [] };
+    .filter(({ quantity }) => Number.isInteger(quantity) && quantity > 0)
+    .map(({ l, quantity }) => ({ variantId: id(l.variant_id), productId: id(l.product_id), sku: text(l.sku), title: text(l.title) ?? '', quantity: String(quantity) }));
+  const written = await writeOpenOrder(em, e.shopId, { orderId, name: text(e.payload.name) ?? `#${orderId}`, version: e.version, lines });
+  return written ? { effect: 'upsert', variantIds: [] } : NOTHING;
 }
 
 /** orders/delete: gone for good. */
@@ -200,12 +146,4 @@ export async function deleteOrder(em: Em, e: InboxEvent): Promise<Applied> {
   if (orderId === null) return NOTHING;
   await removeOrder(em, e.shopId, orderId, null);
   return { effect: 'delete', variantIds: [] };
-}
-
-/** Removes an open order and its lines; with a version, only when the mirror's copy is not newer. */
-async function removeOrder(em: Em, shopId: string, orderId: string, version: Date | null): Promise<void> {
-  let query = platformStoreSql.deleteFrom('platform_orders').where('shop_id', '=', shopId).where('order_id', '=', orderId);
-  if (version) query = query.where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', version)]));
-  const removed = await runSql(em, query.returning('order_id'));
-  if (removed.length > 0) await runSqlWrite(em, platformStoreSql.deleteFrom('platform_order_lines').where('shop_id', '=', shopId).where('order_id', '=', orderId));
 }

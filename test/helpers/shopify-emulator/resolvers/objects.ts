@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { EmulatorContext } from '../context.ts';
-import { connection, type PageArgs } from '../connection.ts';
+import { connection, matchesSearch, parseSearch, type PageArgs, type SearchFields } from '../connection.ts';
 import { compareIds, gid, legacyId } from '../gid.ts';
 import type {
   AdjustmentGroupRecord, BulkOperationRecord, InventoryItemRecord, LevelRecord, LineItemRecord, LocationRecord,
@@ -29,6 +29,11 @@ const common = (type: string) => ({
   updatedAt: (r: { updatedAt: string }) => r.updatedAt,
 });
 
+/** The search fields of `Location.inventoryLevels(query:)` (Shopify's: created_at, updated_at, inventory_item_id, id). */
+const levelSearch: SearchFields<LevelRecord> = {
+  created_at: (l) => l.createdAt, updated_at: (l) => l.updatedAt, inventory_item_id: (l) => l.itemId,
+};
+
 function levelGid(level: LevelRecord): string {
   return `gid://shopify/InventoryLevel/${level.locationId}?inventory_item_id=${level.itemId}`;
 }
@@ -53,9 +58,11 @@ export const objectResolvers: Resolvers = {
     ...common('Location'), name: (l: LocationRecord) => l.name, isActive: (l: LocationRecord) => l.isActive,
     activatable: (l: LocationRecord) => !l.isActive, deactivatable: (l: LocationRecord) => l.isActive, deactivatedAt: (l: LocationRecord) => (l.isActive ? null : l.updatedAt),
     inventoryLevel: (l: LocationRecord, a: { inventoryItemId: string }, ctx: Ctx) => ctx.shop.store.level(legacyId(a.inventoryItemId, 'InventoryItem') ?? '', l.id),
-    inventoryLevels: (l: LocationRecord, a: PageArgs, ctx: Ctx, info: any) => {
+    inventoryLevels: (l: LocationRecord, a: PageArgs & { query?: string | null }, ctx: Ctx, info: any) => {
       const levels = [...ctx.shop.store.levels.values()].flatMap((m) => (m.has(l.id) ? [m.get(l.id)!] : []));
-      return connection(levels.map((lv) => ({ ...lv, id: lv.itemId })).sort((x, y) => compareIds(x.id, y.id)), a, ctx, info);
+      const terms = parseSearch(a.query);
+      const matching = terms.length ? levels.filter((lv) => matchesSearch(lv, terms, levelSearch)) : levels;
+      return connection(matching.map((lv) => ({ ...lv, id: lv.itemId })).sort((x, y) => compareIds(x.id, y.id)), a, ctx, info);
     },
   },
   Product: {

@@ -1,0 +1,170 @@
+import { sql } from 'kysely';
+import type { Em } from '../../db/orm.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
+import { platformStoreSql } from '../tables.ts';
+import type { WebhookEventEffect, WebhookEventStatus } from './webhooks/inbox.entity.ts';
+import { webhookInboxSql } from './webhooks/tables.ts';
+
+// The mirror writes that follow Shopify after the full sync: the webhook applier's (one event at a
+// time, from REST payloads) and the reconciliation's (a page at a time, from GraphQL reads) — one
+// code path, so both obey the same rule. Every write is conditional on Shopify's `updated_at`: a row
+// is replaced or removed only by a version at least as new as what it holds, and a resource an
+// applied webhook removed (the inbox keeps it: a tombstone) is not brought back by an older version.
+// So whichever arrives first — a late event, a late reconciliation read — the mirror ends as
+// Shopify's latest state.
+
+/** The inbox's name of a resource, as receive.ts stores it. */
+export const resourceOf = {
+  level: (inventoryItemId: string, locationId: string) => `level:${inventoryItemId}:${locationId}`,
+  product: (productId: string) => `product:${productId}`,
+  location: (locationId: string) => `location:${locationId}`,
+  order: (orderId: string) => `order:${orderId}`,
+};
+
+const APPLIED = sql.lit<WebhookEventStatus>('applied');
+const REMOVE = sql.lit<WebhookEventEffect>('remove');
+const DELETE = sql.lit<WebhookEventEffect>('delete');
+
+/**
+ * Which of these resources an applied webhook removed at `version` or later, or deleted for good
+ * (Shopify never reuses an id): writing them at `version` would bring back what is gone. One statement.
+ */
+export async function removedResources(em: Em, shopId: string, subjects: readonly { resource: string; version: Date }[]): Promise<Set<string>> {
+  if (subjects.length === 0) return new Set();
+  const rows = await runSql(em, webhookInboxSql.selectFrom('shopify_webhook_events').select(['resource', 'effect', 'version'])
+    .where('shop_id', '=', shopId).where('resource', 'in', [...new Set(subjects.map((s) => s.resource))]).where('status', '=', APPLIED)
+    .where((eb) => eb.or([eb('effect', '=', DELETE), eb('effect', '=', REMOVE)])));
+  const removed = new Set<string>();
+  for (const s of subjects) {
+    if (rows.some((r) => r.resource === s.resource && (r.effect === 'delete' || new Date(r.version).getTime() >= s.version.getTime()))) removed.add(s.resource);
+  }
+  return removed;
+}
+
+async function removedSince(em: Em, shopId: string, resource: string, version: Date): Promise<boolean> {
+  return (await removedResources(em, shopId, [{ resource, version }])).has(resource);
+}
+
+export interface LevelWrite { variantId: string; inventoryItemId: string; locationId: string; available: string; version: Date }
+
+/** Available levels, each unless newer is held or the level was disconnected since; returns the rows written. Two statements. */
+export async function writeLevels(em: Em, shopId: string, rows: readonly LevelWrite[]): Promise<LevelWrite[]> {
+  if (rows.length === 0) return [];
+  const removed = await removedResources(em, shopId, rows.map((r) => ({ resource: resourceOf.level(r.inventoryItemId, r.locationId), version: r.version })));
+  // One row per level (the last given wins): an upsert may not touch a row twice.
+  const byKey = new Map<string, LevelWrite>();
+  for (const r of rows) if (!removed.has(resourceOf.level(r.inventoryItemId, r.locationId))) byKey.set(`${r.variantId}:${r.locationId}`, r);
+  if (byKey.size === 0) return [];
+  const written = await runSql(em, platformStoreSql.insertInto('platform_levels')
+    .values([...byKey.values()].map((r) => ({ shop_id: shopId, variant_id: r.variantId, location_id: r.locationId, available: r.available, updated_at: r.version })))
+    .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
+      .doUpdateSet((eb) => ({ available: eb.ref('excluded.available'), updated_at: eb.ref('excluded.updated_at') }))
+      .where((eb) => eb.or([eb('platform_levels.updated_at', 'is', null), eb('platform_levels.updated_at', '<=', eb.ref('excluded.updated_at'))])))
+    .returning(['variant_id', 'location_id']));
+  return written.map((w) => byKey.get(`${w.variant_id}:${w.location_id}`)!);
+}
+
+/** Removes a level (the item is no longer stocked at the location) unless a newer one is held; returns the variants whose level left. */
+export async function removeLevel(em: Em, shopId: string, inventoryItemId: string, locationId: string, version: Date): Promise<string[]> {
+  const removed = await runSql(em, platformStoreSql.deleteFrom('platform_levels')
+    .where('shop_id', '=', shopId).where('location_id', '=', locationId)
+    .where('variant_id', 'in', platformStoreSql.selectFrom('platform_variants').select('variant_id').where('shop_id', '=', shopId).where('inventory_item_id', '=', inventoryItemId))
+    .where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', version)]))
+    .returning('variant_id'));
+  return removed.map((r) => r.variant_id);
+}
+
+export interface VariantWrite {
+  variantId: string; inventoryItemId: string; variantName: string | null; sku: string | null; price: string | null;
+  /** The unit cost; undefined when the source does not carry it (a webhook's product): a held variant keeps its own. */
+  cost?: string | null;
+}
+export interface ProductWrite { productId: string; productName: string; vendor: string | null; imageUrl: string | null; version: Date; variants: VariantWrite[] }
+
+/**
+ * A product's variants as Shopify holds them at `version`: written unless the mirror holds the
+ * product newer or a webhook deleted it; variants no longer in it leave with their levels. Null when
+ * nothing was written; else the variants written and those removed.
+ */
+export async function writeProduct(em: Em, shopId: string, product: ProductWrite): Promise<{ written: string[]; gone: string[] } | null> {
+  if (await removedSince(em, shopId, resourceOf.product(product.productId), product.version)) return null;
+  const held = await runSql(em, platformStoreSql.selectFrom('platform_variants').select(['variant_id', 'updated_at'])
+    .where('shop_id', '=', shopId).where('product_id', '=', product.productId));
+  if (held.some((r) => r.updated_at !== null && new Date(r.updated_at).getTime() > product.version.getTime())) return null;
+  const withCost = product.variants.length > 0 && product.variants.every((v) => v.cost !== undefined);
+  if (product.variants.length > 0) {
+    await runSqlWrite(em, platformStoreSql.insertInto('platform_variants').values(product.variants.map((v) => ({
+      shop_id: shopId, variant_id: v.variantId, product_id: product.productId, inventory_item_id: v.inventoryItemId, product_name: product.productName,
+      variant_name: v.variantName, sku: v.sku, vendor: product.vendor, price: v.price, cost: v.cost ?? null, image_url: product.imageUrl, updated_at: product.version,
+    }))).onConflict((oc) => oc.columns(['shop_id', 'variant_id']).doUpdateSet((eb) => ({
+      product_id: eb.ref('excluded.product_id'), inventory_item_id: eb.ref('excluded.inventory_item_id'), product_name: eb.ref('excluded.product_name'),
+      variant_name: eb.ref('excluded.variant_name'), sku: eb.ref('excluded.sku'), vendor: eb.ref('excluded.vendor'), price: eb.ref('excluded.price'),
+      ...(withCost ? { cost: eb.ref('excluded.cost') } : {}),
+      image_url: eb.ref('excluded.image_url'), updated_at: eb.ref('excluded.updated_at'),
+    })).where((eb) => eb.or([eb('platform_variants.updated_at', 'is', null), eb('platform_variants.updated_at', '<=', eb.ref('excluded.updated_at'))]))));
+  }
+  const kept = new Set(product.variants.map((v) => v.variantId));
+  const gone = held.map((r) => r.variant_id).filter((v) => !kept.has(v));
+  await removeVariants(em, shopId, gone);
+  return { written: [...kept], gone };
+}
+
+/** A product deleted for good: its variants and their levels leave. Returns the variants removed. */
+export async function removeProduct(em: Em, shopId: string, productId: string): Promise<string[]> {
+  const held = await runSql(em, platformStoreSql.selectFrom('platform_variants').select('variant_id').where('shop_id', '=', shopId).where('product_id', '=', productId));
+  const ids = held.map((r) => r.variant_id);
+  await removeVariants(em, shopId, ids);
+  return ids;
+}
+
+async function removeVariants(em: Em, shopId: string, variantIds: string[]): Promise<void> {
+  if (variantIds.length === 0) return;
+  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_levels').where('shop_id', '=', shopId).where('variant_id', 'in', variantIds));
+  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_variants').where('shop_id', '=', shopId).where('variant_id', 'in', variantIds));
+}
+
+/** An active location's name, unless newer is held or it was removed since; true when written. */
+export async function writeLocation(em: Em, shopId: string, location: { locationId: string; name: string; version: Date }): Promise<boolean> {
+  if (await removedSince(em, shopId, resourceOf.location(location.locationId), location.version)) return false;
+  const written = await runSql(em, platformStoreSql.insertInto('platform_locations').values({ shop_id: shopId, location_id: location.locationId, name: location.name, updated_at: location.version })
+    .onConflict((oc) => oc.columns(['shop_id', 'location_id']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), updated_at: eb.ref('excluded.updated_at') }))
+      .where((eb) => eb.or([eb('platform_locations.updated_at', 'is', null), eb('platform_locations.updated_at', '<=', eb.ref('excluded.updated_at'))])))
+    .returning('location_id'));
+  return written.length > 0;
+}
+
+/** A location out of the mirror (deactivated: with its version, unless newer is held; deleted: `version` null). */
+export async function removeLocation(em: Em, shopId: string, locationId: string, version: Date | null): Promise<boolean> {
+  let query = platformStoreSql.deleteFrom('platform_locations').where('shop_id', '=', shopId).where('location_id', '=', locationId);
+  if (version) query = query.where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', version)]));
+  return (await runSql(em, query.returning('location_id'))).length > 0;
+}
+
+export interface OrderLineWrite { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
+export interface OrderWrite { orderId: string; name: string; version: Date; lines: OrderLineWrite[] }
+
+/** An open order with its current lines (replacing the held ones), unless newer is held or it was removed since; true when written. */
+export async function writeOpenOrder(em: Em, shopId: string, order: OrderWrite): Promise<boolean> {
+  if (await removedSince(em, shopId, resourceOf.order(order.orderId), order.version)) return false;
+  const written = await runSql(em, platformStoreSql.insertInto('platform_orders').values({ shop_id: shopId, order_id: order.orderId, name: order.name, updated_at: order.version })
+    .onConflict((oc) => oc.columns(['shop_id', 'order_id']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), updated_at: eb.ref('excluded.updated_at') }))
+      .where((eb) => eb.or([eb('platform_orders.updated_at', 'is', null), eb('platform_orders.updated_at', '<=', eb.ref('excluded.updated_at'))])))
+    .returning('order_id'));
+  if (written.length === 0) return false;
+  await runSqlWrite(em, platformStoreSql.deleteFrom('platform_order_lines').where('shop_id', '=', shopId).where('order_id', '=', order.orderId));
+  if (order.lines.length > 0) {
+    await runSqlWrite(em, platformStoreSql.insertInto('platform_order_lines').values(order.lines.map((l, position) => ({
+      shop_id: shopId, order_id: order.orderId, position, variant_id: l.variantId, product_id: l.productId, sku: l.sku, title: l.title, quantity: l.quantity,
+    }))));
+  }
+  return true;
+}
+
+/** An order out of the open orders (closed or cancelled: with its version, unless newer is held; deleted: `version` null); true when it was there. */
+export async function removeOrder(em: Em, shopId: string, orderId: string, version: Date | null): Promise<boolean> {
+  let query = platformStoreSql.deleteFrom('platform_orders').where('shop_id', '=', shopId).where('order_id', '=', orderId);
+  if (version) query = query.where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', version)]));
+  const removed = await runSql(em, query.returning('order_id'));
+  if (removed.length > 0) await runSqlWrite(em, platformStoreSql.deleteFrom('platform_order_lines').where('shop_id', '=', shopId).where('order_id', '=', orderId));
+  return removed.length > 0;
+}

@@ -1,0 +1,109 @@
+import { exact } from '../../../numbers/index.ts';
+import type { ShopifyAdminApi } from '../admin-api.ts';
+import { fromGid, toGid } from '../ids.ts';
+import type { OrderLineWrite, ProductWrite, VariantWrite } from '../mirror-guard.ts';
+import { requestOperation } from '../operations.ts';
+
+// What the reconciliation reads from the Admin API, page by page, and the mirror rows it makes of
+// it — the same rows the full sync writes (Shopify's "Default Title" is no variant name, a blank
+// text is null, money is exact decimal text, a removed line item is not an open line).
+
+interface PageInfo { hasNextPage: boolean; endCursor: string | null }
+export interface Page<T> { nodes: T[]; pageInfo: PageInfo }
+
+interface VariantNode { id: string; title: string; sku: string | null; price: string | null; inventoryItem: { id: string; unitCost: { amount: string } | null } }
+export interface ProductNode {
+  id: string; title: string; vendor: string | null; updatedAt: string;
+  featuredMedia: { preview: { image: { url: string } | null } | null } | null;
+  variants: Page<VariantNode>;
+}
+export interface LevelNode { updatedAt: string; item: { id: string }; quantities: { name: string; quantity: number }[] }
+interface LineItemNode { sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
+export interface OrderNode { id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; lineItems: Page<LineItemNode> }
+export interface LocationNode { id: string; name: string; isActive: boolean; updatedAt: string }
+
+const DEFAULT_VARIANT_TITLE = 'Default Title';
+
+function blankToNull(text: string | null | undefined): string | null {
+  return text === null || text === undefined || text.trim() === '' ? null : text;
+}
+
+function decimalOrNull(text: string | null | undefined): string | null {
+  return text === null || text === undefined ? null : exact(text).toFixed();
+}
+
+/** Counts every request a pass sends: its budget is in requests. */
+export interface Budget { take(): boolean }
+
+/** Shopify's search for a window of changes: after `since`, up to and including `until` (whole seconds). */
+export function windowQuery(since: Date, until: Date): string {
+  const at = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `updated_at:>'${at(since)}' AND updated_at:<='${at(until)}'`;
+}
+
+export async function readLocations(api: ShopifyAdminApi, after: string | null): Promise<Page<LocationNode>> {
+  return (await api.request<{ locations: Page<LocationNode> }>(requestOperation('locations'), { after })).locations;
+}
+
+export async function readProducts(api: ShopifyAdminApi, query: string, after: string | null): Promise<Page<ProductNode>> {
+  return (await api.request<{ products: Page<ProductNode> }>(requestOperation('reconcile-products'), { query, after })).products;
+}
+
+export async function readLevels(api: ShopifyAdminApi, locationId: string, query: string, after: string | null): Promise<Page<LevelNode> | null> {
+  const answer = await api.request<{ location: { inventoryLevels: Page<LevelNode> } | null }>(requestOperation('reconcile-levels'), { location: toGid('Location', locationId), query, after });
+  return answer.location?.inventoryLevels ?? null;
+}
+
+export async function readOrders(api: ShopifyAdminApi, query: string, after: string | null): Promise<Page<OrderNode>> {
+  return (await api.request<{ orders: Page<OrderNode> }>(requestOperation('reconcile-orders'), { query, after })).orders;
+}
+
+/** The variants of a product past its first page (each request taken from the budget; false when it ran out). */
+export async function readRestOfVariants(api: ShopifyAdminApi, product: ProductNode, budget: Budget): Promise<boolean> {
+  for (let page = product.variants; page.pageInfo.hasNextPage;) {
+    if (!budget.take()) return false;
+    const answer = await api.request<{ product: { variants: Page<VariantNode> } | null }>(requestOperation('product-variants'), { id: product.id, after: page.pageInfo.endCursor });
+    if (!answer.product) return true;
+    page = answer.product.variants;
+    product.variants.nodes.push(...page.nodes);
+  }
+  return true;
+}
+
+/** The line items of an order past its first page (each request taken from the budget; false when it ran out). */
+export async function readRestOfLines(api: ShopifyAdminApi, order: OrderNode, budget: Budget): Promise<boolean> {
+  for (let page = order.lineItems; page.pageInfo.hasNextPage;) {
+    if (!budget.take()) return false;
+    const answer = await api.request<{ order: { lineItems: Page<LineItemNode> } | null }>(requestOperation('order-line-items'), { id: order.id, after: page.pageInfo.endCursor });
+    if (!answer.order) return true;
+    page = answer.order.lineItems;
+    order.lineItems.nodes.push(...page.nodes);
+  }
+  return true;
+}
+
+export function toProductWrite(node: ProductNode): ProductWrite {
+  return {
+    productId: fromGid('Product', node.id), productName: node.title, vendor: blankToNull(node.vendor), imageUrl: node.featuredMedia?.preview?.image?.url ?? null,
+    version: new Date(node.updatedAt),
+    variants: node.variants.nodes.map((v): VariantWrite => ({
+      variantId: fromGid('ProductVariant', v.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
+      variantName: v.title === DEFAULT_VARIANT_TITLE ? null : blankToNull(v.title), sku: blankToNull(v.sku), price: decimalOrNull(v.price),
+      cost: decimalOrNull(v.inventoryItem.unitCost?.amount),
+    })),
+  };
+}
+
+/** An order's open lines: those with a current quantity (a removed line has none). */
+export function toOrderLines(node: OrderNode): OrderLineWrite[] {
+  return node.lineItems.nodes.filter((l) => l.currentQuantity > 0).map((l) => ({
+    variantId: l.variant ? fromGid('ProductVariant', l.variant.id) : null, productId: l.product ? fromGid('Product', l.product.id) : null,
+    sku: blankToNull(l.sku), title: l.title, quantity: String(l.currentQuantity),
+  }));
+}
+
+/** The available quantity of a level, or null when Shopify gave none (an untracked item). */
+export function availableOf(node: LevelNode): string | null {
+  const available = node.quantities.find((q) => q.name === 'available');
+  return available && Number.isInteger(available.quantity) ? String(available.quantity) : null;
+}
