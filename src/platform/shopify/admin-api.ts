@@ -50,7 +50,8 @@ export class ShopifyApiError extends Error {
 /** Shared by every client in the process: Shopify's bucket is per store, whoever asks. */
 export const sharedCostPacer = new CostPacer();
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+// Not unref'd: the caller awaits it, and in a CLI process an unref'd timer alone would let Node exit mid-await.
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface GraphqlErrorShape { message: string; extensions?: { code?: string; [key: string]: unknown } }
 

@@ -36,7 +36,8 @@ export interface BulkFile {
   dispose(): Promise<void>;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+// Not unref'd: the caller awaits it, and in a CLI process an unref'd timer alone would let Node exit mid-await.
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function runBulkExport(api: ShopifyAdminApi, query: string, options: BulkExportOptions = {}): Promise<BulkFile> {
   const sleep = options.sleep ?? defaultSleep;
