@@ -75,7 +75,7 @@ export async function runServer(config: Config): Promise<void> {
   // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
   const webhookApplier = startWebhookApplier({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'shopify-webhooks' }),
-    followers: webhookFollowers,
+    followers: webhookFollowers(config),
   });
   // Completes pending bill versions (content hash, change summary) shortly after their saves commit,
   // and after a restart the ones a stopped process left pending.
