@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials } from './modules/materials/platform-mirror.ts';
+import { executeOrderChange } from './modules/orders/order-execution.service.ts';
 import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
@@ -10,7 +11,8 @@ import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts
 import { platformGatewayFactory } from './platform/shopify/shopify-gateway.ts';
 import { resolveSecretKey, SecretBox } from './platform/shopify/secret-box.ts';
 import type { WebhookFollowers } from './platform/shopify/webhooks/apply.ts';
-import type { ContextDeps } from './shop-context.ts';
+import type { Em } from './db/orm.ts';
+import type { ContextDeps, ShopContext } from './shop-context.ts';
 
 // The composition root's wiring of the platform port, shared by the HTTP app (src/app.ts), the CLI
 // and the tests that build shop contexts. The kernel's shop context knows only the port
@@ -50,13 +52,32 @@ export function contextDeps(orm: Orm, config: Config, adapter?: PlatformGatewayF
 }
 
 /**
+ * A shop context on the webhook applier's transaction: services run in the event's transaction, the
+ * platform port reads the mirror (pending pushes included), and the records name the event.
+ */
+function webhookContext(config: Config, platform: PlatformGatewayFactory, em: Em, shopId: string, eventId: string): ShopContext {
+  const platformFor = (bound: Em) => platform({ shopId, em: bound });
+  return {
+    shopId, em, platform: platformFor(em), platformFor, config, catalog: recipeCatalogSources,
+    requestId: `shopify-webhook:${eventId}`, apiKeyId: null, scopes: [],
+  };
+}
+
+/**
  * What follows a Shopify webhook once it changed the mirror: platform-linked materials take their
  * variants' new catalogue fields and level totals (the materials module's mirror, as after a full
- * sync). No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
+ * sync), and an order event runs order execution (reservations, fulfilments consumed once,
+ * release). No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
  * synced cost and no material's cost moves.
  */
-export const webhookFollowers: WebhookFollowers = {
-  async variantsChanged(em, shopId, variantIds) {
-    await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
-  },
-};
+export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactory): WebhookFollowers {
+  const platform = servicePlatform(adapter ?? platformAdapter(config));
+  return {
+    async variantsChanged(em, shopId, variantIds) {
+      await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
+    },
+    async orderChanged(em, shopId, change, eventId) {
+      await executeOrderChange(webhookContext(config, platform, em, shopId, eventId), change);
+    },
+  };
+}

@@ -76,7 +76,7 @@ export async function runServer(config: Config): Promise<void> {
   // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
   const webhookApplier = startWebhookApplier({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'shopify-webhooks' }),
-    followers: webhookFollowers,
+    followers: webhookFollowers(config),
   });
   // Re-reads from Shopify what changed since each connected shop's last pass, so a missed webhook heals within the interval.
   const reconciler = startReconciler(orm, config, { intervalMs: config.shopifyReconcileIntervalS * 1000, logger: app.log.child({ component: 'shopify-reconcile' }) });

@@ -117,7 +117,7 @@ export async function retryPushes(orm: Orm, shopId: string): Promise<number> {
  */
 export function startReconciler(orm: Orm, config: Config, options: { intervalMs: number; logger: ReconcilerLogger; shopIds?: readonly string[] }): Reconciler {
   return startShopifyReconciler({
-    orm, intervalMs: options.intervalMs, logger: options.logger, shopIds: options.shopIds, followers: webhookFollowers,
+    orm, intervalMs: options.intervalMs, logger: options.logger, shopIds: options.shopIds, followers: webhookFollowers(config),
     apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }),
   });
 }

@@ -176,7 +176,7 @@ async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress):
     })),
     preassembled: preassembled.map((p) => ({ itemId: p.item_id, locationId: p.location_id, quantity: dec(p.quantity) })),
     residuals: residuals.map((r) => ({ itemId: r.item_id, locationId: r.location_id, kind: r.kind, quantity: dec(r.quantity) })),
-    reservations: reservations.map(reservation),
+    reservations: exportedReservations(reservations.map(reservation), reservations),
     assignees: assignees.map((a) => ({ assigneeId: a.assignee_id, displayName: a.display_name, active: a.active })),
     flows: flows.map((f) => ({ flowId: f.flow_id, name: f.name })),
     tasks: tasks.map((t) => ({ taskId: t.task_id, title: t.title })),
@@ -187,4 +187,30 @@ async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress):
       changes: { recipeFields: v.changed_recipe_fields, materials: v.changed_materials, locationRules: v.changed_location_rules, overrides: v.changed_overrides },
     })),
   };
+}
+
+/**
+ * The reservations a dataset carries. Order execution keeps one row per order line and leaves
+ * released ones (cancelled, closed or deleted orders) and unlocated ones behind; a dataset holds
+ * one located hold per order, item and location: released and unlocated rows stay out, lines of
+ * one order on the same item and location are summed.
+ */
+function exportedReservations(mapped: DatasetReservation[], rows: readonly Row[]): DatasetReservation[] {
+  const out: DatasetReservation[] = [];
+  const orderHolds = new Map<string, DatasetReservation & { kind: 'order' }>();
+  mapped.forEach((r, i) => {
+    if (r.kind !== 'order') return void out.push(r);
+    if (rows[i]!.active === false || r.locationId === '') return;
+    const key = JSON.stringify([r.itemId, r.locationId, r.orderId]);
+    const known = orderHolds.get(key);
+    if (!known) {
+      const copy = { ...r };
+      orderHolds.set(key, copy);
+      out.push(copy);
+      return;
+    }
+    known.quantity = new Decimal(known.quantity ?? 0).plus(r.quantity ?? 0).toFixed();
+    known.fulfilledQuantity = new Decimal(known.fulfilledQuantity ?? 0).plus(r.fulfilledQuantity ?? 0).toFixed();
+  });
+  return out;
 }

@@ -1,5 +1,6 @@
 import { ApiKey } from './auth/api-key.entity.ts';
 import { Material } from './materials/material.entity.ts';
+import { OrderFulfilment } from './orders/order-fulfilment.entity.ts';
 import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
   PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
@@ -26,7 +27,7 @@ export const entities = [
   PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent,
   Material, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,
-  PreassembledStock, Residual, Reservation, PlatformPush,
+  PreassembledStock, Residual, Reservation, PlatformPush, OrderFulfilment,
   Assignee, Flow, Task,
   WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
   QcReview, QcReviewItem, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
@@ -37,7 +38,7 @@ export const datasetTables = [
   'platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines',
   'platform_order_metafields', 'platform_applied_pushes', 'materials', 'material_levels', 'cost_factors', 'assembly_bills', 'boms',
   'recipe_lines', 'location_rules', 'location_rule_overrides', 'bill_versions', 'preassembled_stock', 'residuals', 'reservations',
-  'platform_pushes', 'assignees', 'flows', 'tasks', 'work_orders', 'work_order_items', 'work_order_manual_materials', 'build_runs',
+  'order_fulfilments', 'platform_pushes', 'assignees', 'flows', 'tasks', 'work_orders', 'work_order_items', 'work_order_manual_materials', 'build_runs',
   'build_run_items', 'build_run_picks', 'qc_reviews', 'qc_review_items', 'rework_items', 'work_order_documents',
   'work_order_messages', 'lifecycle_events',
 ] as const;

@@ -16,6 +16,25 @@ export interface PlatformVariantInfo {
 export interface PlatformOrderLineInfo { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 export interface PlatformOrderInfo { orderId: string; name: string; lineItems: PlatformOrderLineInfo[] }
 
+/** One line of an order as the platform reports it: its current quantity (removed units excluded). */
+export interface PlatformOrderChangeLine { lineId: string; variantId: string | null; quantity: string }
+
+/** One fulfilment of an order: what shipped, from where; `fulfilmentId` is the platform's id. */
+export interface PlatformFulfilmentInfo { fulfilmentId: string; locationId: string | null; lines: { lineId: string; variantId: string | null; quantity: string }[] }
+
+/**
+ * What the platform said about an order (a webhook applied to the mirror): open with its lines and
+ * the location its units are assigned to, or no longer open (`cancelled`, `closed`, `deleted`);
+ * every fulfilment it carries, old ones included (the receiver applies each id once).
+ */
+export interface PlatformOrderChange {
+  orderId: string;
+  status: 'open' | 'cancelled' | 'closed' | 'deleted';
+  locationId: string | null;
+  lines: PlatformOrderChangeLine[];
+  fulfilments: PlatformFulfilmentInfo[];
+}
+
 /**
  * One stock move to apply to a live level, identified by bomcore's outbox push id; the work order
  * and build run that caused it, when one did (the platform's reference document).

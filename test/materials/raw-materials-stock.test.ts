@@ -62,7 +62,7 @@ describe('GET /raw-materials/{variantId}/commitments', () => {
         ],
         otherHoldersCount: 0, otherHoldersQuantity: 0,
       }],
-      totals: { orders: 3, safetyStock: 4 },
+      totals: { orders: 3, safetyStock: 4, unlocated: 0 },
     });
   });
 });

@@ -50,7 +50,7 @@ async function link(label: string, seed: number): Promise<Linked> {
 function reconciler(shopIds: string[], options: { wrap?: (api: ShopifyAdminApi) => ShopifyAdminApi; maxRequestsPerShop?: number } = {}): Reconciler {
   const box = new SecretBox(resolveSecretKey(t.config));
   return startShopifyReconciler({
-    orm: t.orm, intervalMs: 0, logger, shopIds, followers: webhookFollowers, maxRequestsPerShop: options.maxRequestsPerShop,
+    orm: t.orm, intervalMs: 0, logger, shopIds, followers: webhookFollowers(t.config), maxRequestsPerShop: options.maxRequestsPerShop,
     apiFor: (c) => (options.wrap ?? ((api) => api))(adminApiFor(c, box, { endpoint: emu.url })),
   });
 }
@@ -87,7 +87,7 @@ beforeAll(async () => {
   t = await createTestApp({ config: { secretKey: SECRET_KEY, shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers, retryBaseMs: 0, maxAttempts: 1000 });
+  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), retryBaseMs: 0, maxAttempts: 1000 });
   a = await link('reconcile-a', 11);
 }, 180_000);
 

@@ -49,7 +49,7 @@ describe(`a full sync and webhooks on ${databaseLabel}`, () => {
       },
     });
     expect(posted.statusCode).toBe(200);
-    const applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 10, logger: { warn: () => {} }, followers: webhookFollowers, shopIds: [shop] });
+    const applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 10, logger: { warn: () => {} }, followers: webhookFollowers(t.config), shopIds: [shop] });
     expect((await applier.applyOnce()).applied).toBe(1);
     await applier.stop();
     expect(await level()).toBe('77');

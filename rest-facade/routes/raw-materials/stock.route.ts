@@ -53,7 +53,8 @@ export const getRawMaterialCommitmentsRoute = defineRoute({
 \`safetyStock\` = held by active safety-stock reservations. \`holders\` names who holds the units — orders
 (\`holderType: "order"\`, \`holderId\` = order id, \`name\` = order name) and the bill behind each safety-stock hold
 (\`holderType: "bom" | "sub_assembly"\`) — grouped per holder, the 20 largest by quantity (ties by type then id), with
-\`otherHoldersCount\` / \`otherHoldersQuantity\` for the rest. Sums are never capped. Commitments are not availability
+\`otherHoldersCount\` / \`otherHoldersQuantity\` for the rest. Order reservations whose line has no fulfilment
+location yet are in \`totals.unlocated\` (zero when \`locationIds\` restricts the scope), not in a level. Sums are never capped. Commitments are not availability
 and must not be subtracted from it. An untouched item has empty levels and zero totals.`,
   tag: 'raw-materials',
   params: VariantIdParams,

@@ -5,7 +5,7 @@ import { RawMaterialRef } from './raw-material.ts';
 import { connectionArgs, connectionType } from '../common/connection.ts';
 
 export const AdjustmentRef = builder.objectRef<AdjustmentView>('InventoryAdjustment').implement({
-  description: 'One applied change of a material\'s level at a location: by the inventory update, or by a build run (start, completion, reversal).',
+  description: 'One applied change of a material\'s level at a location: by the inventory update, by a build run (start, completion, reversal), or by the fulfilment of a platform order.',
   fields: (t) => ({
     adjustmentId: t.exposeID('adjustmentId', { description: 'Unique id of the change.' }),
     variantId: t.exposeString('variantId', { description: 'The material.' }),
@@ -17,6 +17,8 @@ export const AdjustmentRef = builder.objectRef<AdjustmentView>('InventoryAdjustm
     source: t.expose('source', { type: InventoryAdjustmentSourceEnum }),
     workOrderId: t.exposeString('workOrderId', { nullable: true, description: 'The work order of a build-run change; null for inventory updates.' }),
     buildRunId: t.exposeString('buildRunId', { nullable: true, description: 'The build run of a build-run change; null for inventory updates.' }),
+    orderId: t.exposeString('orderId', { nullable: true, description: 'The platform order whose fulfilment consumed the stock; null for other changes.' }),
+    fulfilmentId: t.exposeString('fulfilmentId', { nullable: true, description: 'The platform fulfilment that consumed the stock; null for other changes.' }),
     requestId: t.exposeString('requestId', { nullable: true, description: 'Id of the API request that made the change (the X-Request-Id of its response).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the change was applied.' }),
   }),

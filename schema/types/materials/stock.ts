@@ -95,7 +95,11 @@ export const CommitmentLevelRef = builder.objectRef<CommitmentLevel>('StockCommi
   }),
 });
 const CommitmentTotalsRef = builder.objectRef<CommitmentsView['totals']>('StockCommitmentTotals').implement({
-  fields: (t) => ({ orders: t.expose('orders', { type: 'Decimal' }), safetyStock: t.expose('safetyStock', { type: 'Decimal' }) }),
+  fields: (t) => ({
+    orders: t.expose('orders', { type: 'Decimal', description: 'Σ orders over the levels.' }),
+    safetyStock: t.expose('safetyStock', { type: 'Decimal', description: 'Σ safetyStock over the levels.' }),
+    unlocated: t.expose('unlocated', { type: 'Decimal', description: 'Open quantity of order reservations whose line has no fulfilment location yet (in no level; 0 when locationIds restricts the scope).' }),
+  }),
 });
 const CommitmentsRef = builder.objectRef<CommitmentsView>('StockCommitments').implement({
   fields: (t) => ({

@@ -22,6 +22,8 @@ export interface AdjustmentView {
   source: MovementSourceKind;
   workOrderId: string | null;
   buildRunId: string | null;
+  orderId: string | null;
+  fulfilmentId: string | null;
   requestId: string | null;
   createdAt: Date;
 }
@@ -51,7 +53,7 @@ function adjustmentPages(ctx: ShopContext, variantIds: readonly string[], w: Win
       .select([
         'a.id', 'a.variant_id', 'a.location_id', 'a.stock', decimal('a.before').as('before'), decimal('a.after').as('after'),
         decimal('a.delta').as('delta'), decimal('a.requested_delta').as('requested_delta'), 'a.source', 'a.work_order_id',
-        'a.build_run_id', 'a.request_id', 'a.created_at', ...w.keys,
+        'a.build_run_id', 'a.order_id', 'a.fulfilment_id', 'a.request_id', 'a.created_at', ...w.keys,
       ])
       .where(scope).where(w.bounds)
       .orderBy(w.order).limit(w.limit).as('p'), (join) => join.onTrue())
@@ -88,7 +90,7 @@ export async function adjustmentConnections(ctx: ShopContext, variantIds: readon
 function view(r: EntryRow): AdjustmentView {
   return {
     adjustmentId: r.id, variantId: r.variant_id, locationId: r.location_id, stock: r.stock as StockKind, before: r.before, after: r.after, delta: r.delta,
-    requestedDelta: r.requested_delta, source: r.source as MovementSourceKind, workOrderId: r.work_order_id, buildRunId: r.build_run_id, requestId: r.request_id,
+    requestedDelta: r.requested_delta, source: r.source as MovementSourceKind, workOrderId: r.work_order_id, buildRunId: r.build_run_id, orderId: r.order_id, fulfilmentId: r.fulfilment_id, requestId: r.request_id,
     createdAt: new Date(r.created_at),
   };
 }

@@ -6,7 +6,7 @@ import { compareLocationIds, normaliseScope } from '../platform/location-scope.t
 import { billNameSql } from '../recipes/for-stock.ts';
 import { assertStockItem, HOLDER_CAP, locationNames, type MaterialExistsSql } from './holders.ts';
 import { stockSql } from './tables.ts';
-import type { CommitmentHolderType } from './stock-vocabulary.ts';
+import { UNLOCATED, type CommitmentHolderType } from './stock-vocabulary.ts';
 
 /** Who holds committed units: an order (open quantity) or a bill (active safety-stock hold). */
 export interface CommitmentHolder { holderType: CommitmentHolderType; holderId: string; name: string; quantity: string }
@@ -21,13 +21,14 @@ export interface CommitmentLevel {
   otherHoldersQuantity: string;
 }
 
-export interface CommitmentsView { variantId: string; levels: CommitmentLevel[]; totals: { orders: string; safetyStock: string } }
+export interface CommitmentsView { variantId: string; levels: CommitmentLevel[]; totals: { orders: string; safetyStock: string; unlocated: string } }
 
 /**
  * Commitments on a stock item per location: `orders` = Σ open quantity (quantity − fulfilled, never
  * below 0) of order reservations, `safetyStock` = Σ active safety-stock holds. Holders are grouped
  * per order / bill, ranked and capped at 20 per location in SQL, with the per-location sums taken
  * over every holder (window functions), so the payload and the round trips (4) stay constant.
+ * Order reservations without a location (UNLOCATED) form no level: their sum is `totals.unlocated`.
  */
 export async function commitmentsOf(
   ctx: ShopContext, variantId: string, locationIds: readonly string[] | null, materialExists: MaterialExistsSql,
@@ -80,11 +81,13 @@ export async function commitmentsOf(
     level.holders.push({ holderType: r.holder_type, holderId: r.holder_id, name, quantity: exact(r.quantity).toFixed() });
     level.shown = level.shown.plus(r.quantity);
   }
+  const unlocated = levels.get(UNLOCATED)?.orders ?? '0';
+  levels.delete(UNLOCATED);
   const result = [...levels.values()].sort((a, b) => compareLocationIds(a.locationId, b.locationId)).map(({ shown, count, ...level }) => ({
     ...level,
     otherHoldersCount: count - level.holders.length,
     otherHoldersQuantity: exact(level.orders).plus(level.safetyStock).minus(shown).toFixed(),
   }));
   const sum = (f: 'orders' | 'safetyStock') => result.reduce((s, l) => s.plus(l[f]), ZERO).toFixed();
-  return { variantId, levels: result, totals: { orders: sum('orders'), safetyStock: sum('safetyStock') } };
+  return { variantId, levels: result, totals: { orders: sum('orders'), safetyStock: sum('safetyStock'), unlocated } };
 }

@@ -37,6 +37,9 @@ export const InventoryAdjustment = defineEntity({
     stock: p.text().default('material'),
     workOrderId: p.text().nullable(),
     buildRunId: p.text().nullable(),
+    /** The platform order and fulfilment whose consumption this was (source `order_fulfilment`). */
+    orderId: p.text().nullable(),
+    fulfilmentId: p.text().nullable(),
     requestId: p.text().nullable(),
     apiKeyId: p.text().nullable(),
     createdAt: timestamp(),

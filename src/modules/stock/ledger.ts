@@ -21,6 +21,9 @@ export interface MovementSource {
   source: MovementSourceKind;
   workOrderId: string | null;
   buildRunId: string | null;
+  /** The platform order and fulfilment of an order fulfilment's consumption. */
+  orderId?: string | null;
+  fulfilmentId?: string | null;
 }
 
 export interface ConsumeRequest { stock: StockKind; itemId: string; locationId: string; quantity: Exact }
@@ -145,7 +148,7 @@ export async function recordAdjustments(ctx: ShopContext, records: readonly Adju
   await runSqlWrite(ctx.em, stockSql.insertInto('inventory_adjustments').values(records.map((r, i) => ({
     id: ids[i]!, shop_id: ctx.shopId, variant_id: r.itemId, location_id: r.locationId, before: r.before.toFixed(), after: r.after.toFixed(),
     delta: r.applied.toFixed(), requested_delta: r.requested.toFixed(), source: by.source, stock: r.stock, work_order_id: by.workOrderId,
-    build_run_id: by.buildRunId, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
+    build_run_id: by.buildRunId, order_id: by.orderId ?? null, fulfilment_id: by.fulfilmentId ?? null, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
   }))));
   return ids;
 }

@@ -11,15 +11,19 @@ export type StockKind = (typeof STOCK_KINDS)[number];
 
 /**
  * Who moved a material level, written into the adjustment history: an inventory update (`api`), a
- * build run's picks, their reversal, a run's completion and the completion's reversal.
+ * build run's picks, their reversal, a run's completion and the completion's reversal, and the
+ * consumption of a platform order's fulfilment (`order_fulfilment`: pre-assembled units, then components).
  */
-export const MOVEMENT_SOURCES = ['api', 'build_run', 'build_run_reversal', 'build_run_completion', 'build_run_completion_reversal'] as const;
+export const MOVEMENT_SOURCES = ['api', 'build_run', 'build_run_reversal', 'build_run_completion', 'build_run_completion_reversal', 'order_fulfilment'] as const;
 export type MovementSourceKind = (typeof MOVEMENT_SOURCES)[number];
 
 export const RESIDUAL_KINDS = ['buildRun', 'safetyStock'] as const;
 export type ResidualKind = (typeof RESIDUAL_KINDS)[number];
 
 export const RESERVATION_KINDS = ['order', 'safetyStock'] as const;
+
+/** The location of an order reservation whose line has no fulfilment location yet (the commitments read's `totals.unlocated`). */
+export const UNLOCATED = '';
 export type ReservationKind = (typeof RESERVATION_KINDS)[number];
 
 /** What a pre-assembled shelf holds: a variant (finished good or material) or an assembly bill. */

@@ -1,9 +1,8 @@
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { leafExpander, loadRecipeForest, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
+import { leafExpander, loadRecipeForest, planConsumption, type BillKey, type RecipeForest, type RootDemand } from '../recipes/engine/index.ts';
 import { materialSummaries } from '../materials/material-view.ts';
 import { levelsAtEach, shelvesAtEach } from '../stock/levels.ts';
-import { planConsumption, type RootDemand } from './consumption.ts';
 import type { ItemPart, ManualPart, PickPart, RunItemPart, RunPart, WorkOrderHeader } from './work-order.repository.ts';
 import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';

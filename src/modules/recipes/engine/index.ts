@@ -8,3 +8,4 @@ export { assembliesTopDown, effectiveLines, getBill, hasBill, ruleLocations } fr
 export { explodeToLeaves, leafExpander, lineNeed } from './explode.ts';
 // Exact arithmetic lives in src/numbers; re-exported for the engine's callers.
 export { Exact, exact, ceilDiv, floorDiv } from '../../../numbers/index.ts';
+export { planConsumption, type ConsumptionAtLocation, type RootDemand } from './consumption.ts';

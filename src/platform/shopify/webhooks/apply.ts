@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Em, Orm } from '../../../db/orm.ts';
+import type { PlatformOrderChange } from '../../gateway.ts';
 import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
 import { startPeriodicPass } from '../../../jobs/periodic-pass.ts';
 import { markUninstalled } from '../connections.ts';
@@ -22,6 +23,11 @@ export interface WebhookApplierLogger {
  */
 export interface WebhookFollowers {
   variantsChanged(em: Em, shopId: string, variantIds: readonly string[]): Promise<void>;
+  /**
+   * An order event the mirror took: order execution reserves, consumes the fulfilments not applied
+   * yet and releases (idempotent: replays move nothing). `eventId` names the event in the records.
+   */
+  orderChanged?(em: Em, shopId: string, change: PlatformOrderChange, eventId: string): Promise<void>;
 }
 
 export interface WebhookApplierOptions {
@@ -129,6 +135,7 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
       const apply = TOPIC_APPLIERS[e.topic];
       const applied = apply ? await apply(tx, e) : { effect: 'none' as const, variantIds: [] };
       if (applied.variantIds.length > 0 && options.followers) await options.followers.variantsChanged(tx, e.shopId, applied.variantIds);
+      if (applied.order && options.followers?.orderChanged) await options.followers.orderChanged(tx, e.shopId, applied.order, e.eventId);
       await runSqlWrite(tx, webhookInboxSql.updateTable('shopify_webhook_events')
         .set((eb) => ({ status: sql.lit('applied'), effect: applied.effect, applied_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))
         .where('shop_id', '=', e.shopId).where('event_id', '=', e.eventId));

@@ -1,6 +1,7 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
 import { exact } from '../../../numbers/index.ts';
+import type { PlatformOrderChange } from '../../gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import {
   removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,
@@ -17,7 +18,13 @@ import type { WebhookEventEffect } from './inbox.entity.ts';
 export interface InboxEvent { shopId: string; eventId: string; topic: string; resource: string; version: Date; payload: Record<string, unknown> }
 
 /** What applying an event did, and which variants' catalogue fields or levels it changed (platform-linked materials follow them). */
-export interface Applied { effect: WebhookEventEffect; variantIds: string[]; uninstalled?: boolean }
+export interface Applied {
+  effect: WebhookEventEffect;
+  variantIds: string[];
+  uninstalled?: boolean;
+  /** An order event the mirror took (not an older copy): order execution follows it. */
+  order?: PlatformOrderChange;
+}
 
 /** The event needs something not mirrored yet (a level of a variant whose product is not here): try again later. */
 export class NotYetApplicable extends Error {}
@@ -118,7 +125,7 @@ export async function deleteLocation(em: Em, e: InboxEvent): Promise<Applied> {
   return { effect: 'delete', variantIds: [] };
 }
 
-interface LineItemPayload { variant_id?: unknown; product_id?: unknown; sku?: unknown; title?: unknown; quantity?: unknown; current_quantity?: unknown }
+interface LineItemPayload { id?: unknown; variant_id?: unknown; product_id?: unknown; sku?: unknown; title?: unknown; quantity?: unknown; current_quantity?: unknown }
 
 /**
  * orders/create, /updated, /fulfilled, /cancelled: an open order (neither cancelled nor closed)
@@ -128,16 +135,45 @@ interface LineItemPayload { variant_id?: unknown; product_id?: unknown; sku?: un
 export async function applyOrder(em: Em, e: InboxEvent): Promise<Applied> {
   const orderId = id(e.payload.id);
   if (orderId === null) return NOTHING;
-  if (e.topic === 'orders/cancelled' || text(e.payload.cancelled_at) !== null || text(e.payload.closed_at) !== null) {
+  const cancelled = e.topic === 'orders/cancelled' || text(e.payload.cancelled_at) !== null;
+  if (cancelled || text(e.payload.closed_at) !== null) {
     await removeOrder(em, e.shopId, orderId, e.version);
-    return { effect: 'remove', variantIds: [] };
+    return { effect: 'remove', variantIds: [], order: orderChange(orderId, e.payload, cancelled ? 'cancelled' : 'closed') };
   }
   const lines = (Array.isArray(e.payload.line_items) ? e.payload.line_items as LineItemPayload[] : [])
     .map((l) => ({ l, quantity: typeof l.current_quantity === 'number' ? l.current_quantity : typeof l.quantity === 'number' ? l.quantity : 0 }))
     .filter(({ quantity }) => Number.isInteger(quantity) && quantity > 0)
     .map(({ l, quantity }) => ({ variantId: id(l.variant_id), productId: id(l.product_id), sku: text(l.sku), title: text(l.title) ?? '', quantity: String(quantity) }));
   const written = await writeOpenOrder(em, e.shopId, { orderId, name: text(e.payload.name) ?? `#${orderId}`, version: e.version, lines });
-  return written ? { effect: 'upsert', variantIds: [] } : NOTHING;
+  // Order execution follows only an event the mirror accepted: a late, older one changes nothing.
+  return written ? { effect: 'upsert', variantIds: [], order: orderChange(orderId, e.payload, 'open') } : NOTHING;
+}
+
+/** A line's current quantity (a removed line has none). */
+function currentQuantity(l: LineItemPayload): number {
+  const quantity = typeof l.current_quantity === 'number' ? l.current_quantity : typeof l.quantity === 'number' ? l.quantity : 0;
+  return Number.isInteger(quantity) && quantity > 0 ? quantity : 0;
+}
+
+interface FulfilmentPayload { id?: unknown; location_id?: unknown; status?: unknown; line_items?: unknown }
+
+/** The order as order execution reads it: lines by id, the order's location, every successful fulfilment. */
+function orderChange(orderId: string, payload: Record<string, unknown>, status: PlatformOrderChange['status']): PlatformOrderChange {
+  const lines = (Array.isArray(payload.line_items) ? payload.line_items as LineItemPayload[] : [])
+    .map((l) => ({ lineId: id(l.id), variantId: id(l.variant_id), quantity: String(currentQuantity(l)) }))
+    .filter((l): l is { lineId: string; variantId: string | null; quantity: string } => l.lineId !== null);
+  const fulfilments = (Array.isArray(payload.fulfillments) ? payload.fulfillments as FulfilmentPayload[] : [])
+    .filter((f) => f.status === undefined || f.status === 'success')
+    .flatMap((f) => {
+      const fulfilmentId = id(f.id);
+      if (fulfilmentId === null) return [];
+      const items = (Array.isArray(f.line_items) ? f.line_items as LineItemPayload[] : [])
+        .map((l) => ({ lineId: id(l.id), variantId: id(l.variant_id), quantity: typeof l.quantity === 'number' && Number.isInteger(l.quantity) ? l.quantity : 0 }))
+        .filter((l) => l.lineId !== null && l.quantity > 0)
+        .map((l) => ({ lineId: l.lineId!, variantId: l.variantId, quantity: String(l.quantity) }));
+      return [{ fulfilmentId, locationId: id(f.location_id), lines: items }];
+    });
+  return { orderId, status, locationId: id(payload.location_id), lines, fulfilments };
 }
 
 /** orders/delete: gone for good. */
@@ -145,5 +181,5 @@ export async function deleteOrder(em: Em, e: InboxEvent): Promise<Applied> {
   const orderId = id(e.payload.id);
   if (orderId === null) return NOTHING;
   await removeOrder(em, e.shopId, orderId, null);
-  return { effect: 'delete', variantIds: [] };
+  return { effect: 'delete', variantIds: [], order: { orderId, status: 'deleted', locationId: null, lines: [], fulfilments: [] } };
 }

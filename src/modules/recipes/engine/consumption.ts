@@ -1,5 +1,7 @@
-import { ZERO, type Exact } from '../../numbers/index.ts';
-import { assembliesTopDown, effectiveLines, getBill, lineNeed, type BillKey, type RecipeForest } from '../recipes/engine/index.ts';
+import { ZERO, type Exact } from '../../../numbers/index.ts';
+import { lineNeed } from './explode.ts';
+import { assembliesTopDown, effectiveLines, getBill } from './lines.ts';
+import type { BillKey, RecipeForest } from './types.ts';
 
 /** Units of a root bill to build at one location. */
 export interface RootDemand { bill: BillKey; quantity: Exact }

@@ -1,0 +1,114 @@
+import { runSql } from '../../db/typed-sql.ts';
+import { Exact, exact, ZERO } from '../../numbers/index.ts';
+import type { PlatformFulfilmentInfo, PlatformOrderChange } from '../../platform/gateway.ts';
+import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { bomsOfVariants } from '../recipes/for-orders.ts';
+import { loadRecipeForest, planConsumption, type BillKey } from '../recipes/engine/index.ts';
+import { shopAllowsNegative } from '../shops/shop-settings.ts';
+import { consumeStock, type ConsumedPick, type ConsumeRequest } from '../stock/ledger.ts';
+import { shelvesAt } from '../stock/levels.ts';
+import { addFulfilledQuantities, releaseOrderReservations, syncOrderReservations, type OrderLineReservation } from '../stock/order-reservations.ts';
+import { UNLOCATED } from '../stock/stock-vocabulary.ts';
+import { ordersSql } from './tables.ts';
+
+// Order execution: what a platform order does to stock. An open order's BOM-backed lines (their
+// variant is a BOM's finished good) hold order reservations at the order's fulfilment location; a
+// fulfilment consumes at its location, once per fulfilment id; a cancelled, closed or deleted order
+// releases what it still holds.
+
+/** What applying one fulfilment consumed, for the caller and the tests. */
+export interface AppliedFulfilment { fulfilmentId: string; locationId: string; picks: ConsumedPick[] }
+
+export interface OrderExecutionResult { orderId: string; reservedLines: number; applied: AppliedFulfilment[]; released: boolean }
+
+interface BomLine { bomId: string; variantId: string }
+
+/**
+ * Applies a platform order change in one transaction: the BOM-backed lines' reservations follow
+ * the order (quantity and location), every fulfilment not applied yet consumes its stock, and an
+ * order no longer open releases its reservations. Safe to repeat: a replayed change moves nothing.
+ */
+export async function executeOrderChange(ctx: ShopContext, change: PlatformOrderChange): Promise<OrderExecutionResult> {
+  return inShopTransaction(ctx, async (tx) => {
+    const variants = [...new Set([...change.lines, ...change.fulfilments.flatMap((f) => f.lines)].map((l) => l.variantId).filter((v): v is string => v !== null))];
+    const boms = await bomsOfVariants(tx, variants);
+    const bomOf = new Map<string, BomLine>(boms.map((b) => [b.variant_id, { bomId: b.bom_id, variantId: b.variant_id }]));
+    const location = change.locationId ?? UNLOCATED;
+    const backed: OrderLineReservation[] = change.lines.flatMap((l) => (l.variantId && bomOf.has(l.variantId)
+      ? [{ lineId: l.lineId, itemId: l.variantId, locationId: location, quantity: l.quantity }] : []));
+    if (change.status !== 'deleted') await syncOrderReservations(tx, change.orderId, backed);
+    const applied: AppliedFulfilment[] = [];
+    for (const fulfilment of await newFulfilments(tx, change, location)) {
+      applied.push(await consumeFulfilment(tx, change, fulfilment, bomOf, backed));
+    }
+    const released = change.status !== 'open';
+    if (released) await releaseOrderReservations(tx, change.orderId);
+    return { orderId: change.orderId, reservedLines: released ? 0 : backed.length, applied, released };
+  });
+}
+
+/** Records the change's fulfilments as applied; returns only those recorded now (the rest were applied before). */
+async function newFulfilments(tx: ShopContext, change: PlatformOrderChange, orderLocation: string): Promise<(PlatformFulfilmentInfo & { locationId: string })[]> {
+  const located = change.fulfilments
+    .map((f) => ({ ...f, locationId: f.locationId ?? (orderLocation === UNLOCATED ? null : orderLocation) }))
+    .filter((f): f is PlatformFulfilmentInfo & { locationId: string } => f.locationId !== null);
+  if (located.length === 0) return [];
+  const recorded = await runSql(tx.em, ordersSql.insertInto('order_fulfilments')
+    .values(located.map((f) => ({ shop_id: tx.shopId, fulfilment_id: f.fulfilmentId, order_id: change.orderId, location_id: f.locationId, applied_at: new Date() })))
+    .onConflict((oc) => oc.columns(['shop_id', 'fulfilment_id']).doNothing())
+    .returning('fulfilment_id'));
+  const fresh = new Set(recorded.map((r) => r.fulfilment_id));
+  return located.filter((f) => fresh.has(f.fulfilmentId));
+}
+
+/**
+ * Consumes one fulfilment at its location L, as the decisions say: per BOM-backed line, the
+ * finished good's pre-assembled units at L first; the rest is built from components by recipe
+ * exactly like a build run (L's rules, pushed down the tree, assembly shelves first, the residual
+ * carry, clamping unless negatives are allowed); the line's fulfilledQuantity rises by what
+ * shipped. Platform-linked component deductions go to the outbox; the finished good's own platform
+ * level is the platform's (its fulfilment moved it), so it is never touched.
+ */
+async function consumeFulfilment(
+  tx: ShopContext, change: PlatformOrderChange, fulfilment: PlatformFulfilmentInfo & { locationId: string },
+  bomOf: ReadonlyMap<string, BomLine>, backed: readonly OrderLineReservation[],
+): Promise<AppliedFulfilment> {
+  const L = fulfilment.locationId;
+  const shipped = new Map<string, Exact>(); // BOM id → units
+  const fulfilled: (OrderLineReservation & { fulfilled: string })[] = [];
+  for (const line of fulfilment.lines) {
+    const bom = line.variantId ? bomOf.get(line.variantId) : undefined;
+    if (!bom) continue;
+    const q = exact(line.quantity);
+    shipped.set(bom.bomId, (shipped.get(bom.bomId) ?? ZERO).plus(q));
+    const known = backed.find((b) => b.lineId === line.lineId);
+    fulfilled.push({ lineId: line.lineId, itemId: bom.variantId, locationId: known?.locationId ?? L, quantity: known?.quantity ?? line.quantity, fulfilled: q.toFixed() });
+  }
+  if (shipped.size === 0) return { fulfilmentId: fulfilment.fulfilmentId, locationId: L, picks: [] };
+  const goodOf = new Map([...bomOf.values()].map((b) => [b.bomId, b.variantId]));
+  const roots: BillKey[] = [...shipped.keys()].map((bomId) => ({ ownerType: 'bom', ownerId: bomId }));
+  const forest = await loadRecipeForest(tx, roots);
+  const assemblies = [...forest.bills.values()].filter((b) => b.key.ownerType === 'sub_assembly').map((b) => b.key.ownerId);
+  const goods = [...shipped.keys()].map((bomId) => goodOf.get(bomId)!);
+  const [shelves, allowNegative] = await Promise.all([shelvesAt(tx, [...goods, ...assemblies], L, { forUpdate: true }), shopAllowsNegative(tx.em, tx.shopId)]);
+  const requests: ConsumeRequest[] = [];
+  const rest: { bill: BillKey; quantity: Exact }[] = [];
+  for (const [bomId, q] of shipped) {
+    const good = goodOf.get(bomId)!;
+    const onShelf = Exact.max(shelves.get(good) ?? ZERO, ZERO).floor();
+    const fromShelf = Exact.min(onShelf, q);
+    if (fromShelf.gt(0)) requests.push({ stock: 'preassembled', itemId: good, locationId: L, quantity: fromShelf });
+    if (q.minus(fromShelf).gt(0)) rest.push({ bill: { ownerType: 'bom', ownerId: bomId }, quantity: q.minus(fromShelf) });
+  }
+  if (rest.length > 0) {
+    const plan = planConsumption(forest, rest, L, (id) => shelves.get(id) ?? ZERO);
+    requests.push(
+      ...[...plan.shelves.entries()].map(([itemId, quantity]) => ({ stock: 'preassembled' as const, itemId, locationId: L, quantity })),
+      ...[...plan.materials.entries()].map(([itemId, quantity]) => ({ stock: 'material' as const, itemId, locationId: L, quantity })),
+    );
+  }
+  const by = { source: 'order_fulfilment' as const, workOrderId: null, buildRunId: null, orderId: change.orderId, fulfilmentId: fulfilment.fulfilmentId };
+  const picks = await consumeStock(tx, requests, by, allowNegative);
+  await addFulfilledQuantities(tx, change.orderId, fulfilled);
+  return { fulfilmentId: fulfilment.fulfilmentId, locationId: L, picks };
+}

@@ -1,0 +1,58 @@
+import { sql } from 'kysely';
+import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
+import { runSqlWrite } from '../../db/typed-sql.ts';
+import type { ShopContext } from '../../shop-context.ts';
+import { stockSql } from './tables.ts';
+
+// Order reservations of platform orders (kind `order`): one per BOM-backed order line, keyed by the
+// order and the line, holding quantity − fulfilledQuantity of the finished good at the line's
+// fulfilment location (UNLOCATED when none). The orders module's execution service calls these in
+// its transaction; the commitments read and the shelf allocation read them.
+
+/** One BOM-backed line as the platform last reported it. `locationId` is UNLOCATED when none is assigned. */
+export interface OrderLineReservation { lineId: string; itemId: string; locationId: string; quantity: string }
+
+/** The reservation id of an order line: deterministic, so a replayed event finds its row. */
+export const orderReservationId = (orderId: string, lineId: string): string => `order:${orderId}:${lineId}`;
+
+/**
+ * Creates or updates the reservations of an open order's BOM-backed lines (quantity and location as
+ * reported; fulfilledQuantity kept). A line that left the order keeps what was fulfilled and holds
+ * nothing more. One statement each, whatever the number of lines.
+ */
+export async function syncOrderReservations(ctx: ShopContext, orderId: string, lines: readonly OrderLineReservation[]): Promise<void> {
+  const ids = lines.map((l) => orderReservationId(orderId, l.lineId));
+  if (lines.length > 0) {
+    await runSqlWrite(ctx.em, stockSql.insertInto('reservations').values(lines.map((l, i) => ({
+      shop_id: ctx.shopId, reservation_id: ids[i]!, kind: 'order' as const, item_id: l.itemId, location_id: l.locationId, order_id: orderId,
+      owner_type: null, owner_id: null, quantity: l.quantity, fulfilled_quantity: '0', active: true,
+    }))).onConflict((oc) => oc.columns(['shop_id', 'reservation_id']).doUpdateSet((eb) => ({
+      item_id: eb.ref('excluded.item_id'), location_id: eb.ref('excluded.location_id'), quantity: eb.ref('excluded.quantity'), active: sql.lit(true),
+    }))));
+  }
+  let gone = stockSql.updateTable('reservations').set((eb) => ({ quantity: eb.ref('fulfilled_quantity') }))
+    .where('shop_id', '=', ctx.shopId).where('kind', '=', sql.lit('order')).where('order_id', '=', orderId)
+    .where(sql<boolean>`reservation_id like ${`order:${orderId}:%`}`);
+  if (ids.length > 0) gone = gone.where(sql<boolean>`reservation_id <> all(${arrayLiteral(ids)}::text[])`);
+  await runSqlWrite(ctx.em, gone);
+}
+
+/**
+ * Raises the fulfilledQuantity of order lines by what a fulfilment shipped (lines without a
+ * reservation, say of an order placed before its BOM existed, get one holding nothing open).
+ */
+export async function addFulfilledQuantities(ctx: ShopContext, orderId: string, lines: readonly (OrderLineReservation & { fulfilled: string })[]): Promise<void> {
+  if (lines.length === 0) return;
+  await runSqlWrite(ctx.em, stockSql.insertInto('reservations').values(lines.map((l) => ({
+    shop_id: ctx.shopId, reservation_id: orderReservationId(orderId, l.lineId), kind: 'order' as const, item_id: l.itemId, location_id: l.locationId,
+    order_id: orderId, owner_type: null, owner_id: null, quantity: l.quantity, fulfilled_quantity: l.fulfilled, active: true,
+  }))).onConflict((oc) => oc.columns(['shop_id', 'reservation_id']).doUpdateSet((eb) => ({
+    fulfilled_quantity: sql<string>`${eb.ref('reservations.fulfilled_quantity')} + ${eb.ref('excluded.fulfilled_quantity')}`,
+  }))));
+}
+
+/** Releases an order's open reservations (cancelled, closed or deleted): what was fulfilled stays, nothing more is held. */
+export async function releaseOrderReservations(ctx: ShopContext, orderId: string): Promise<void> {
+  await runSqlWrite(ctx.em, stockSql.updateTable('reservations').set((eb) => ({ quantity: eb.ref('fulfilled_quantity'), active: sql.lit(false) }))
+    .where('shop_id', '=', ctx.shopId).where('kind', '=', sql.lit('order')).where('order_id', '=', orderId));
+}
