@@ -1,7 +1,7 @@
 import { Kind, parse, TypeInfo, validate, visit, visitWithTypeInfo, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, test } from 'vitest';
 import { ADMIN_SCHEMA_SOURCE, readAdminSchemaFile, shopifyAdminSchema } from '../../src/platform/shopify/admin-schema/index.ts';
-import { BULK_QUERIES, REQUEST_OPERATIONS, bulkQuery, requestOperation, type BulkQueryName, type RequestOperationName } from '../../src/platform/shopify/operations.ts';
+import { BULK_QUERIES, FRAGMENTS, REQUEST_OPERATIONS, bulkQuery, requestOperation, type BulkQueryName, type RequestOperationName } from '../../src/platform/shopify/operations.ts';
 
 describe('Shopify Admin operations', () => {
   test('the vendored Admin schema is the published one: its sha256 is the pinned hash of @shopify/dev-mcp@1.16.0 admin_2026-10.json.gz', () => {
@@ -28,6 +28,15 @@ describe('Shopify Admin operations', () => {
     expect(operations[0]!.name?.value).toMatch(/^[A-Z]\w+$/);
     const deprecated = deprecatedFields(text);
     expect(deprecated).toEqual([]);
+  });
+
+  test('every shared fragment is spread by some request operation, and a request carries each fragment it spreads once', () => {
+    expect(FRAGMENTS.size).toBeGreaterThanOrEqual(2);
+    for (const name of FRAGMENTS.keys()) {
+      const users = [...REQUEST_OPERATIONS.values()].filter((text) => text.includes(`...${name}`));
+      expect(users.length, `fragment ${name} is spread by no operation`).toBeGreaterThan(0);
+      for (const text of users) expect(text.split(`fragment ${name} on`).length - 1).toBe(1);
+    }
   });
 
   test('bulk queries are queries (bulkOperationRunQuery takes no mutation) and request operations name a known file', () => {
