@@ -76,7 +76,12 @@ async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db
   // (the embedded database's own heap is already there; it is what PostgreSQL runs outside this process).
   const rssAtStart = process.memoryUsage().rss;
   let rssPeak = rssAtStart;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50);
+  let heapPeak = 0;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    rssPeak = Math.max(rssPeak, m.rss);
+    heapPeak = Math.max(heapPeak, m.heapTotal);
+  }, 50);
   try {
     const report = await link.sync(orm, config, shopId, (next, count, total) => {
       if (total !== null) return bar.update('sync', next, count, total, 'objects');
@@ -92,7 +97,7 @@ async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db
       console.log(`synced shop ${shopId} in ${report.seconds.toFixed(1)} s: ${report.locations} locations, ${report.variants} variants, ${report.levels} levels, `
         + `${report.orders} open orders (${report.lineItems} line items); ${report.materialsUpdated} platform-linked materials updated; peak memory ${maxRssMiB} MiB (${syncRssGrowthMiB} MiB for the sync)`);
     }
-    return { ...report, maxRssMiB, syncRssGrowthMiB };
+    return { ...report, maxRssMiB, syncRssGrowthMiB, heapPeakMiB: Math.round(heapPeak / 2 ** 20) };
   } finally {
     clearInterval(sampler);
     bar.finish();

@@ -23,8 +23,12 @@ function versionOf(row: Versioned): Date | null {
   return row.updatedAt ? new Date(row.updatedAt) : null;
 }
 
-/** Rows per INSERT: at most 15 columns each, well under PostgreSQL's 65,535 parameters. */
-const BATCH = 1000;
+/**
+ * Rows per INSERT (and per page of the materials that follow): 250 keeps each statement's garbage
+ * small. At 1,000 the V8 heap of a 10,000-variant sync peaked at 182 MiB instead of about 105, and
+ * the process at 279–304 MiB instead of about 230, for 0.6 s less.
+ */
+const BATCH = 250;
 
 export class MirrorReplacement {
   readonly #em: Em;
