@@ -9,8 +9,7 @@ import type { Em } from './orm.ts';
  * time does not grow with the data past that sample.
  */
 export async function analyzeTables(rootEm: Em, tables: readonly string[]): Promise<void> {
-  if (tables.length === 0) return;
-  await rootEm.fork().execute(`analyze ${tables.map((t) => `"${t}"`).join(', ')}`, [], 'run');
+  await analyzeTablesIn(rootEm.fork(), tables);
 }
 
 /** ANALYZE on `em` itself (inside its transaction, which ANALYZE may join): statistics of rows the transaction just wrote. */

@@ -181,21 +181,8 @@ export async function appliedPushIds(em: Em, shopId: string, pushIds: readonly s
   return new Set(rows.map((r) => r.push_id));
 }
 
-/**
- * A push the platform applied, as the mirror records it: the push id among the applied ones (so a
- * retried batch skips it) and the level the platform answered, stamped with the platform's time of
- * the change. The level is written only when nothing newer is held: a webhook of a later change that
- * arrived first is not overwritten, and a replayed (older) answer never moves the level back. One
- * transaction of two statements.
- */
-export async function recordPushedLevel(em: Em, shopId: string, push: { pushId: string; variantId: string; locationId: string }, available: string, at: Date): Promise<void> {
-  await em.transactional(async (tx) => {
-    await runSqlWrite(tx, platformStoreSql.insertInto('platform_applied_pushes').values({ shop_id: shopId, push_id: push.pushId, applied_at: new Date() })
-      .onConflict((oc) => oc.columns(['shop_id', 'push_id']).doNothing()));
-    await runSqlWrite(tx, platformStoreSql.insertInto('platform_levels')
-      .values({ shop_id: shopId, variant_id: push.variantId, location_id: push.locationId, available, updated_at: at })
-      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
-        .doUpdateSet((eb) => ({ available: eb.ref('excluded.available'), updated_at: eb.ref('excluded.updated_at') }))
-        .where((eb) => eb.or([eb('platform_levels.updated_at', 'is', null), eb('platform_levels.updated_at', '<=', eb.ref('excluded.updated_at'))]))));
-  });
+/** Records a push the platform applied (a retried batch skips it). One statement, in the caller's transaction. */
+export async function recordAppliedPush(em: Em, shopId: string, pushId: string): Promise<void> {
+  await runSqlWrite(em, platformStoreSql.insertInto('platform_applied_pushes').values({ shop_id: shopId, push_id: pushId, applied_at: new Date() })
+    .onConflict((oc) => oc.columns(['shop_id', 'push_id']).doNothing()));
 }

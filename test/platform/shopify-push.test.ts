@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, retryPushes, status } from '../../src/cli/shop-link.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
-import { recordPushedLevel } from '../../src/platform/mirror.ts';
+import { recordPushedLevel } from '../../src/platform/shopify/mirror-guard.ts';
 import { platformGatewayFactory } from '../../src/platform/shopify/shopify-gateway.ts';
 import { resolveSecretKey, SecretBox } from '../../src/platform/shopify/secret-box.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
@@ -114,7 +114,7 @@ describe(`stock pushes to Shopify on ${databaseLabel}`, () => {
   it('a pushed level is written only when nothing newer is held: a replayed answer with an older time never moves the level back', async () => {
     const level = async () => (await stockSnapshot(t.orm, shop))['platform|44001|101'];
     const now = await level();
-    await recordPushedLevel(t.orm.em.fork(), shop, { pushId: 'replayed-old', variantId: '44001', locationId: '101' }, '999999', new Date('2020-01-01T00:00:00Z'));
+    await recordPushedLevel(t.orm.em.fork(), shop, { pushId: 'replayed-old', variantId: '44001', inventoryItemId: '46001', locationId: '101' }, '999999', new Date('2020-01-01T00:00:00Z'));
     expect(await level()).toBe(now);
     const applied = await t.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from platform_applied_pushes where shop_id = ? and push_id = ?', [shop, 'replayed-old']);
     expect(applied[0]!.n).toBe(1);

@@ -6,6 +6,7 @@ import type { ShopifyAdminApi } from './admin-api.ts';
 import { runBulkExport, type BulkFile } from './bulk-export.ts';
 import { fromGid, gidResource } from './ids.ts';
 import { bulkQuery, requestOperation } from './operations.ts';
+import { blankToNull, decimalOrNull, variantNameOf } from './values.ts';
 import { weightUnitLabel } from './weight-units.ts';
 import { reapplyEventsSince } from './webhooks/reapply.ts';
 
@@ -77,8 +78,6 @@ export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
   }
 }
 
-/** Shopify's title of the one variant of a product without options: bomcore says no variant name. */
-const DEFAULT_VARIANT_TITLE = 'Default Title';
 
 interface VariantLine {
   id: string; title: string; sku: string | null; price: string | null;
@@ -99,7 +98,7 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
       const v = object as unknown as VariantLine;
       await mirror.addVariant({
         variantId: fromGid('ProductVariant', v.id), productId: fromGid('Product', v.product.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
-        productName: v.product.title, variantName: v.title === DEFAULT_VARIANT_TITLE ? null : v.title, sku: blankToNull(v.sku), vendor: blankToNull(v.product.vendor),
+        productName: v.product.title, variantName: variantNameOf(v.title), sku: blankToNull(v.sku), vendor: blankToNull(v.product.vendor),
         price: decimalOrNull(v.price), cost: decimalOrNull(v.inventoryItem.unitCost?.amount ?? null), imageUrl: v.product.featuredMedia?.preview?.image?.url ?? null,
         updatedAt: v.product.updatedAt, productType: blankToNull(v.product.productType), productCategory: v.product.category?.name ?? null, ...weightOf(v.inventoryItem),
       });
@@ -145,12 +144,4 @@ function weightOf(item: VariantLine['inventoryItem']): { weightValue: string | n
   // JSON gave a double; its shortest decimal text is what Shopify sent (weights carry a few digits).
   if (!weight || unit === null || weight.value === 0) return { weightValue: null, weightUnitId: null };
   return { weightValue: exact(String(weight.value)).toFixed(), weightUnitId: unit };
-}
-
-function blankToNull(text: string | null | undefined): string | null {
-  return text === null || text === undefined || text.trim() === '' ? null : text;
-}
-
-function decimalOrNull(text: string | null): string | null {
-  return text === null ? null : exact(text).toFixed();
 }

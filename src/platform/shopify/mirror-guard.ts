@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
+import { recordAppliedPush } from '../mirror.ts';
 import { platformStoreSql } from '../tables.ts';
 import type { WebhookEventEffect, WebhookEventStatus } from './webhooks/inbox.entity.ts';
 import { webhookInboxSql } from './webhooks/tables.ts';
@@ -62,6 +63,21 @@ export async function writeLevels(em: Em, shopId: string, rows: readonly LevelWr
       .where((eb) => eb.or([eb('platform_levels.updated_at', 'is', null), eb('platform_levels.updated_at', '<=', eb.ref('excluded.updated_at'))])))
     .returning(['variant_id', 'location_id']));
   return written.map((w) => byKey.get(`${w.variant_id}:${w.location_id}`)!);
+}
+
+/**
+ * A push Shopify applied, as the mirror records it: the push among the applied ones (a retried
+ * batch skips it) and the level Shopify answered, stamped with Shopify's time of the change,
+ * through the guarded level write: a webhook of a later change that arrived first is not
+ * overwritten, and a replayed (older) answer never moves the level back. One transaction.
+ */
+export async function recordPushedLevel(
+  em: Em, shopId: string, push: { pushId: string; variantId: string; inventoryItemId: string; locationId: string }, available: string, at: Date,
+): Promise<void> {
+  await em.transactional(async (tx) => {
+    await recordAppliedPush(tx, shopId, push.pushId);
+    await writeLevels(tx, shopId, [{ variantId: push.variantId, inventoryItemId: push.inventoryItemId, locationId: push.locationId, available, version: at }]);
+  });
 }
 
 /** Removes a level (the item is no longer stocked at the location) unless a newer one is held; returns the variants whose level left. */

@@ -6,7 +6,8 @@ import {
   type PlatformVariantInfo,
 } from '../gateway.ts';
 import { LocalPlatformGateway } from '../local-gateway.ts';
-import { appliedPushIds, recordPushedLevel } from '../mirror.ts';
+import { appliedPushIds } from '../mirror.ts';
+import { recordPushedLevel } from './mirror-guard.ts';
 import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-api.ts';
 import { findConnection, type StoredConnection } from './connections.ts';
 import { toGid } from './ids.ts';
@@ -110,7 +111,7 @@ export class ShopifyPlatformGateway implements PlatformGateway {
     if (group && change && typeof change.quantityAfterChange === 'number') {
       // The level Shopify answered, at Shopify's time of the change: a webhook of a later change
       // that came first stays, and a replayed answer (an older time) never moves the level back.
-      await recordPushedLevel(this.#em, this.#shopId, push, String(change.quantityAfterChange), new Date(group.createdAt));
+      await recordPushedLevel(this.#em, this.#shopId, { ...push, inventoryItemId }, String(change.quantityAfterChange), new Date(group.createdAt));
     } else {
       await this.#mirror.applyLevelAdjustments([push]);
     }

@@ -1,8 +1,8 @@
-import { exact } from '../../../numbers/index.ts';
 import type { ShopifyAdminApi } from '../admin-api.ts';
 import { fromGid, toGid } from '../ids.ts';
 import type { OrderLineWrite, ProductWrite, VariantWrite } from '../mirror-guard.ts';
 import { requestOperation } from '../operations.ts';
+import { blankToNull, decimalOrNull, variantNameOf } from '../values.ts';
 
 // What the reconciliation reads from the Admin API, page by page, and the mirror rows it makes of
 // it — the same rows the full sync writes (Shopify's "Default Title" is no variant name, a blank
@@ -21,16 +21,6 @@ export interface LevelNode { updatedAt: string; item: { id: string }; quantities
 interface LineItemNode { sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
 export interface OrderNode { id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; lineItems: Page<LineItemNode> }
 export interface LocationNode { id: string; name: string; isActive: boolean; updatedAt: string }
-
-const DEFAULT_VARIANT_TITLE = 'Default Title';
-
-function blankToNull(text: string | null | undefined): string | null {
-  return text === null || text === undefined || text.trim() === '' ? null : text;
-}
-
-function decimalOrNull(text: string | null | undefined): string | null {
-  return text === null || text === undefined ? null : exact(text).toFixed();
-}
 
 /** Counts every request a pass sends: its budget is in requests. */
 export interface Budget { take(): boolean }
@@ -88,7 +78,7 @@ export function toProductWrite(node: ProductNode): ProductWrite {
     version: new Date(node.updatedAt),
     variants: node.variants.nodes.map((v): VariantWrite => ({
       variantId: fromGid('ProductVariant', v.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
-      variantName: v.title === DEFAULT_VARIANT_TITLE ? null : blankToNull(v.title), sku: blankToNull(v.sku), price: decimalOrNull(v.price),
+      variantName: variantNameOf(v.title), sku: blankToNull(v.sku), price: decimalOrNull(v.price),
       cost: decimalOrNull(v.inventoryItem.unitCost?.amount),
     })),
   };

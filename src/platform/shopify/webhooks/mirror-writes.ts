@@ -1,11 +1,11 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
-import { exact } from '../../../numbers/index.ts';
 import type { PlatformOrderChange } from '../../gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import {
   removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,
 } from '../mirror-guard.ts';
+import { decimalOrNull, variantNameOf } from '../values.ts';
 import type { WebhookEventEffect } from './inbox.entity.ts';
 
 // What each webhook topic does to the shop's mirror (the local platform store): the payload (one of
@@ -31,9 +31,6 @@ export class NotYetApplicable extends Error {}
 
 const NOTHING: Applied = { effect: 'none', variantIds: [] };
 
-/** Shopify's title of the one variant of a product without options: bomcore says no variant name. */
-const DEFAULT_VARIANT_TITLE = 'Default Title';
-
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
@@ -45,8 +42,7 @@ function id(value: unknown): string | null {
 
 function money(value: unknown): string | null {
   if (typeof value === 'number') return null; // Shopify sends money as text: a float here is not its format.
-  const t = text(value);
-  return t === null ? null : exact(t).toFixed();
+  return decimalOrNull(text(value));
 }
 
 /** inventory_levels/update and /connect: the level of the item's variant at the location, unless newer is held. */
@@ -87,7 +83,7 @@ export async function applyProduct(em: Em, e: InboxEvent): Promise<Applied> {
     .map((v) => ({ variantId: id(v.id), inventoryItemId: id(v.inventory_item_id), v }))
     .filter((v): v is { variantId: string; inventoryItemId: string; v: ProductVariantPayload } => v.variantId !== null && v.inventoryItemId !== null)
     .map(({ variantId, inventoryItemId, v }) => ({
-      variantId, inventoryItemId, variantName: text(v.title) === DEFAULT_VARIANT_TITLE ? null : text(v.title), sku: text(v.sku), price: money(v.price),
+      variantId, inventoryItemId, variantName: variantNameOf(text(v.title)), sku: text(v.sku), price: money(v.price),
     }));
   const written = await writeProduct(em, e.shopId, {
     productId, productName: text(e.payload.title) ?? '', vendor: text(e.payload.vendor), imageUrl: text(image?.src) ?? text(images[0]?.src), version: e.version, variants,
