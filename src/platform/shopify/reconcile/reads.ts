@@ -1,3 +1,4 @@
+import type { PlatformOrderChange } from '../../gateway.ts';
 import type { ShopifyAdminApi } from '../admin-api.ts';
 import { fromGid, toGid } from '../ids.ts';
 import type { OrderLineWrite, ProductWrite, VariantWrite } from '../mirror-guard.ts';
@@ -18,8 +19,13 @@ export interface ProductNode {
   variants: Page<VariantNode>;
 }
 export interface LevelNode { updatedAt: string; item: { id: string }; quantities: { name: string; quantity: number }[] }
-interface LineItemNode { sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
-export interface OrderNode { id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; lineItems: Page<LineItemNode> }
+interface LineItemNode { id: string; sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
+interface FulfillmentLineNode { quantity: number | null; lineItem: { id: string; variant: { id: string } | null } }
+interface FulfillmentNode { id: string; status: string; location: { id: string } | null; fulfillmentLineItems: Page<FulfillmentLineNode> }
+export interface OrderNode {
+  id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; retailLocation: { id: string } | null;
+  lineItems: Page<LineItemNode>; fulfillments: FulfillmentNode[];
+}
 export interface LocationNode { id: string; name: string; isActive: boolean; updatedAt: string }
 
 /** Counts every request a pass sends: its budget is in requests. */
@@ -72,6 +78,21 @@ export async function readRestOfLines(api: ShopifyAdminApi, order: OrderNode, bu
   return true;
 }
 
+/** The shipped lines of an order's fulfilments past their first page (each request taken from the budget; false when it ran out). */
+export async function readRestOfFulfilmentLines(api: ShopifyAdminApi, order: OrderNode, budget: Budget): Promise<boolean> {
+  for (const fulfillment of order.fulfillments) {
+    for (let page = fulfillment.fulfillmentLineItems; page.pageInfo.hasNextPage;) {
+      if (!budget.take()) return false;
+      const answer = await api.request<{ fulfillment: { fulfillmentLineItems: Page<FulfillmentLineNode> } | null }>(
+        requestOperation('fulfillment-line-items'), { id: fulfillment.id, after: page.pageInfo.endCursor });
+      if (!answer.fulfillment) break;
+      page = answer.fulfillment.fulfillmentLineItems;
+      fulfillment.fulfillmentLineItems.nodes.push(...page.nodes);
+    }
+  }
+  return true;
+}
+
 export function toProductWrite(node: ProductNode): ProductWrite {
   return {
     productId: fromGid('Product', node.id), productName: node.title, vendor: blankToNull(node.vendor), imageUrl: node.featuredMedia?.preview?.image?.url ?? null,
@@ -90,6 +111,26 @@ export function toOrderLines(node: OrderNode): OrderLineWrite[] {
     variantId: l.variant ? fromGid('ProductVariant', l.variant.id) : null, productId: l.product ? fromGid('Product', l.product.id) : null,
     sku: blankToNull(l.sku), title: l.title, quantity: String(l.currentQuantity),
   }));
+}
+
+/**
+ * The order as order execution reads it, as the webhooks' payloads give it: every line by id with
+ * its current quantity, the order's location, and each successful fulfilment with what it shipped.
+ */
+export function toOrderChange(node: OrderNode): PlatformOrderChange {
+  const variantOf = (v: { id: string } | null) => (v ? fromGid('ProductVariant', v.id) : null);
+  return {
+    orderId: fromGid('Order', node.id),
+    status: node.cancelledAt !== null ? 'cancelled' : node.closed ? 'closed' : 'open',
+    locationId: node.retailLocation ? fromGid('Location', node.retailLocation.id) : null,
+    lines: node.lineItems.nodes.map((l) => ({ lineId: fromGid('LineItem', l.id), variantId: variantOf(l.variant), quantity: String(Math.max(0, l.currentQuantity)) })),
+    fulfilments: node.fulfillments.filter((f) => f.status === 'SUCCESS').map((f) => ({
+      fulfilmentId: fromGid('Fulfillment', f.id),
+      locationId: f.location ? fromGid('Location', f.location.id) : null,
+      lines: f.fulfillmentLineItems.nodes.filter((l) => Number.isInteger(l.quantity) && l.quantity! > 0)
+        .map((l) => ({ lineId: fromGid('LineItem', l.lineItem.id), variantId: variantOf(l.lineItem.variant), quantity: String(l.quantity) })),
+    })),
+  };
 }
 
 /** The available quantity of a level, or null when Shopify gave none (an untracked item). */

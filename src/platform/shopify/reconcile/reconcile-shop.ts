@@ -3,7 +3,7 @@ import type { ShopifyAdminApi } from '../admin-api.ts';
 import type { StoredConnection } from '../connections.ts';
 import { fromGid } from '../ids.ts';
 import type { WebhookFollowers } from '../webhooks/apply.ts';
-import { readLevels, readLocations, readOrders, readProducts, readRestOfLines, readRestOfVariants, windowQuery, type Budget } from './reads.ts';
+import { readLevels, readLocations, readOrders, readProducts, readRestOfFulfilmentLines, readRestOfLines, readRestOfVariants, windowQuery, type Budget } from './reads.ts';
 import { noDrift, writeLevelsPage, writeLocationsPage, writeOrdersPage, writeProductsPage, type Drift, type PageResult } from './write-pages.ts';
 
 /**
@@ -70,9 +70,12 @@ export async function reconcileShop(options: ReconcileShopOptions): Promise<Reco
   const state: WindowState = isWindowState(connection.reconcileState) ? { ...connection.reconcileState } : startState(connection, now(), options.overlapMs);
   const query = windowQuery(new Date(state.since), new Date(state.until));
   const result: ReconcileShopResult = { drift: noDrift(), read: { locations: 0, products: 0, levels: 0, orders: 0 }, unmatched: 0, requests: 0, finished: false, through: null, state };
+  // A pass always finishes its first page, whatever it costs (an order with many lines and shipped
+  // lines takes several requests): a budget smaller than one page would otherwise never move on.
+  let wrotePage = false;
   const budget: Budget = {
     take() {
-      if (result.requests >= options.maxRequests || Date.now() >= options.deadline) return false;
+      if (wrotePage && (result.requests >= options.maxRequests || Date.now() >= options.deadline)) return false;
       result.requests += 1;
       return true;
     },
@@ -85,8 +88,11 @@ export async function reconcileShop(options: ReconcileShopOptions): Promise<Reco
     const done = await fork.transactional(async (tx) => {
       const r = await page(tx);
       if (r.variantIds.length > 0 && options.followers) await options.followers.variantsChanged(tx, shopId, [...new Set(r.variantIds)]);
+      // Order execution applies each fulfilment id once, so an order read again (the window's overlap, a later pass) moves nothing twice.
+      for (const order of r.orders ?? []) await options.followers?.orderChanged?.(tx, shopId, order, `reconcile:${order.orderId}@${state.until}`);
       return r;
     });
+    wrotePage = true;
     for (const kind of Object.keys(done.drift) as (keyof Drift)[]) result.drift[kind] += done.drift[kind];
     result.unmatched += done.unmatched;
   }
@@ -139,7 +145,7 @@ export async function reconcileShop(options: ReconcileShopOptions): Promise<Reco
       }
       case 'orders': {
         const page = await readOrders(api, query, state.after);
-        for (const order of page.nodes) if (!await readRestOfLines(api, order, budget)) return result;
+        for (const order of page.nodes) if (!await readRestOfLines(api, order, budget) || !await readRestOfFulfilmentLines(api, order, budget)) return result;
         result.read.orders += page.nodes.length;
         await write((tx) => writeOrdersPage(tx, shopId, page.nodes));
         ({ hasNextPage: hasNext, endCursor: cursor } = page.pageInfo);

@@ -1,10 +1,11 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
 import { exact } from '../../../numbers/index.ts';
+import type { PlatformOrderChange } from '../../gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import { fromGid } from '../ids.ts';
 import { removeOrder, writeLevels, writeLocation, writeOpenOrder, writeProduct, type LevelWrite, type ProductWrite } from '../mirror-guard.ts';
-import { availableOf, toOrderLines, toProductWrite, type LevelNode, type LocationNode, type OrderNode, type ProductNode } from './reads.ts';
+import { availableOf, toOrderChange, toOrderLines, toProductWrite, type LevelNode, type LocationNode, type OrderNode, type ProductNode } from './reads.ts';
 
 // One page of a reconciliation read, written to the mirror in the caller's transaction through the
 // guarded writes the webhooks use (../mirror-guard.ts). What the mirror held is read first (one
@@ -15,8 +16,11 @@ import { availableOf, toOrderLines, toProductWrite, type LevelNode, type Locatio
 export interface Drift { locations: number; variants: number; levels: number; orders: number }
 export const noDrift = (): Drift => ({ locations: 0, variants: 0, levels: 0, orders: 0 });
 
-/** What a page changed: drift by kind, and the variants whose catalogue fields or levels moved (platform-linked materials follow them). */
-export interface PageResult { drift: Drift; variantIds: string[]; unmatched: number }
+/**
+ * What a page changed: drift by kind, the variants whose catalogue fields or levels moved
+ * (platform-linked materials follow them), and the orders order execution follows.
+ */
+export interface PageResult { drift: Drift; variantIds: string[]; unmatched: number; orders?: PlatformOrderChange[] }
 
 const same = (a: string | null, b: string | null) => (a === null || b === null ? a === b : exact(a).eq(exact(b)));
 
@@ -86,8 +90,14 @@ export async function writeLevelsPage(em: Em, shopId: string, locationId: string
   return result;
 }
 
+/**
+ * Orders changed in the window. Order execution follows, as after an order webhook: every closed or
+ * cancelled order (its fulfilments are consumed once, what it holds is released), and an open order
+ * the mirror took — an open order the mirror holds in a newer version came through a webhook,
+ * which ran order execution on that newer state.
+ */
 export async function writeOrdersPage(em: Em, shopId: string, nodes: OrderNode[]): Promise<PageResult> {
-  const result: PageResult = { drift: noDrift(), variantIds: [], unmatched: 0 };
+  const result: PageResult = { drift: noDrift(), variantIds: [], unmatched: 0, orders: [] };
   if (nodes.length === 0) return result;
   const ids = nodes.map((n) => fromGid('Order', n.id));
   const heldOrders = new Map((await runSql(em, platformStoreSql.selectFrom('platform_orders').select(['order_id', 'name'])
@@ -101,10 +111,12 @@ export async function writeOrdersPage(em: Em, shopId: string, nodes: OrderNode[]
     const version = new Date(node.updatedAt);
     if (node.closed || node.cancelledAt !== null) {
       if (await removeOrder(em, shopId, orderId, version)) result.drift.orders += 1;
+      result.orders!.push(toOrderChange(node));
       continue;
     }
     const lines = toOrderLines(node);
     if (!await writeOpenOrder(em, shopId, { orderId, name: node.name, version, lines })) continue;
+    result.orders!.push(toOrderChange(node));
     const before = heldLines.get(orderId) ?? [];
     const after = lines.map((l) => lineKey(l.variantId, l.productId, l.sku, l.title, l.quantity));
     if (heldOrders.get(orderId) !== node.name || before.length !== after.length || before.some((k, i) => k !== after[i])) result.drift.orders += 1;

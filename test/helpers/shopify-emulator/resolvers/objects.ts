@@ -3,12 +3,14 @@ import type { EmulatorContext } from '../context.ts';
 import { connection, matchesSearch, parseSearch, type PageArgs, type SearchFields } from '../connection.ts';
 import { compareIds, gid, legacyId } from '../gid.ts';
 import type {
-  AdjustmentGroupRecord, BulkOperationRecord, InventoryItemRecord, LevelRecord, LineItemRecord, LocationRecord,
+  AdjustmentGroupRecord, BulkOperationRecord, FulfillmentRecord, InventoryItemRecord, LevelRecord, LineItemRecord, LocationRecord,
   MetafieldRecord, OrderRecord, ProductRecord, VariantRecord, WebhookSubscriptionRecord,
 } from '../records.ts';
 import type { Resolvers } from './types.ts';
 
 type Ctx = EmulatorContext;
+/** A fulfilment as its resolvers see it: with the order it belongs to. */
+type FulfillmentView = FulfillmentRecord & { order: OrderRecord };
 
 /** Quantity names Shopify knows; asking for another is an error there too. */
 export const QUANTITY_NAMES = new Set(['available', 'committed', 'on_hand', 'incoming', 'reserved', 'damaged', 'safety_stock', 'quality_control']);
@@ -118,6 +120,20 @@ export const objectResolvers: Resolvers = {
     fulfillable: (o: OrderRecord) => !o.cancelledAt && o.lineItems.some((l) => l.currentQuantity > l.fulfilledQuantity),
     lineItems: (o: OrderRecord, a: PageArgs, ctx: Ctx, info: any) => connection(o.lineItems, a, ctx, info),
     retailLocation: (o: OrderRecord, _: unknown, ctx: Ctx) => (o.locationId ? ctx.shop.store.locations.get(o.locationId) : null),
+    // A plain list (Shopify's `first` truncates it); each fulfilment knows its order for its lines.
+    fulfillments: (o: OrderRecord, a: { first?: number | null }) => o.fulfillments.slice(0, a.first ?? undefined).map((f) => ({ ...f, order: o })),
+  },
+  Fulfillment: {
+    id: (f: FulfillmentView) => gid('Fulfillment', f.id), legacyResourceId: (f: FulfillmentView) => f.id, name: (f: FulfillmentView) => `${f.order.name}-F${f.order.fulfillments.findIndex((x) => x.id === f.id) + 1}`,
+    createdAt: (f: FulfillmentView) => f.createdAt, updatedAt: (f: FulfillmentView) => f.createdAt, status: () => 'SUCCESS', requiresShipping: () => true,
+    totalQuantity: (f: FulfillmentView) => f.lines.reduce((n, l) => n + l.quantity, 0), order: (f: FulfillmentView) => f.order,
+    location: (f: FulfillmentView, _: unknown, ctx: Ctx) => ctx.shop.store.locations.get(f.locationId) ?? null,
+    fulfillmentLineItems: (f: FulfillmentView, a: PageArgs, ctx: Ctx, info: any) =>
+      connection(f.lines.map((l) => ({ id: l.lineItemId, fulfillmentId: f.id, quantity: l.quantity, lineItem: f.order.lineItems.find((x) => x.id === l.lineItemId)! })), a, ctx, info),
+  },
+  FulfillmentLineItem: {
+    // Paged by its line item's id (unique within the fulfilment); its own id joins both.
+    id: (l: { id: string; fulfillmentId: string }) => gid('FulfillmentLineItem', `${l.fulfillmentId}${l.id}`), quantity: (l: { quantity: number }) => l.quantity, lineItem: (l: { lineItem: LineItemRecord }) => l.lineItem,
   },
   LineItem: {
     id: (l: LineItemRecord) => gid('LineItem', l.id), sku: (l: LineItemRecord) => l.sku, title: (l: LineItemRecord) => l.title, name: (l: LineItemRecord) => l.title,

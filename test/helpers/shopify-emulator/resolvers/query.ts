@@ -105,6 +105,15 @@ export const queryResolvers: Resolvers = {
       requireScope(ctx, 'read_orders', 'order');
       return ctx.shop.store.orders.get(legacyId(a.id, 'Order') ?? '') ?? null;
     },
+    fulfillment: (_: unknown, a: { id: string }, ctx: Ctx) => {
+      requireScope(ctx, 'read_orders', 'fulfillment');
+      const id = legacyId(a.id, 'Fulfillment');
+      for (const order of ctx.shop.store.orders.values()) {
+        const f = order.fulfillments.find((x) => x.id === id);
+        if (f) return { ...f, order };
+      }
+      return null;
+    },
     node: (_: unknown, a: { id: string }, ctx: Ctx) => nodeOf(ctx, a.id),
     nodes: (_: unknown, a: { ids: string[] }, ctx: Ctx) => {
       if (a.ids.length > 250) throw new Error('The ids argument accepts at most 250 ids.');
