@@ -7,6 +7,7 @@ import { sendProblem } from '../src/http/problem.ts';
 import { lostConnectionIn, retryReadOnce } from '../src/http/retry-read.ts';
 import type { Scope } from '../src/scopes.ts';
 import type { ShopContext } from '../src/shop-context.ts';
+import type { PlatformWarning } from '../src/platform/platform-warnings.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
 import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';
 import { compileDataConverter } from './derive-data.ts';
@@ -30,6 +31,8 @@ export interface FacadeOptions {
   runCounted: <T>(run: () => Promise<T>) => Promise<{ value: T; queryCount: number }>;
   /** Adds `X-Query-Count` (SQL round trips of the operation) to responses; for tests and benchmarks. */
   exposeQueryCount: boolean;
+  /** What the answer must say about the shop's platform data (a store that does not answer): `meta.warnings`. No SQL. */
+  warningsFor?: (shopId: string) => PlatformWarning[];
 }
 
 /** Turns the first GraphQL error of a result into the domain error it carries. */
@@ -115,7 +118,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         await yieldToLoop();
         const data = toRest(source(result.data as GraphQLData, input));
         await yieldToLoop();
-        return envelope(request.id, data);
+        return envelope(request.id, data, request.auth ? options.warningsFor?.(request.auth.shopId) : undefined);
       },
     });
   }

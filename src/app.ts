@@ -36,6 +36,14 @@ import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerShopifyWebhooks } from './http/shopify-webhooks.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { contextDeps } from './composition.ts';
+import { watchPlatformHealth, type PlatformHealthWatch } from './platform/shopify/health.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Which connected stores do not answer, as this process last read it (`refresh()` re-reads now). */
+    platformHealth: PlatformHealthWatch;
+  }
+}
 
 export interface AppOptions {
   config: Config;
@@ -173,13 +181,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const value = await withQueryStats(run, stats);
     return { value, queryCount: stats.count };
   };
+  // Which connected stores do not answer (re-read every few seconds, one statement per process): their shops' answers say so.
+  const platformHealth = watchPlatformHealth({
+    orm, intervalMs: config.platformHealthIntervalMs,
+    onError: (error) => app.log.warn({ err: error }, 'reading the platform connections\' health failed'),
+  });
+  app.decorate('platformHealth', platformHealth);
+  app.addHook('onClose', () => platformHealth.stop());
+  const warningsFor = (shopId: string) => platformHealth.health.warningsFor(shopId);
   await app.register(restFacade, {
-    prefix: '/api/v1', schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    prefix: '/api/v1', schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor,
     makeContext: (request: Parameters<typeof createShopContext>[1]) => idempotency.contextFor(request, makeContext(request)),
   });
 
   await registerGraphql(app, {
-    schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor,
   });
   // GET /: a public index of what this server offers, registered last (src/http/index-page.ts).
   registerIndexPage(app);

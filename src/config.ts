@@ -62,6 +62,8 @@ export interface Config {
   shopifyApiSecret: string | null;
   /** How often `serve` reconciles each connected shop's mirror with its Shopify store, in seconds; 0 turns it off (BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S, default 300). */
   shopifyReconcileIntervalS: number;
+  /** How often each process re-reads which connected stores fail, for the reads' PLATFORM_STALE warning, in ms (BOMCORE_PLATFORM_HEALTH_INTERVAL_MS, default 5000; 0: only at start). */
+  platformHealthIntervalMs: number;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shopifyEndpoint: shopifyEndpoint(env),
     shopifyApiSecret: env.SHOPIFY_API_SECRET ? env.SHOPIFY_API_SECRET : null,
     shopifyReconcileIntervalS: nonNegativeInteger(env, 'BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S', 300),
+    platformHealthIntervalMs: nonNegativeInteger(env, 'BOMCORE_PLATFORM_HEALTH_INTERVAL_MS', 5000),
   };
 }
 

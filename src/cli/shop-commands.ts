@@ -135,6 +135,7 @@ async function statusCommand(args: string[]): Promise<void> {
       const drift = c.reconcileDrift ? Object.entries(c.reconcileDrift).map(([k, v]) => `${k} ${v}`).join(', ') : '';
       console.log(`  last reconcile: ${c.reconciledAt ? `${c.reconciledAt.toISOString()} (drift: ${drift || 'none'})${c.reconciledThrough ? `; Shopify's changes mirrored up to ${c.reconciledThrough.toISOString()}` : ''}${c.reconcileUnfinished ? '; catching up' : ''}` : 'never'}`);
       if (c.reconcileError) console.log(`  last reconcile failed: ${c.reconcileError}`);
+      if (c.failingSince) console.log(`  the store has not answered since ${c.failingSince.toISOString()}: reads serve its data as last read at ${c.lastContactAt?.toISOString() ?? 'no completed sync'} (PLATFORM_STALE)`);
       if (c.uninstalledAt) console.log(`  the store uninstalled the app at ${c.uninstalledAt.toISOString()}: its token no longer works; reinstall it and connect again with the new token`);
     }
     const p = status.pushes;

@@ -4,6 +4,7 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, type DocumentNode
 import type { GraphqlConfig } from '../config.ts';
 import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
 import { detailOf, type FieldError } from '../domain-error.ts';
+import type { PlatformWarning } from '../platform/platform-warnings.ts';
 import type { ShopContext } from '../shop-context.ts';
 import { graphqlNestingDepth } from '../json-depth.ts';
 import { MAX_JSON_DEPTH } from '../limits.ts';
@@ -31,6 +32,8 @@ export interface GraphqlDeps {
   /** Authenticates the key (401 / 403 / 429 replied by it); true when the request may go on. */
   authorize: (request: FastifyRequest, reply: FastifyReply, scope: 'read') => Promise<boolean>;
   makeContext: (request: FastifyRequest) => ShopContext;
+  /** What an answer must say about the shop's platform data (a store that does not answer): `extensions.warnings`. No SQL. */
+  warningsFor?: (shopId: string) => PlatformWarning[];
   /** Charges the request its rate-limit tokens (one per root field) and admits its work; replies 429 / 503 itself and returns false when refused. */
   charge: (request: FastifyRequest, reply: FastifyReply, price: OperationPrice) => Promise<boolean>;
   /** Adds `X-Query-Count` (SQL statements the request's operations sent), as the REST facade does. */
@@ -241,6 +244,15 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       throw new GraphQLError('Syntax Error: the query is not a GraphQL document.');
     });
     // Input limits (src/limits.ts): every argument, from literals and variables, before anything runs.
+    // A shop whose store does not answer: every answer says it serves the last synced platform data (REST: meta.warnings).
+    const warningsFor = deps.warningsFor;
+    if (warningsFor) {
+      scope.graphql.addHook('onResolution', async (execution, context) => {
+        const shopId = (context as { shopId?: string }).shopId;
+        const warnings = shopId ? warningsFor(shopId) : [];
+        if (warnings.length > 0) execution.extensions = { ...execution.extensions, warnings };
+      });
+    }
     scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
       deps.checkInput(schema, document, variables as Record<string, unknown> | undefined, operationNameOf(context));
     });

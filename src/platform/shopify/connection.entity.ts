@@ -41,5 +41,9 @@ export const PlatformConnection = defineEntity({
     reconcileState: p.json<Record<string, unknown>>().nullable(),
     /** A pass holds the shop until then (one pass per shop at a time, across instances; a crashed one's lease runs out). */
     reconcileLeaseUntil: timestamp().nullable(),
+    /** When bomcore last read the store whole: a full sync or a reconciliation pass that ended (health.ts). */
+    lastContactAt: timestamp().nullable(),
+    /** Since when the store's sync or reconciliation fails; null while it answers. Reads of the shop say so. */
+    failingSince: timestamp().nullable(),
   },
 });

@@ -19,6 +19,8 @@ export interface ConnectionInfo {
   reconciledAt: Date | null; reconciledThrough: Date | null; reconcileDrift: Record<string, number> | null; reconcileError: string | null;
   /** A pass left its window unfinished: the next one goes on with it. */
   reconcileUnfinished: boolean;
+  /** When bomcore last read the store whole (a sync or a reconciliation pass that ended); since when its attempts fail (null: they do not). */
+  lastContactAt: Date | null; failingSince: Date | null;
 }
 
 /** A connection with its sealed token (open it with the SecretBox only to call Shopify). */
@@ -34,6 +36,7 @@ function toStored(row: Row): StoredConnection {
     uninstalledAt: row.uninstalledAt ?? null, tokenSealed: row.tokenSealed,
     reconciledAt: row.reconciledAt ?? null, reconciledThrough: row.reconciledThrough ?? null, reconcileDrift: row.reconcileDrift ?? null,
     reconcileError: row.reconcileError ?? null, reconcileState: row.reconcileState ?? null, reconcileUnfinished: row.reconcileState != null,
+    lastContactAt: row.lastContactAt ?? null, failingSince: row.failingSince ?? null,
   };
 }
 
@@ -68,8 +71,34 @@ export async function recordSyncStart(em: Em, shopId: string, at: Date): Promise
 }
 
 export async function recordSyncEnd(em: Em, shopId: string, outcome: { completedAt: Date; counts: Record<string, number> } | { error: string }): Promise<void> {
-  const fields = 'error' in outcome ? { syncError: outcome.error.slice(0, 2000) } : { syncCompletedAt: outcome.completedAt, syncCounts: outcome.counts, syncError: null };
-  await em.fork().nativeUpdate(PlatformConnection, { shopId }, fields);
+  const ended = 'error' in outcome ? { sync_error: outcome.error.slice(0, 2000) } : { sync_completed_at: outcome.completedAt, sync_counts: JSON.stringify(outcome.counts) as never, sync_error: null };
+  await runSqlWrite(em, connectionSql.updateTable('platform_connections').set({ ...ended, ...contact('error' in outcome ? null : outcome.completedAt) }).where('shop_id', '=', shopId));
+}
+
+/**
+ * The store's health after a sync or a reconciliation pass: one that ended is contact (the store
+ * was read whole then, and nothing fails now); one that failed starts the failing time, or keeps
+ * the first failure's.
+ */
+function contact(endedAt: Date | null) {
+  return endedAt ? { last_contact_at: endedAt, failing_since: null } : { failing_since: sql<Date>`coalesce(failing_since, now())` };
+}
+
+/** A shop whose store does not answer, or uninstalled the app: its reads say so (health.ts). */
+export interface UnhealthyConnection { shopId: string; failingSince: Date | null; lastContactAt: Date | null; uninstalledAt: Date | null; lastError: string | null }
+
+/** Every connection whose store fails or uninstalled the app (a few rows: one per such shop). */
+export async function unhealthyConnections(em: Em): Promise<UnhealthyConnection[]> {
+  const rows = await runSql(em, connectionSql.selectFrom('platform_connections')
+    .select(['shop_id', 'failing_since', 'last_contact_at', 'uninstalled_at', 'reconcile_error', 'sync_error', 'reconciled_at', 'sync_started_at'])
+    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('uninstalled_at', 'is not', null)])));
+  // Raw rows carry timestamps as the driver gives them (text on the embedded database).
+  const at = (v: Date | string | null) => (v === null ? null : new Date(v));
+  return rows.map((r) => ({
+    shopId: r.shop_id, failingSince: at(r.failing_since), lastContactAt: at(r.last_contact_at), uninstalledAt: at(r.uninstalled_at),
+    // The error of whichever ran last.
+    lastError: (r.sync_started_at && (!r.reconciled_at || at(r.sync_started_at)! > at(r.reconciled_at)!) ? r.sync_error ?? r.reconcile_error : r.reconcile_error ?? r.sync_error) ?? null,
+  }));
 }
 
 /** app/uninstalled: the store removed the app, so its token no longer works. The row stays (status shows it; a reconnect clears it). Runs in the caller's transaction. */
@@ -131,5 +160,6 @@ export async function recordReconcile(em: Em, shopId: string, outcome: Reconcile
     reconciled_at: outcome.at, reconcile_drift: JSON.stringify(outcome.drift) as never, reconcile_error: outcome.error === null ? null : outcome.error.slice(0, 2000),
     reconcile_state: (outcome.state === null ? null : JSON.stringify(outcome.state)) as never, reconcile_lease_until: null,
     ...(outcome.through ? { reconciled_through: outcome.through } : {}),
+    ...contact(outcome.error === null ? outcome.at : null),
   }).where('shop_id', '=', shopId));
 }
