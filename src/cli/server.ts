@@ -108,6 +108,8 @@ export async function runServer(config: Config): Promise<void> {
   const shutdown = closeWithGrace({
     delay: config.shutdownGraceMs,
     logger: false,
+    // A worker's signals are handled below: one drain whichever comes first.
+    skip: worker ? ['SIGINT', 'SIGTERM'] : [],
     onTimeout: (delay) => app.log.error({ graceMs: delay, abandoned: inFlight.count() }, 'shutdown grace elapsed with requests still in flight; exiting'),
     onSecondSignal: (signal) => app.log.warn({ signal, abandoned: inFlight.count() }, 'second signal: exiting without waiting'),
   }, async ({ signal, err }) => {
@@ -122,9 +124,19 @@ export async function runServer(config: Config): Promise<void> {
     app.log.info({ drainedInMs: Date.now() - started }, 'shut down: every in-flight request answered');
   });
   if (worker) {
+    // The primary's drain, a terminal's Ctrl-C (sent to the whole process group) and a service manager's
+    // SIGTERM (often sent to every process of the service) may all reach a worker, in any order: the first
+    // drains it, the others are not a "second signal". A second signal is the primary's: it exits, and its
+    // workers exit with it (node:cluster ends a worker whose primary is gone).
+    const drain = () => {
+      if (closing) return;
+      closing = true;
+      void shutdown.close();
+    };
+    process.on('SIGINT', drain);
+    process.on('SIGTERM', drain);
     process.on('message', (message: { bomcore?: string } | null) => {
-      // The primary's SIGTERM / SIGINT (a terminal's Ctrl-C reaches the worker itself too: one drain, not a second signal).
-      if (message?.bomcore === 'drain' && !closing) void shutdown.close();
+      if (message?.bomcore === 'drain') drain();
       if (message?.bomcore === 'background' && !closing && !background) {
         background = startBackgroundPasses(orm, config, app.log);
         app.log.info({ worker: process.pid }, 'background passes: this worker runs them');
