@@ -32,6 +32,8 @@ async function startBomcore(shop: Shop, options: Options, workDir: string): Prom
   const server = await startServer('bomcore', [...profile, 'src/cli/main.ts', 'serve'], {
     ...process.env, DATABASE_URL: shop.databaseUrl, LOG_LEVEL: options.logLevel, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
     BOMCORE_EXPOSE_QUERY_COUNT: '1', RATE_LIMIT_BURST: '1000000000', RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
+    // One process, as the table's rows were measured (serve's default on PostgreSQL is a worker per core); BOMCORE_WORKERS=2 to compare.
+    BOMCORE_WORKERS: process.env.BOMCORE_WORKERS ?? '1',
   }, port, '/readyz', join(workDir, `server-${shop.label}.log`));
   progress(`${shop.label}: bomcore serve is pid ${server.pid} on port ${port}`);
   return server;

@@ -21,6 +21,7 @@ import { RETRY_AFTER_SECONDS } from './http/unavailable.ts';
 import { TokenBucketLimiter, type RateLimiter } from './http/rate-limiter.ts';
 import { RedisRateLimiter } from './http/redis-rate-limiter.ts';
 import { createAuthThrottle } from './http/auth-throttle.ts';
+import type { FailureCounter } from './http/auth-failure-counter.ts';
 import { fastifyTrustProxy } from './http/client-address.ts';
 import { HTTP_SERVER_OPTIONS, registerHostRequirement } from './http/host-header.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -51,6 +52,11 @@ export interface AppOptions {
   platform?: PlatformGatewayFactory;
   logger?: FastifyServerOptions['logger'];
   exposeQueryCount?: boolean;
+  /**
+   * Counters kept elsewhere than this process's memory when REDIS_URL is unset: a worker of
+   * `bomcore serve --workers N` passes its primary's (src/http/cluster-counters.ts).
+   */
+  sharedCounters?: { limiter: RateLimiter; failureCounter: FailureCounter };
 }
 
 export interface App extends FastifyInstance {
@@ -124,7 +130,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return undefined;
   });
 
-  // REDIS_URL: one budget per key across every instance (fails open when Redis is down); else in process memory.
+  // REDIS_URL: one budget per key across every instance (fails open when Redis is down); else in process memory
+  // (the cluster primary's, for a worker of `serve --workers N`).
   let limiter: RateLimiter;
   if (config.redisUrl) {
     const shared = new RedisRateLimiter({
@@ -135,11 +142,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     app.addHook('onClose', () => shared.close());
     limiter = shared;
   } else {
-    limiter = new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
+    limiter = options.sharedCounters?.limiter ?? new TokenBucketLimiter(config.rateLimitBurst, config.rateLimitRefillPerSecond);
   }
   // More than BOMCORE_AUTH_FAILURES_PER_MINUTE failed keys from one address: 429 until the minute ends, for keys
   // not known valid (shared through Redis with REDIS_URL; src/http/auth-throttle.ts).
-  const { throttle: authThrottle, close: closeAuthThrottle } = await createAuthThrottle({ config, orm, logger: app.log.child({ component: 'auth-throttle' }) });
+  const { throttle: authThrottle, close: closeAuthThrottle } = await createAuthThrottle({
+    config, orm, logger: app.log.child({ component: 'auth-throttle' }), counter: options.sharedCounters?.failureCounter,
+  });
   app.addHook('onClose', closeAuthThrottle);
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
     authorizeRequest({ orm, limiter, authThrottle }, request, reply, scope);

@@ -34,7 +34,7 @@ ${DATABASE}`;
 
 /** One help text per command: usage, what it does, its options, an example. */
 export const COMMAND_HELP: Record<string, string> = {
-  serve: `Usage: bomcore serve
+  serve: `Usage: bomcore serve [--workers N]
 
 Runs the HTTP server: REST API under /api/v1, GraphQL at /graphql. Applies pending migrations first.
 On an empty embedded database it loads the demo shop. On the embedded database it prints the demo
@@ -42,13 +42,18 @@ shop's read-write API key and curl examples; the key stays the same across resta
 A busy PORT is reported before anything is loaded (exit code 1).
 
 Options:
+  --workers N   processes serving the port, one core each (also BOMCORE_WORKERS). Default: every core
+                on PostgreSQL, 1 on the embedded database (which has one owner: more is refused).
+                A worker that dies is replaced; rate-limit budgets stay one per key; the background
+                passes run in one worker at a time; SIGTERM drains every worker
   -h, --help    show this help
 
 Environment (see docs/ for every setting): HOST (default 127.0.0.1), PORT (default 3000), DATABASE_URL,
 BOMCORE_DATA_DIR, LOG_LEVEL, CORS_ORIGINS (browser origins allowed, comma-separated or *; default off).
 
-Example:
+Examples:
   PORT=8080 bomcore serve
+  DATABASE_URL=postgres://localhost/bomcore bomcore serve --workers 4
 
 ${DATABASE}`,
 

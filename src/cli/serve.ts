@@ -1,5 +1,8 @@
+import cluster from 'node:cluster';
 import { createServer } from 'node:net';
-import { CommandError, parse } from './args.ts';
+import { availableParallelism } from 'node:os';
+import type { Config } from '../config.ts';
+import { CommandError, parse, positiveInt } from './args.ts';
 
 /** Why the server cannot listen on HOST:PORT, in one sentence; null for an error that is not about the address. */
 export function portProblem(error: NodeJS.ErrnoException, host: string, port: number): string | null {
@@ -33,11 +36,33 @@ async function checkPortFree(host: string, port: number): Promise<void> {
   });
 }
 
+/**
+ * The worker count: `--workers`, else BOMCORE_WORKERS, else every core on PostgreSQL and 1 on the
+ * embedded database. More than 1 on the embedded database is refused: it has one owner, one process.
+ */
+export function workerCount(flag: string | undefined, config: Pick<Config, 'databaseUrl'>, env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = env.BOMCORE_WORKERS;
+  let n: number;
+  if (flag !== undefined) n = positiveInt(flag, '--workers', 1);
+  else if (fromEnv) {
+    n = Number(fromEnv);
+    if (!/^\d+$/.test(fromEnv.trim()) || n < 1) throw new CommandError(`BOMCORE_WORKERS must be a positive integer, got "${fromEnv}"`);
+  } else return config.databaseUrl ? availableParallelism() : 1;
+  if (n > 1 && !config.databaseUrl) {
+    throw new CommandError(`${flag !== undefined ? '--workers' : 'BOMCORE_WORKERS'} ${n} needs PostgreSQL: the embedded database has one owner, one process; use 1 worker, or set DATABASE_URL to run several`);
+  }
+  return n;
+}
+
 export async function serveCommand(args: string[]): Promise<void> {
-  parse(args, {});
+  const { values } = parse(args, { workers: { type: 'string' } });
   const { loadConfig } = await import('../config.ts');
   const config = loadConfig();
+  // A worker of `--workers N` (src/cli/cluster.ts): the primary checked the port and holds it.
+  if (cluster.isWorker) return (await import('./server.ts')).runServer(config);
+  const workers = workerCount(values.workers, config);
   await checkPortFree(config.host, config.port);
-  const { runServer } = await import('./server.ts');
-  await runServer(config);
+  // One worker is one process, as ever: no primary in between.
+  if (workers === 1) return (await import('./server.ts')).runServer(config);
+  await (await import('./cluster.ts')).runPrimary(config, workers);
 }

@@ -1,8 +1,11 @@
+import cluster from 'node:cluster';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
-import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket } from '../database.ts';
+import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket, type Orm } from '../database.ts';
+import { primaryCounters } from '../http/cluster-counters.ts';
 import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { webhookFollowers } from '../composition.ts';
@@ -45,9 +48,36 @@ function trackInFlight(server: Server): { count: () => number; drain: () => void
   };
 }
 
-/** Opens the database, starts the HTTP server and the background loops, and stops them all on SIGTERM / SIGINT. */
+/** The background passes of `serve`, started together, stopped together. */
+function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger): { stop(): Promise<void> } {
+  // Pushes platform-linked stock moves from the outbox to the platform, in the background.
+  const drainer = startOutboxDrainer({
+    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'outbox' }),
+  });
+  // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
+  const webhookApplier = startWebhookApplier({
+    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'shopify-webhooks' }),
+    followers: webhookFollowers(config),
+  });
+  // Re-reads from Shopify what changed since each connected shop's last pass, so a missed webhook heals within the interval.
+  const reconciler = startReconciler(orm, config, { intervalMs: config.shopifyReconcileIntervalS * 1000, logger: log.child({ component: 'shopify-reconcile' }) });
+  // Completes pending bill versions (content hash, change summary) shortly after their saves commit,
+  // and after a restart the ones a stopped process left pending.
+  const versionFiller = startBillVersionFiller({
+    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'bill-versions' }),
+  });
+  return { stop: async () => void (await Promise.all([drainer.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()])) };
+}
+
+/**
+ * Opens the database, starts the HTTP server and the background loops, and stops them all on SIGTERM / SIGINT.
+ * A worker of `serve --workers N` (src/cli/cluster.ts) finds the database migrated by its primary, shares
+ * its primary's rate-limit buckets (without REDIS_URL), runs the background passes only when its primary
+ * says so (one worker at a time), drains when its primary says so, and leaves the welcome to the primary.
+ */
 export async function runServer(config: Config): Promise<void> {
-  if (config.databaseUrl) {
+  const worker = cluster.isWorker;
+  if (config.databaseUrl && !worker) {
     // Migrations run without the request timeouts (a backfill may take longer than a request may).
     const migrator = await openDatabase(forBatchWork(config));
     try {
@@ -62,48 +92,57 @@ export async function runServer(config: Config): Promise<void> {
   const embedded = !config.databaseUrl;
   if (embedded) await migrate(orm);
   const demo = embedded ? await prepareEmbeddedDemo(orm, config, dataDir) : null;
-  const app = await buildApp({ config, orm });
+  const app = await buildApp({ config, orm, sharedCounters: worker ? primaryCounters(config.rateLimitBurst) : undefined });
   // On the embedded database no other process may open it: `bomcore key` and `export` come here.
   let admin: AdminSocket | null = null;
   if (dataDir) {
     admin = await startAdminSocket({ orm, dataDir, log: app.log.child({ component: 'admin-socket' }) });
     recordAdminSocket(orm, admin.path);
   }
-  // Pushes platform-linked stock moves from the outbox to the platform, in the background.
-  const drainer = startOutboxDrainer({
-    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'outbox' }),
-  });
-  // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
-  const webhookApplier = startWebhookApplier({
-    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'shopify-webhooks' }),
-    followers: webhookFollowers(config),
-  });
-  // Re-reads from Shopify what changed since each connected shop's last pass, so a missed webhook heals within the interval.
-  const reconciler = startReconciler(orm, config, { intervalMs: config.shopifyReconcileIntervalS * 1000, logger: app.log.child({ component: 'shopify-reconcile' }) });
-  // Completes pending bill versions (content hash, change summary) shortly after their saves commit,
-  // and after a restart the ones a stopped process left pending.
-  const versionFiller = startBillVersionFiller({
-    orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'bill-versions' }),
-  });
+  let background: { stop(): Promise<void> } | null = worker ? null : startBackgroundPasses(orm, config, app.log);
   const inFlight = trackInFlight(app.server);
   // SIGTERM / SIGINT: stop accepting (new connections are refused, requests on open ones are 503),
   // answer every request already in flight, stop the background loops, close the database, exit 0.
   // Past BOMCORE_SHUTDOWN_GRACE_MS the process exits 1 anyway, saying how many it abandoned.
-  closeWithGrace({
+  let closing = false;
+  const shutdown = closeWithGrace({
     delay: config.shutdownGraceMs,
     logger: false,
+    // A worker's signals are handled below: one drain whichever comes first.
+    skip: worker ? ['SIGINT', 'SIGTERM'] : [],
     onTimeout: (delay) => app.log.error({ graceMs: delay, abandoned: inFlight.count() }, 'shutdown grace elapsed with requests still in flight; exiting'),
     onSecondSignal: (signal) => app.log.warn({ signal, abandoned: inFlight.count() }, 'second signal: exiting without waiting'),
   }, async ({ signal, err }) => {
+    closing = true;
     const started = Date.now();
     if (err) app.log.error({ err }, 'closing after an error');
     app.log.info({ signal, inFlight: inFlight.count(), graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     app.beginShutdown();
     inFlight.drain();
-    await Promise.all([app.close(), admin?.close(), drainer.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()]);
+    await Promise.all([app.close(), admin?.close(), background?.stop()]);
     await orm.close();
     app.log.info({ drainedInMs: Date.now() - started }, 'shut down: every in-flight request answered');
   });
+  if (worker) {
+    // The primary's drain, a terminal's Ctrl-C (sent to the whole process group) and a service manager's
+    // SIGTERM (often sent to every process of the service) may all reach a worker, in any order: the first
+    // drains it, the others are not a "second signal". A second signal is the primary's: it exits, and its
+    // workers exit with it (node:cluster ends a worker whose primary is gone).
+    const drain = () => {
+      if (closing) return;
+      closing = true;
+      void shutdown.close();
+    };
+    process.on('SIGINT', drain);
+    process.on('SIGTERM', drain);
+    process.on('message', (message: { bomcore?: string } | null) => {
+      if (message?.bomcore === 'drain') drain();
+      if (message?.bomcore === 'background' && !closing && !background) {
+        background = startBackgroundPasses(orm, config, app.log);
+        app.log.info({ worker: process.pid }, 'background passes: this worker runs them');
+      }
+    });
+  }
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });
@@ -112,5 +151,5 @@ export async function runServer(config: Config): Promise<void> {
     const problem = portProblem(error as NodeJS.ErrnoException, config.host, config.port);
     throw problem ? new CommandError(problem) : error;
   }
-  printWelcome(config, address, demo);
+  if (!worker) printWelcome(config, address, demo);
 }

@@ -88,13 +88,18 @@ interface ThrottleConfig { authFailuresPerMinute: number; redisUrl: string | nul
 
 /**
  * The app's throttle: counters in Redis when REDIS_URL is set (shared by every instance, in memory
- * while Redis is down), else in memory; known keys read from `orm`. `close` ends the Redis client.
+ * while Redis is down), else `counter` (a cluster worker's: its primary's) or memory; known keys
+ * read from `orm`. `close` ends the Redis client.
  */
-export async function createAuthThrottle(options: { config: ThrottleConfig; orm: Orm; logger: { warn(obj: object, msg: string): void } }): Promise<{ throttle: AuthThrottle; close(): Promise<void> }> {
+export async function createAuthThrottle(options: {
+  config: ThrottleConfig; orm: Orm; logger: { warn(obj: object, msg: string): void }; counter?: FailureCounter | undefined;
+}): Promise<{ throttle: AuthThrottle; close(): Promise<void> }> {
   const { config, orm } = options;
   const knownKeys = new KnownKeys({ load: (limit) => validKeyHashes(orm, limit) });
   const memory = new MemoryFailureCounter(config.authFailuresPerMinute);
-  if (!config.redisUrl) return { throttle: new AuthThrottle({ limit: config.authFailuresPerMinute, counter: memory, knownKeys }), close: async () => {} };
+  if (!config.redisUrl) {
+    return { throttle: new AuthThrottle({ limit: config.authFailuresPerMinute, counter: options.counter ?? memory, knownKeys }), close: async () => {} };
+  }
   const shared = new RedisFailureCounter({
     url: config.redisUrl, limit: config.authFailuresPerMinute, keyPrefix: `${config.redisKeyPrefix}auth-failures:`, fallback: memory, logger: options.logger,
   });

@@ -15,8 +15,9 @@ export async function startServer(env: Record<string, string | undefined>, optio
   const child = spawn(process.execPath, [BIN, 'serve'], {
     // Load shedding off and the deadline far away, as in test/helpers/test-app.ts: a test about another rule
     // must not see a 503 because the machine is busy. A test about them passes its own values in `env`.
+    // One process (no cluster, whatever the cores), unless a test about `--workers` says otherwise.
     env: {
-      ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', BOMCORE_LOAD_SHED_LAG_MS: '0', BOMCORE_REQUEST_DEADLINE_MS: '45000', ...env,
+      ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', BOMCORE_LOAD_SHED_LAG_MS: '0', BOMCORE_REQUEST_DEADLINE_MS: '45000', BOMCORE_WORKERS: '1', ...env,
     } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
