@@ -72,15 +72,21 @@ export function entityTag(base: string, validUntil: number | null): string {
   return `"${createHash('sha256').update(base).update(until).digest('base64url')}${until}"`;
 }
 
+/** The If-None-Match header of a request, if it is not too long to be considered. */
+function ifNoneMatchOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['if-none-match'];
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  return value !== undefined && value.length <= MAX_IF_NONE_MATCH_LENGTH ? value : undefined;
+}
+
 /**
- * RFC 9110 §13.1.2: `*` matches any current representation; otherwise the header is a list of
- * entity tags compared weakly (`W/` ignored). A tag is current when it is the tag of `base` and its
- * instant, if it has one, is still ahead of `now`. A malformed or overlong header matches nothing:
- * the read is answered in full, never refused. Answers the matching tag.
+ * RFC 9110 §13.1.2: the header is a list of entity tags compared weakly (`W/` ignored). A tag is
+ * current when it is the tag of `base` and its instant, if it has one, is still ahead of `now`. A
+ * malformed header matches nothing: the read is answered in full, never refused. Answers the
+ * matching tag. (`*` is not a tag: it is judged once the read has run, see below.)
  */
 export function currentTagIn(header: string | undefined, base: string, now: number): string | null {
-  if (header === undefined || header.length > MAX_IF_NONE_MATCH_LENGTH) return null;
-  if (header.trim() === '*') return entityTag(base, null);
+  if (header === undefined) return null;
   for (const match of header.matchAll(/(?:W\/)?"([A-Za-z0-9_-]+)(?:\.([0-9a-z]{1,12}))?"/g)) {
     const until = match[2] === undefined ? null : parseInt(match[2], 36);
     if (until !== null && now >= until) continue;
@@ -107,8 +113,7 @@ export function registerConditionalGet(app: FastifyInstance): void {
     if (!isShopRead(request)) return undefined;
     const base = readTagBase(request);
     request.readTagBase = base;
-    const header = request.headers['if-none-match'];
-    const current = currentTagIn(Array.isArray(header) ? header.join(', ') : header, base, Date.now());
+    const current = currentTagIn(ifNoneMatchOf(request), base, Date.now());
     if (current === null) return undefined;
     // 304: the tag the client holds and Cache-Control, no body (and so no Content-Type or Content-Length).
     reply.header('ETag', current);
@@ -119,6 +124,12 @@ export function registerConditionalGet(app: FastifyInstance): void {
     if (request.readTagBase === null || reply.statusCode !== 200) return payload;
     reply.header('ETag', entityTag(request.readTagBase, request.answerClock?.validUntil ?? null));
     reply.header('Cache-Control', CACHEABLE_READ);
-    return payload;
+    // `*` matches any current answer (RFC 9110): whether there is one (200, not 404) is known only
+    // once the read has run, so `*` saves the transfer, not the read.
+    if (ifNoneMatchOf(request)?.trim() !== '*') return payload;
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    return null;
   });
 }
