@@ -1,4 +1,4 @@
-import { MAX_IF_NONE_MATCH_LENGTH } from '../src/http/conditional-get.ts';
+import { ETAG_PATTERN, MAX_IF_NONE_MATCH_LENGTH } from '../src/http/conditional-get.ts';
 
 /**
  * The response headers of the OpenAPI document (a step of finishOpenApiDocument, openapi-finish.ts):
@@ -40,9 +40,9 @@ const HEADERS: Json = {
     schema: { type: 'string', enum: ['GET', 'PATCH', 'GET, PATCH'] },
   },
   ETag: {
-    description: 'Validator of this answer (weak: `W/"…"`): send it back in `If-None-Match`; any change of the answer changes it, and two shops never share one.',
+    description: 'Strong validator of this answer (`"…"`): send it back in `If-None-Match`. It changes with every committed write of the shop that can change an answer, with the request (path, query, the key\'s scopes) and with a new release; two shops never share one. An answer that changes with the clock alone (a work order becoming OVERDUE) has a tag ending in `.<instant>`, which is current only until that instant.',
     required: true,
-    schema: { type: 'string', maxLength: 100, pattern: '^W/"[A-Za-z0-9_-]+"$' },
+    schema: { type: 'string', maxLength: 100, pattern: ETAG_PATTERN },
   },
   'Cache-Control': {
     description: 'A cache may keep this answer for this caller only, and must revalidate it (If-None-Match) before each use. Errors and writes are `no-store`.',
@@ -70,11 +70,11 @@ export function conditionalGet(operation: Json): void {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: `The ETag of the copy you hold (or a list of them, or \`*\`): an unchanged answer is 304 with no body. A value over ${MAX_IF_NONE_MATCH_LENGTH} characters or malformed is ignored (200).`,
+    description: `The ETag of the copy you hold (or a list of them, or \`*\`): an unchanged answer is 304 with no body, sent before the read runs. A value over ${MAX_IF_NONE_MATCH_LENGTH} characters or malformed is ignored (200).`,
     schema: { type: 'string', maxLength: MAX_IF_NONE_MATCH_LENGTH },
   }];
   const cached = { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } };
   operation.responses['200'].headers = { ...operation.responses['200'].headers, ...cached };
   // (Status keys are integer-like: the 304 is listed between the 200 and the problems whatever the order written.)
-  operation.responses['304'] = { description: 'Not Modified: the If-None-Match tag is still current; no body, the same ETag and Cache-Control.', headers: cached };
+  operation.responses['304'] = { description: 'Not Modified: the If-None-Match tag is still current (nothing the answer depends on changed); no body, the same ETag and Cache-Control. The read did not run.', headers: cached };
 }

@@ -77,7 +77,7 @@ Methods other than those documented answer 405 with \`Allow\`. Rate limit: a tok
 breakdown batch of 50 orders too), reported in \`RateLimit-Limit/Remaining/Reset\`.
 Quantities and money are exact decimals with at most 6 fractional digits, written as JSON numbers.
 Every GET of shop data (all but this document) answers 200 with an \`ETag\` and \`Cache-Control: private, no-cache\`: send the tag back in
-\`If-None-Match\` and an unchanged answer is 304 with no body; any change of the answer changes the tag.
+\`If-None-Match\` and an unchanged answer is 304 with no body, before the read runs; any write of the shop that can change the answer changes the tag.
 Errors, writes and key refusals are \`Cache-Control: no-store\`.`;
 
 /** Registers @fastify/swagger; must run before the routes it documents. */

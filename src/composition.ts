@@ -1,3 +1,4 @@
+import { AnswerClock } from './answer-clock.ts';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
@@ -59,7 +60,7 @@ function webhookContext(config: Config, platform: PlatformGatewayFactory, em: Em
   const platformFor = (bound: Em) => platform({ shopId, em: bound });
   return {
     shopId, em, platform: platformFor(em), platformFor, config, catalog: recipeCatalogSources,
-    requestId: `shopify-webhook:${eventId}`, apiKeyId: null, scopes: [],
+    requestId: `shopify-webhook:${eventId}`, apiKeyId: null, scopes: [], clock: new AnswerClock(),
   };
 }
 

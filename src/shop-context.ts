@@ -1,3 +1,4 @@
+import { AnswerClock } from './answer-clock.ts';
 import type { CatalogSources } from './catalog-sources.ts';
 import type { Config } from './config.ts';
 import type { Em, Orm } from './db/orm.ts';
@@ -20,6 +21,8 @@ export interface ShopContext {
   platformFor: (em: Em) => PlatformGateway;
   /** What the recipes module reads of the modules above it (src/catalog-sources.ts); wired by the composition root. */
   catalog: CatalogSources;
+  /** The read's clock: what "now" is for this request, and where an answer says when it changes by the clock alone (src/answer-clock.ts). */
+  clock: AnswerClock;
 }
 
 export interface ContextDeps {
@@ -50,10 +53,11 @@ export function shopContextFor(
   deps: ContextDeps,
   shopId: string,
   identity: { requestId: string; apiKeyId: string | null; scopes: readonly Scope[] },
+  clock: AnswerClock = new AnswerClock(),
 ): ShopContext {
   const em = shopEm(deps.orm, shopId);
   const platformFor = (bound: Em) => deps.platform({ shopId, em: bound });
-  return { shopId, em, platform: platformFor(em), platformFor, config: deps.config, catalog: deps.catalog, ...identity };
+  return { shopId, em, platform: platformFor(em), platformFor, config: deps.config, catalog: deps.catalog, clock, ...identity };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Orm } from '../db/orm.ts';
 import { authenticate, KEY_PREFIX, type AuthenticatedKey, type AuthFailure } from '../modules/auth/keys.ts';
 import { shopContextFor, type ContextDeps, type ShopContext } from '../shop-context.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
+import { answerClockOf } from './conditional-get.ts';
 import { sendProblem } from './problem.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { Scope } from '../scopes.ts';
@@ -100,12 +101,12 @@ export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, 
   return true;
 }
 
-/** A fresh per-request shop context: forked EntityManager bound to the key's shop. */
+/** A fresh per-request shop context: forked EntityManager bound to the key's shop, and the request's read clock. */
 export function createShopContext(
   deps: ContextDeps,
   request: FastifyRequest,
 ): ShopContext {
   const auth = request.auth;
   if (!auth) throw new Error('createShopContext called on an unauthenticated request');
-  return shopContextFor(deps, auth.shopId, { requestId: request.id, apiKeyId: auth.keyId, scopes: auth.scopes });
+  return shopContextFor(deps, auth.shopId, { requestId: request.id, apiKeyId: auth.keyId, scopes: auth.scopes }, answerClockOf(request));
 }

@@ -10,6 +10,7 @@ import { ShopifyWebhookEvent } from '../platform/shopify/webhooks/inbox.entity.t
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
 import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency.entity.ts';
+import { ShopDataVersion, ShopDataVersionMark } from './shops/data-version.entity.ts';
 import { Shop } from './shops/shop.entity.ts';
 import { InventoryAdjustment, MaterialLevel } from './stock/ledger.entity.ts';
 import { PlatformPush } from './stock/platform-push.entity.ts';
@@ -23,7 +24,7 @@ import {
 
 /** Every entity, in one list for the ORM and the migration check. */
 export const entities = [
-  Shop, ApiKey, IdempotencyKey,
+  Shop, ShopDataVersion, ShopDataVersionMark, ApiKey, IdempotencyKey,
   PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent,
   Material, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,

@@ -2,15 +2,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Em } from '../../db/orm.ts';
 import { DomainError } from '../../domain-error.ts';
 import { SCOPES, type Scope } from '../../scopes.ts';
+import { runSql } from '../../db/typed-sql.ts';
+import { shopDataVersionSql } from '../shops/for-auth.ts';
 import { Shop } from '../shops/shop.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
+import { authSql } from './tables.ts';
 
 export { SCOPES, type Scope };
 
 /** Recognisable prefix of every secret, so leaked keys are easy to find by scanners. */
 export const KEY_PREFIX = 'bck_';
 
-export interface AuthenticatedKey { keyId: string; shopId: string; scopes: Scope[] }
+export interface AuthenticatedKey {
+  keyId: string; shopId: string; scopes: Scope[];
+  /** The shop's data version when the key was looked up (src/modules/shops/data-version.entity.ts): what a conditional read's tag is built from. */
+  dataVersion: string;
+}
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
 
 export function hashSecret(secret: string): string {
@@ -74,16 +81,20 @@ export async function revokeApiKey(em: Em, id: string, now = new Date()): Promis
 const BEARER = /^Bearer ([A-Za-z0-9_-]{8,200})$/;
 
 /**
- * One indexed lookup by hash. A revoked key is still found (revocation keeps the row), so its holder
- * can be told it was revoked; the other reasons reach the client as 401 only (src/http/auth.ts).
+ * One indexed lookup by hash, which also reads the shop's data version (a subquery of the same
+ * statement: a conditional read then costs no statement of its own). A revoked key is still found
+ * (revocation keeps the row), so its holder can be told it was revoked; the other reasons reach
+ * the client as 401 only (src/http/auth.ts).
  */
 export async function authenticate(em: Em, header: string | undefined, now = new Date()): Promise<AuthenticatedKey | AuthFailure> {
   if (!header) return 'missing';
   const match = BEARER.exec(header.trim());
   if (!match || !match[1]!.startsWith(KEY_PREFIX)) return 'malformed';
-  const key = await em.findOne(ApiKey, { secretHash: hashSecret(match[1]!) });
+  const [key] = await runSql(em, authSql.selectFrom('api_keys')
+    .select(['id', 'shop_id', 'scopes', 'expires_at', 'revoked_at', shopDataVersionSql('api_keys.shop_id').as('data_version')])
+    .where('secret_hash', '=', hashSecret(match[1]!)));
   if (!key) return 'unknown';
-  if (key.revokedAt) return 'revoked';
-  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';
-  return { keyId: key.id, shopId: key.shopId, scopes: key.scopes as Scope[] };
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at && new Date(key.expires_at).getTime() <= now.getTime()) return 'expired';
+  return { keyId: key.id, shopId: key.shop_id, scopes: key.scopes as Scope[], dataVersion: key.data_version ?? '0' };
 }

@@ -1,3 +1,4 @@
+import { dayAfter, type AnswerClock } from '../../answer-clock.ts';
 import { DomainError } from '../../domain-error.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import { exact } from '../../numbers/index.ts';
@@ -67,7 +68,7 @@ export async function wholeWorkOrders(ctx: ShopContext, workOrderIds: readonly s
     materialPlansOf(ctx, found.map(({ header, parts }) => ({ header, ...parts, locationNames }))),
     stuckPushesByWorkOrder(ctx.em, ctx.shopId, found.map(({ header }) => header.workOrderId)),
   ]);
-  return new Map(found.map(({ header, parts }, i) => [header.workOrderId, wholeView(header, parts, plans[i]!, stuck, locationNames)]));
+  return new Map(found.map(({ header, parts }, i) => [header.workOrderId, wholeView(header, parts, plans[i]!, stuck, locationNames, ctx.clock)]));
 }
 
 /** One whole work order (wholeWorkOrders for one); NOT_FOUND for an id the shop does not have. */
@@ -79,7 +80,7 @@ export async function wholeWorkOrder(ctx: ShopContext, workOrderId: string): Pro
 
 function wholeView(
   header: WorkOrderHeader, parts: Pick<WorkOrderParts, (typeof WHOLE_PARTS)[number]>, plan: MaterialPlan,
-  stuck: Map<string, StuckPlatformPushes>, locationNames: ReadonlyMap<string, string>,
+  stuck: Map<string, StuckPlatformPushes>, locationNames: ReadonlyMap<string, string>, clock: AnswerClock,
 ): WholeWorkOrder {
   const workOrderId = header.workOrderId;
   const liveRuns = parts.runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status));
@@ -111,20 +112,27 @@ function wholeView(
     conversation: parts.messages,
     lifecycleEvents: parts.lifecycle,
     availableTransitions: availableTransitions(header.status, facts),
-    warnings: warningsOf(header, plan, stuck.get(workOrderId) ?? null),
+    warnings: warningsOf(header, plan, stuck.get(workOrderId) ?? null, clock),
   };
 }
 
-/** Warnings are derived from the current state on every read; each names its remedy. */
-export function warningsOf(header: WorkOrderHeader, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null; stopped?: number } | null): WorkOrderWarning[] {
+/**
+ * Warnings are derived from the current state on every read; each names its remedy. One that the
+ * clock alone can bring or change (OVERDUE) tells the read's clock when (src/answer-clock.ts).
+ */
+export function warningsOf(
+  header: WorkOrderHeader, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null; stopped?: number } | null, clock: AnswerClock,
+): WorkOrderWarning[] {
   const warnings: WorkOrderWarning[] = [];
   const open = isOpenStatus(header.status);
   if (header.assigneeId && header.assigneeActive === false) {
     warnings.push({ code: 'RETIRED_ASSIGNEE', message: `the assignee ${header.assigneeName ?? header.assigneeId} is retired`, remedy: WORK_ORDER_WARNINGS.RETIRED_ASSIGNEE.remedy });
   }
-  const today = new Date().toISOString().slice(0, 10);
+  const today = clock.now.toISOString().slice(0, 10);
   if (open && header.dueDate && header.dueDate < today) {
     warnings.push({ code: 'OVERDUE', message: `due on ${header.dueDate} and still ${header.status}`, remedy: WORK_ORDER_WARNINGS.OVERDUE.remedy });
+  } else if (open && header.dueDate) {
+    clock.changesAt(dayAfter(header.dueDate));
   }
   if (open) {
     for (const row of plan.consumptionPlan) {
