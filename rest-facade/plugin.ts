@@ -32,7 +32,7 @@ export interface FacadeOptions {
   /** Adds `X-Query-Count` (SQL round trips of the operation) to responses; for tests and benchmarks. */
   exposeQueryCount: boolean;
   /** What the answer must say about the shop's platform data (a store that does not answer): `meta.warnings`. No SQL. */
-  warningsFor?: (shopId: string) => PlatformWarning[];
+  warningsFor?: (request: FastifyRequest) => PlatformWarning[];
 }
 
 /** Turns the first GraphQL error of a result into the domain error it carries. */
@@ -118,7 +118,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         await yieldToLoop();
         const data = toRest(source(result.data as GraphQLData, input));
         await yieldToLoop();
-        return envelope(request.id, data, request.auth ? options.warningsFor?.(request.auth.shopId) : undefined);
+        return envelope(request.id, data, options.warningsFor?.(request));
       },
     });
   }

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { getSchema } from '../schema/index.ts';
 import { checkOperationInput } from '../schema/input-limits.ts';
 import { restFacade } from '../rest-facade/plugin.ts';
@@ -25,7 +25,8 @@ import type { FailureCounter } from './http/auth-failure-counter.ts';
 import { fastifyTrustProxy } from './http/client-address.ts';
 import { HTTP_SERVER_OPTIONS, registerHostRequirement } from './http/host-header.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
-import { registerConditionalGet } from './http/conditional-get.ts';
+import { answerClockOf, registerConditionalGet } from './http/conditional-get.ts';
+import type { PlatformWarning } from './platform/platform-warnings.ts';
 import { registerRequestTurns } from './http/request-turns.ts';
 import { registerApiReference } from './http/api-reference.ts';
 import { registerCors } from './http/cors.ts';
@@ -108,7 +109,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerDeadline(app, config.requestDeadlineMs);
   // ETag and `private, no-cache` on reads of shop data, 304 for a matching If-None-Match (src/http/conditional-get.ts);
   // registered first, so the security headers' `no-store` stays on everything else.
-  registerConditionalGet(app);
+  // Which connected stores do not answer (re-read every few seconds, one statement per process): their shops' answers
+  // say so (meta.warnings), with the age of their platform data, judged by the read's clock; the tag holds them too.
+  const platformHealth = watchPlatformHealth({
+    orm, intervalMs: config.platformHealthIntervalMs,
+    onError: (error) => app.log.warn({ err: error }, 'reading the platform connections\' health failed'),
+  });
+  app.decorate('platformHealth', platformHealth);
+  app.addHook('onClose', () => platformHealth.stop());
+  const platformWarnings = new WeakMap<FastifyRequest, PlatformWarning[]>();
+  const warningsOf = (request: FastifyRequest): PlatformWarning[] => {
+    let warnings = platformWarnings.get(request);
+    if (!warnings) {
+      warnings = request.auth ? platformHealth.health.warningsFor(request.auth.shopId, answerClockOf(request).now) : [];
+      platformWarnings.set(request, warnings);
+    }
+    return warnings;
+  };
+  registerConditionalGet(app, { answerNotes: warningsOf });
   registerSecurityHeaders(app);
   // Idempotency-Key on PATCH (root hooks: registered before the facade so its routes inherit them). A key is
   // held until the request's deadline; its outcome commits with the write (src/http/idempotency-hooks.ts).
@@ -190,21 +208,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const value = await withQueryStats(run, stats);
     return { value, queryCount: stats.count };
   };
-  // Which connected stores do not answer (re-read every few seconds, one statement per process): their shops' answers say so.
-  const platformHealth = watchPlatformHealth({
-    orm, intervalMs: config.platformHealthIntervalMs,
-    onError: (error) => app.log.warn({ err: error }, 'reading the platform connections\' health failed'),
-  });
-  app.decorate('platformHealth', platformHealth);
-  app.addHook('onClose', () => platformHealth.stop());
-  const warningsFor = (shopId: string) => platformHealth.health.warningsFor(shopId);
   await app.register(restFacade, {
-    prefix: '/api/v1', schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor,
+    prefix: '/api/v1', schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor: warningsOf,
     makeContext: (request: Parameters<typeof createShopContext>[1]) => idempotency.contextFor(request, makeContext(request)),
   });
 
   await registerGraphql(app, {
-    schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor,
+    schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
+    warningsFor: (shopId: string) => platformHealth.health.warningsFor(shopId),
   });
   // GET /: a public index of what this server offers, registered last (src/http/index-page.ts).
   registerIndexPage(app);

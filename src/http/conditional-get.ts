@@ -57,13 +57,22 @@ function canonical(value: unknown): string {
     : v));
 }
 
-/** What the tag of a read of `request` is built from, hashed: everything that decides the answer but the clock. */
-export function readTagBase(request: FastifyRequest): string {
+/**
+ * What the tag of a read of `request` is built from, hashed: everything that decides the answer but
+ * the clock. `notes` is what the answer carries besides the shop's data (the platform warnings of
+ * a store that does not answer, with their age as of the read's clock).
+ */
+export function readTagBase(request: FastifyRequest, notes: unknown = null): string {
   const auth = request.auth!;
   return createHash('sha256').update(canonical([
     buildId(), auth.shopId, auth.dataVersion, [...auth.scopes].sort(), request.method, request.routeOptions.url ?? request.url,
-    request.params ?? {}, request.query ?? {},
+    request.params ?? {}, request.query ?? {}, notes,
   ])).digest('base64url');
+}
+
+export interface ConditionalGetOptions {
+  /** What an answer of `request` says besides the shop's data and is not in the data version (in the tag). No SQL. */
+  answerNotes?: (request: FastifyRequest) => unknown;
 }
 
 /** The tag of an answer of `base` that holds until `validUntil` (epoch ms), or for good (null). */
@@ -106,12 +115,12 @@ function isShopRead(request: FastifyRequest): boolean {
  * the query were checked), and tags the 200s. Registered before the security headers, whose
  * `Cache-Control: no-store` then stays on everything else (errors, 401/403/429, PATCH, non-shop routes).
  */
-export function registerConditionalGet(app: FastifyInstance): void {
+export function registerConditionalGet(app: FastifyInstance, options: ConditionalGetOptions = {}): void {
   app.decorateRequest('readTagBase', null);
   app.decorateRequest('answerClock', null);
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!isShopRead(request)) return undefined;
-    const base = readTagBase(request);
+    const base = readTagBase(request, options.answerNotes?.(request) ?? null);
     request.readTagBase = base;
     const current = currentTagIn(ifNoneMatchOf(request), base, Date.now());
     if (current === null) return undefined;

@@ -45,6 +45,10 @@ async function reconcilePass(): Promise<string | null> {
 }
 
 const materialRead = () => t.get(`/api/v1/raw-materials/${variantId}/inventory`, key);
+async function conditional(tag: string) {
+  const response = await t.request({ method: 'GET', url: `/api/v1/raw-materials/${variantId}/inventory`, key, headers: { 'if-none-match': tag } });
+  return { status: response.statusCode, headers: response.headers, body: response.statusCode === 200 ? response.json() : null };
+}
 const LEVELS = `query { rawMaterial(variantId: "VID") { variantId } }`;
 
 beforeAll(async () => {
@@ -117,6 +121,21 @@ describe(`reads say when Shopify is down (${databaseLabel})`, () => {
     expect(other.body.meta.warnings).toBeUndefined();
   });
 
+  it('the tag of a stale shop\'s read holds the warning: a 304 only while the answer, its age included, is the same', async () => {
+    const first = await materialRead();
+    const tag = first.headers.etag as string;
+    expect(tag).toMatch(/^"/);
+    // Within the same second of age the answer is the same: 304. A second later the age differs: a new answer and tag.
+    const again = await conditional(tag);
+    const sameSecond = Math.floor((Date.now() - Date.parse(first.body.meta.warnings[0].lastSyncedAt)) / 1000) === first.body.meta.warnings[0].ageSeconds;
+    if (sameSecond) expect(again.status).toBe(304);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const later = await conditional(tag);
+    expect(later.status).toBe(200);
+    expect(later.headers.etag).not.toBe(tag);
+    expect(later.body.meta.warnings[0].ageSeconds).toBeGreaterThan(first.body.meta.warnings[0].ageSeconds);
+  });
+
   it('a second failed pass keeps the first failure\'s time; a pass that reads the store again clears the warning', async () => {
     const firstFailure = (await status(t.orm, shopId)).connection!.failingSince;
     store.failNext(100, 503);
@@ -128,8 +147,12 @@ describe(`reads say when Shopify is down (${databaseLabel})`, () => {
     const healed = (await status(t.orm, shopId)).connection!;
     expect(healed.failingSince).toBeNull();
     expect(healed.lastContactAt!.getTime()).toBeGreaterThan(firstFailure!.getTime());
+    const staleTag = (await materialRead()).headers.etag as string;
     await t.app.platformHealth.refresh();
-    expect((await materialRead()).body.meta.warnings).toBeUndefined();
+    // Healed: no warning, and the tag the stale answer had no longer matches (the answer lost its warning).
+    const healedRead = await conditional(staleTag);
+    expect(healedRead.status).toBe(200);
+    expect(healedRead.body.meta.warnings).toBeUndefined();
   });
 
   it('a store that uninstalled the app: PLATFORM_UNINSTALLED, whose remedy is to reconnect', async () => {
