@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { workerCount } from '../../src/cli/serve.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { killServersAfterEach, startServer, type Server } from '../helpers/server-process.ts';
+import { killServersAfterEach, startServer, useServerDatabase, type Server } from '../helpers/server-process.ts';
 import { runCli } from './run-cli.ts';
 
 // Rules (docs/deployment.md, "Several workers on one machine"): `bomcore serve --workers N` runs N
@@ -69,17 +69,18 @@ describe('bomcore serve --workers: how many', () => {
 });
 
 describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
+  const db = useServerDatabase();
   let key = '';
   beforeAll(async () => {
     const shop = uniqueShopId('workers');
     const file = join(mkdtempSync(join(tmpdir(), 'bomcore-workers-pg-')), 'shop.json');
     writeFileSync(file, JSON.stringify(datasetJson(shop)));
-    expect((await runCli(['load', file], {})).code).toBe(0);
-    key = (JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], {})).stdout) as { key: string }).key;
+    expect((await runCli(['load', file], { DATABASE_URL: db.url() })).code).toBe(0);
+    key = (JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], { DATABASE_URL: db.url() })).stdout) as { key: string }).key;
   }, 60_000);
 
   it('a key with a burst of 10 gets exactly 10 of 16 simultaneous requests, though both workers answer them', async () => {
-    const server = await startServer({ BOMCORE_WORKERS: '2', LOG_LEVEL: 'info', RATE_LIMIT_BURST: '10', RATE_LIMIT_REFILL_PER_SECOND: '0.001' });
+    const server = await startServer({ DATABASE_URL: db.url(), BOMCORE_WORKERS: '2', LOG_LEVEL: 'info', RATE_LIMIT_BURST: '10', RATE_LIMIT_REFILL_PER_SECOND: '0.001' });
     expect(server.stdout()).toContain('(PostgreSQL, 2 workers');
     const statuses = await Promise.all(Array.from({ length: 16 }, () => freshGet(`${server.address}/api/v1/locations`, key)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
@@ -88,7 +89,7 @@ describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
   });
 
   it('one worker runs the background passes; a killed worker is replaced, another takes the passes, and requests keep succeeding', async () => {
-    const server = await startServer({ BOMCORE_WORKERS: '2', LOG_LEVEL: 'info' });
+    const server = await startServer({ DATABASE_URL: db.url(), BOMCORE_WORKERS: '2', LOG_LEVEL: 'info' });
     const background = () => logLines(server, 'background passes: this worker runs them');
     await waitFor(() => background().length === 1, 'a worker to take the background passes');
     const listening = () => new Set(logLines(server, 'Server listening at ' + server.address).map((l) => l.pid));
@@ -114,9 +115,9 @@ describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
 
   it('SIGTERM to the primary and its workers with requests in flight on both: every one is answered 200, the primary exits 0', async () => {
     const server = await startServer({
-      BOMCORE_WORKERS: '2', LOG_LEVEL: 'info', BOMCORE_STATEMENT_TIMEOUT_MS: '0', BOMCORE_REQUEST_DEADLINE_MS: '0', BOMCORE_DB_CONNECT_TIMEOUT_MS: '60000',
+      DATABASE_URL: db.url(), BOMCORE_WORKERS: '2', LOG_LEVEL: 'info', BOMCORE_STATEMENT_TIMEOUT_MS: '0', BOMCORE_REQUEST_DEADLINE_MS: '0', BOMCORE_DB_CONNECT_TIMEOUT_MS: '60000',
     });
-    const locker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const locker = new pg.Client({ connectionString: db.url() });
     await locker.connect();
     try {
       await locker.query('begin');

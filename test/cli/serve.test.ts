@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { killServersAfterEach, startServer } from '../helpers/server-process.ts';
+import { killServersAfterEach, startServer, useServerDatabase } from '../helpers/server-process.ts';
 import { heavyModules, runCli, runCliTracingImports } from './run-cli.ts';
 
 
 killServersAfterEach();
+const db = useServerDatabase();
 
 describe('bomcore serve (npm start)', () => {
   it('on an empty embedded database loads the demo shop, prints a working read-write key and curl examples, stops cleanly on SIGTERM, and prints the same key on the next start', async () => {
@@ -64,9 +65,9 @@ describe('bomcore serve (npm start)', () => {
     const shop = uniqueShopId('serve-pg');
     const file = join(mkdtempSync(join(tmpdir(), 'bomcore-serve-pg-')), 'shop.json');
     writeFileSync(file, JSON.stringify(datasetJson(shop)));
-    expect((await runCli(['load', file], {})).code).toBe(0);
-    const { key } = JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], {})).stdout);
-    const server = await startServer({});
+    expect((await runCli(['load', file], { DATABASE_URL: db.url() })).code).toBe(0);
+    const { key } = JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], { DATABASE_URL: db.url() })).stdout);
+    const server = await startServer({ DATABASE_URL: db.url() });
     const res = await fetch(`${server.address}/api/v1/assignees`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).data.assignees.map((a: any) => a.displayName)).toEqual(['Ana', 'Zoe']);

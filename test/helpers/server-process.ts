@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterEach } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { BIN } from '../cli/run-cli.ts';
 
 /** A `bomcore serve` child process, its address once listening, and what it printed. */
@@ -42,4 +44,41 @@ export function killServersAfterEach(): void {
   afterEach(() => {
     for (const s of running.splice(0)) if (s.child.exitCode === null) s.child.kill('SIGKILL');
   });
+}
+
+/**
+ * A PostgreSQL database of the calling test file's own, for the `bomcore serve` processes it starts
+ * and the CLI commands that feed them (`url()`; created before its tests, dropped after). A served
+ * process runs the background passes (the outbox drainer drains every shop's pending pushes at
+ * start) and its tests lock tables: on the suite's shared database that would move other files'
+ * stock and hold their statements. Each server migrates it on start. On PGlite runs: unused.
+ */
+export function useServerDatabase(): { url: () => string } {
+  let name = '';
+  const base = process.env.DATABASE_URL;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  beforeAll(async () => {
+    if (!base) return;
+    name = `${new URL(base).pathname.slice(1)}_srv_${randomBytes(4).toString('hex')}`;
+    await admin(`create database "${name}"`);
+  });
+  afterAll(async () => {
+    if (name) await admin(`drop database if exists "${name}" with (force)`);
+  });
+  return {
+    url: () => {
+      if (!base || !name) throw new Error('useServerDatabase: only on PostgreSQL runs (DATABASE_URL), inside a test');
+      const url = new URL(base);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+  };
 }

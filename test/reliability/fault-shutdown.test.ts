@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { killServersAfterEach, startServer, type Server } from '../helpers/server-process.ts';
+import { killServersAfterEach, startServer, useServerDatabase, type Server } from '../helpers/server-process.ts';
 
 /**
  * Rule (docs/reliability.md, "Shutdown"): on SIGTERM `bomcore serve` stops accepting, answers every
@@ -42,6 +42,7 @@ function freshConnectionGet(url: string, key: string): Promise<number | string> 
 }
 
 killServersAfterEach();
+const db = useServerDatabase();
 
 describe('SIGTERM drains every in-flight request, refuses new ones and exits 0', () => {
   it('embedded database: 30 requests in flight at SIGTERM are all answered 200; exit code 0', async () => {
@@ -66,16 +67,16 @@ describe('SIGTERM drains every in-flight request, refuses new ones and exits 0',
     const shop = uniqueShopId('shutdown');
     const file = join(mkdtempSync(join(tmpdir(), 'bomcore-shutdown-pg-')), 'shop.json');
     writeFileSync(file, JSON.stringify(datasetJson(shop)));
-    expect((await runCli(['load', file], {})).code).toBe(0);
-    const { key } = JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], {})).stdout) as { key: string };
+    expect((await runCli(['load', file], { DATABASE_URL: db.url() })).code).toBe(0);
+    const { key } = JSON.parse((await runCli(['key', 'create', '--shop', shop, '--scopes', 'read', '--json'], { DATABASE_URL: db.url() })).stdout) as { key: string };
     // Requests wait on the lock for longer than any default time budget would allow: turn those off here.
     const server = await startServer({
-      BOMCORE_SHUTDOWN_GRACE_MS: '60000', BOMCORE_DB_CONNECT_TIMEOUT_MS: '60000', BOMCORE_STATEMENT_TIMEOUT_MS: '0',
+      DATABASE_URL: db.url(), BOMCORE_SHUTDOWN_GRACE_MS: '60000', BOMCORE_DB_CONNECT_TIMEOUT_MS: '60000', BOMCORE_STATEMENT_TIMEOUT_MS: '0',
       BOMCORE_REQUEST_DEADLINE_MS: '0', BOMCORE_LOAD_SHED_LAG_MS: '0', LOG_LEVEL: 'info',
     });
     expect((await fetch(`${server.address}/api/v1/locations`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
 
-    const locker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const locker = new pg.Client({ connectionString: db.url() });
     await locker.connect();
     try {
       await locker.query('begin');
