@@ -10,6 +10,7 @@ import { localPlatformGateway } from './platform/local-gateway.ts';
 import { mirroredVariantPages } from './platform/mirror.ts';
 import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
 import { platformGatewayFactory } from './platform/shopify/shopify-gateway.ts';
+import { connectedAtOf } from './platform/shopify/connections.ts';
 import { resolveSecretKey, SecretBox } from './platform/shopify/secret-box.ts';
 import type { WebhookFollowers } from './platform/shopify/webhooks/apply.ts';
 import type { Em } from './db/orm.ts';
@@ -78,7 +79,11 @@ export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactor
       await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
     },
     async orderChanged(em, shopId, change, eventId) {
-      await executeOrderChange(webhookContext(config, platform, em, shopId, eventId), change);
+      // A fulfilment shipped before the store was connected consumed stock bomcore did not keep yet.
+      // Shopify's times are whole seconds: one in the second of the connection counts as after it.
+      const connectedAt = change.fulfilments.length > 0 ? await connectedAtOf(em, shopId) : null;
+      const consumeFrom = connectedAt ? new Date(Math.floor(connectedAt.getTime() / 1000) * 1000) : null;
+      await executeOrderChange(webhookContext(config, platform, em, shopId, eventId), change, { consumeFrom });
     },
   };
 }

@@ -19,8 +19,14 @@ export interface PlatformOrderInfo { orderId: string; name: string; lineItems: P
 /** One line of an order as the platform reports it: its current quantity (removed units excluded). */
 export interface PlatformOrderChangeLine { lineId: string; variantId: string | null; quantity: string }
 
-/** One fulfilment of an order: what shipped, from where; `fulfilmentId` is the platform's id. */
-export interface PlatformFulfilmentInfo { fulfilmentId: string; locationId: string | null; lines: { lineId: string; variantId: string | null; quantity: string }[] }
+/**
+ * One fulfilment of an order: what shipped, from where; `fulfilmentId` is the platform's id;
+ * `createdAt` when it shipped (null: not said), which tells one made before the store was connected.
+ */
+export interface PlatformFulfilmentInfo {
+  fulfilmentId: string; locationId: string | null; createdAt: Date | null;
+  lines: { lineId: string; variantId: string | null; quantity: string }[];
+}
 
 /**
  * What the platform said about an order (a webhook applied to the mirror): open with its lines and

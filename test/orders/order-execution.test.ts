@@ -34,6 +34,7 @@ let store: EmulatedShop;
 let t: TestApp;
 let key: string;
 let applier: WebhookApplier;
+let preConnectOrder: string;
 
 const drain = async () => {
   const platform = platformGatewayFactory({ secretBox: () => new SecretBox(resolveSecretKey(t.config)), api: { endpoint: t.config.shopifyEndpoint, backoffBaseMs: 2 } });
@@ -76,8 +77,14 @@ beforeAll(async () => {
   json.platform.variants.find((v) => v.variantId === '44001')!.levels = [{ locationId: '101', available: 1000 }];
   json.platform.variants.find((v) => v.variantId === '44100')!.levels = [{ locationId: '101', available: 50 }];
   const dataset = toDataset(json);
-  emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
+  // The store's clock runs 10 minutes behind until the shop connects: the order placed and partly
+  // fulfilled meanwhile shipped before bomcore kept its stock.
+  let clockOffsetMs = -600_000;
+  emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET, now: () => new Date(Date.now() + clockOffsetMs) });
   store = emu.addShop({ domain, token, seed: dataset.platform });
+  preConnectOrder = store.createOrder({ lineItems: [{ variantId: '44100', quantity: 4 }], locationId: '101' }).id;
+  store.fulfil(preConnectOrder, { lines: [{ variantId: '44100', quantity: 1 }], locationId: '101' });
+  clockOffsetMs = 0;
   t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
@@ -232,5 +239,18 @@ describe(`orders move stock on ${databaseLabel}`, () => {
     await reconcile(t.orm, t.config, shop);
     expect(await adjustments(lost)).toHaveLength(history.length);
     expect(rows(await stockSnapshot(t.orm, shop), TRACKED)).toEqual(rows(after, TRACKED));
+  });
+
+  it('a fulfilment shipped before the store was connected consumes nothing: it counts as fulfilled, so the order reserves only what is left, and a later one consumes as usual', async () => {
+    const before = await stockSnapshot(t.orm, shop);
+    store.fulfil(preConnectOrder, { lines: [{ variantId: '44100', quantity: 1 }], locationId: '101' });
+    await settle();
+    const history = await adjustments(preConnectOrder);
+    // Only the fulfilment made after connecting consumed: one candle's components (the shelf is empty).
+    expect(new Set(history.map((h) => h.fulfilment_id)).size).toBe(1);
+    const after = await stockSnapshot(t.orm, shop);
+    expect(Number(after['level|VMAT-VAR-0001|101'])).toBe(Number(before['level|VMAT-VAR-0001|101']) - 1);
+    const holder = (await commitments('44100')).levels.find((l) => l.locationId === '101')!.holders.find((h) => h.holderId === preConnectOrder);
+    expect(holder?.quantity).toBe(2);
   });
 });

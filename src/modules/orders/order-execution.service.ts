@@ -19,7 +19,21 @@ import { ordersSql } from './tables.ts';
 /** What applying one fulfilment consumed, for the caller and the tests. */
 export interface AppliedFulfilment { fulfilmentId: string; locationId: string; picks: ConsumedPick[] }
 
-export interface OrderExecutionResult { orderId: string; reservedLines: number; applied: AppliedFulfilment[]; released: boolean }
+export interface OrderExecutionResult {
+  orderId: string; reservedLines: number; applied: AppliedFulfilment[];
+  /** Fulfilments shipped before `consumeFrom`: recorded and counted as fulfilled, consuming nothing. */
+  adopted: string[];
+  released: boolean;
+}
+
+export interface OrderExecutionOptions {
+  /**
+   * Fulfilments shipped before this instant (the store's connection) consume nothing: their stock
+   * left before bomcore kept it. They are recorded, so they are never consumed later, and their
+   * units count as fulfilled, so they hold no reservation.
+   */
+  consumeFrom?: Date | null;
+}
 
 interface BomLine { bomId: string; variantId: string }
 
@@ -28,7 +42,7 @@ interface BomLine { bomId: string; variantId: string }
  * the order (quantity and location), every fulfilment not applied yet consumes its stock, and an
  * order no longer open releases its reservations. Safe to repeat: a replayed change moves nothing.
  */
-export async function executeOrderChange(ctx: ShopContext, change: PlatformOrderChange): Promise<OrderExecutionResult> {
+export async function executeOrderChange(ctx: ShopContext, change: PlatformOrderChange, options: OrderExecutionOptions = {}): Promise<OrderExecutionResult> {
   return inShopTransaction(ctx, async (tx) => {
     const variants = [...new Set([...change.lines, ...change.fulfilments.flatMap((f) => f.lines)].map((l) => l.variantId).filter((v): v is string => v !== null))];
     const boms = await bomsOfVariants(tx, variants);
@@ -38,12 +52,18 @@ export async function executeOrderChange(ctx: ShopContext, change: PlatformOrder
       ? [{ lineId: l.lineId, itemId: l.variantId, locationId: location, quantity: l.quantity }] : []));
     if (change.status !== 'deleted') await syncOrderReservations(tx, change.orderId, backed);
     const applied: AppliedFulfilment[] = [];
+    const adopted: string[] = [];
     for (const fulfilment of await newFulfilments(tx, change, location)) {
-      applied.push(await consumeFulfilment(tx, change, fulfilment, bomOf, backed));
+      if (options.consumeFrom && fulfilment.createdAt && fulfilment.createdAt < options.consumeFrom) {
+        await addFulfilledQuantities(tx, change.orderId, shippedLines(fulfilment, bomOf, backed).fulfilled);
+        adopted.push(fulfilment.fulfilmentId);
+      } else {
+        applied.push(await consumeFulfilment(tx, change, fulfilment, bomOf, backed));
+      }
     }
     const released = change.status !== 'open';
     if (released) await releaseOrderReservations(tx, change.orderId);
-    return { orderId: change.orderId, reservedLines: released ? 0 : backed.length, applied, released };
+    return { orderId: change.orderId, reservedLines: released ? 0 : backed.length, applied, adopted, released };
   });
 }
 
@@ -61,6 +81,21 @@ async function newFulfilments(tx: ShopContext, change: PlatformOrderChange, orde
   return located.filter((f) => fresh.has(f.fulfilmentId));
 }
 
+/** What a fulfilment shipped of BOM-backed lines: units by BOM, and the lines' fulfilled quantities. */
+function shippedLines(fulfilment: PlatformFulfilmentInfo & { locationId: string }, bomOf: ReadonlyMap<string, BomLine>, backed: readonly OrderLineReservation[]) {
+  const shipped = new Map<string, Exact>(); // BOM id → units
+  const fulfilled: (OrderLineReservation & { fulfilled: string })[] = [];
+  for (const line of fulfilment.lines) {
+    const bom = line.variantId ? bomOf.get(line.variantId) : undefined;
+    if (!bom) continue;
+    const q = exact(line.quantity);
+    shipped.set(bom.bomId, (shipped.get(bom.bomId) ?? ZERO).plus(q));
+    const known = backed.find((b) => b.lineId === line.lineId);
+    fulfilled.push({ lineId: line.lineId, itemId: bom.variantId, locationId: known?.locationId ?? fulfilment.locationId, quantity: known?.quantity ?? line.quantity, fulfilled: q.toFixed() });
+  }
+  return { shipped, fulfilled };
+}
+
 /**
  * Consumes one fulfilment at its location L, as the decisions say: per BOM-backed line, the
  * finished good's pre-assembled units at L first; the rest is built from components by recipe
@@ -74,16 +109,7 @@ async function consumeFulfilment(
   bomOf: ReadonlyMap<string, BomLine>, backed: readonly OrderLineReservation[],
 ): Promise<AppliedFulfilment> {
   const L = fulfilment.locationId;
-  const shipped = new Map<string, Exact>(); // BOM id → units
-  const fulfilled: (OrderLineReservation & { fulfilled: string })[] = [];
-  for (const line of fulfilment.lines) {
-    const bom = line.variantId ? bomOf.get(line.variantId) : undefined;
-    if (!bom) continue;
-    const q = exact(line.quantity);
-    shipped.set(bom.bomId, (shipped.get(bom.bomId) ?? ZERO).plus(q));
-    const known = backed.find((b) => b.lineId === line.lineId);
-    fulfilled.push({ lineId: line.lineId, itemId: bom.variantId, locationId: known?.locationId ?? L, quantity: known?.quantity ?? line.quantity, fulfilled: q.toFixed() });
-  }
+  const { shipped, fulfilled } = shippedLines(fulfilment, bomOf, backed);
   if (shipped.size === 0) return { fulfilmentId: fulfilment.fulfilmentId, locationId: L, picks: [] };
   const goodOf = new Map([...bomOf.values()].map((b) => [b.bomId, b.variantId]));
   const roots: BillKey[] = [...shipped.keys()].map((bomId) => ({ ownerType: 'bom', ownerId: bomId }));

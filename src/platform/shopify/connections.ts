@@ -45,6 +45,12 @@ export async function findConnection(em: Em, shopId: string): Promise<StoredConn
   return row ? toStored(row) : null;
 }
 
+/** When the shop connected its store (null: not connected), read in the caller's transaction (so on the embedded database too). */
+export async function connectedAtOf(em: Em, shopId: string): Promise<Date | null> {
+  const [row] = await runSql(em, connectionSql.selectFrom('platform_connections').select('connected_at').where('shop_id', '=', shopId));
+  return row ? new Date(row.connected_at) : null;
+}
+
 export async function findConnectionByDomain(em: Em, domain: string): Promise<StoredConnection | null> {
   const row = await em.fork().findOne(PlatformConnection, { domain: domain.toLowerCase() });
   return row ? toStored(row) : null;

@@ -21,7 +21,7 @@ export interface ProductNode {
 export interface LevelNode { updatedAt: string; item: { id: string }; quantities: { name: string; quantity: number }[] }
 interface LineItemNode { id: string; sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
 interface FulfillmentLineNode { quantity: number | null; lineItem: { id: string; variant: { id: string } | null } }
-interface FulfillmentNode { id: string; status: string; location: { id: string } | null; fulfillmentLineItems: Page<FulfillmentLineNode> }
+interface FulfillmentNode { id: string; status: string; createdAt: string; location: { id: string } | null; fulfillmentLineItems: Page<FulfillmentLineNode> }
 export interface OrderNode {
   id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; retailLocation: { id: string } | null;
   lineItems: Page<LineItemNode>; fulfillments: FulfillmentNode[];
@@ -127,6 +127,7 @@ export function toOrderChange(node: OrderNode): PlatformOrderChange {
     fulfilments: node.fulfillments.filter((f) => f.status === 'SUCCESS').map((f) => ({
       fulfilmentId: fromGid('Fulfillment', f.id),
       locationId: f.location ? fromGid('Location', f.location.id) : null,
+      createdAt: new Date(f.createdAt),
       lines: f.fulfillmentLineItems.nodes.filter((l) => Number.isInteger(l.quantity) && l.quantity! > 0)
         .map((l) => ({ lineId: fromGid('LineItem', l.lineItem.id), variantId: variantOf(l.lineItem.variant), quantity: String(l.quantity) })),
     })),

@@ -151,7 +151,7 @@ function currentQuantity(l: LineItemPayload): number {
   return Number.isInteger(quantity) && quantity > 0 ? quantity : 0;
 }
 
-interface FulfilmentPayload { id?: unknown; location_id?: unknown; status?: unknown; line_items?: unknown }
+interface FulfilmentPayload { id?: unknown; location_id?: unknown; status?: unknown; created_at?: unknown; line_items?: unknown }
 
 /** The order as order execution reads it: lines by id, the order's location, every successful fulfilment. */
 function orderChange(orderId: string, payload: Record<string, unknown>, status: PlatformOrderChange['status']): PlatformOrderChange {
@@ -167,7 +167,8 @@ function orderChange(orderId: string, payload: Record<string, unknown>, status: 
         .map((l) => ({ lineId: id(l.id), variantId: id(l.variant_id), quantity: typeof l.quantity === 'number' && Number.isInteger(l.quantity) ? l.quantity : 0 }))
         .filter((l) => l.lineId !== null && l.quantity > 0)
         .map((l) => ({ lineId: l.lineId!, variantId: l.variantId, quantity: String(l.quantity) }));
-      return [{ fulfilmentId, locationId: id(f.location_id), lines: items }];
+      const createdAt = typeof f.created_at === 'string' && !Number.isNaN(Date.parse(f.created_at)) ? new Date(f.created_at) : null;
+      return [{ fulfilmentId, locationId: id(f.location_id), createdAt, lines: items }];
     });
   return { orderId, status, locationId: id(payload.location_id), lines, fulfilments };
 }
