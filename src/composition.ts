@@ -3,9 +3,9 @@ import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials } from './modules/materials/platform-mirror.ts';
-import { executeOrderChange } from './modules/orders/order-execution.service.ts';
+import { executeOrderChange, reserveSyncedOrders } from './modules/orders/order-execution.service.ts';
 import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
-import type { PlatformGatewayFactory } from './platform/gateway.ts';
+import type { PlatformGatewayFactory, PlatformOpenOrder } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
 import { mirroredVariantPages } from './platform/mirror.ts';
 import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
@@ -62,6 +62,14 @@ function webhookContext(config: Config, platform: PlatformGatewayFactory, em: Em
   return {
     shopId, em, platform: platformFor(em), platformFor, config, catalog: recipeCatalogSources,
     requestId: `shopify-webhook:${eventId}`, apiKeyId: null, scopes: [], clock: new AnswerClock(),
+  };
+}
+
+/** What follows a full sync's mirror: open orders order execution has not seen reserve what is still to ship. */
+export function syncedOrdersFollower(config: Config, adapter?: PlatformGatewayFactory) {
+  const platform = servicePlatform(adapter ?? platformAdapter(config));
+  return async (em: Em, shopId: string, orders: readonly PlatformOpenOrder[]): Promise<void> => {
+    await reserveSyncedOrders(webhookContext(config, platform, em, shopId, 'full-sync'), orders);
   };
 }
 

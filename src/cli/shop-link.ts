@@ -15,7 +15,7 @@ import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
 import { resolveSecretKey, SecretBox, SecretKeyError } from '../platform/shopify/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
-import { webhookFollowers } from '../composition.ts';
+import { syncedOrdersFollower, webhookFollowers } from '../composition.ts';
 import { CommandError } from './args.ts';
 
 // A shop's link to its Shopify store, as the CLI and the server's reconciliation run it:
@@ -71,6 +71,7 @@ export async function sync(orm: Orm, config: Config, shopId: string, onProgress?
         materialsUpdated = mirrored.changed;
         if (mirrored.costChanged) await rebuildShopCostRollup(tx, id, recipeCatalogSources);
       },
+      afterOrders: syncedOrdersFollower(config),
     });
     // The bucket as the sync left it: `shop status` in another process shows it.
     const bucket = sharedCostPacer.snapshot(connection.domain);

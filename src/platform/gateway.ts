@@ -42,6 +42,12 @@ export interface PlatformOrderChange {
 }
 
 /**
+ * An open order as a full sync read it: its location and, per line, the units still to ship (the
+ * platform's unfulfilled quantity). Order execution reserves them for an order it has not seen yet.
+ */
+export interface PlatformOpenOrder { orderId: string; locationId: string | null; lines: { lineId: string; variantId: string | null; unfulfilled: string }[] }
+
+/**
  * One stock move to apply to a live level, identified by bomcore's outbox push id; the work order
  * and build run that caused it, when one did (the platform's reference document).
  */

@@ -1,13 +1,13 @@
 import { runSql } from '../../db/typed-sql.ts';
 import { Exact, exact, ZERO } from '../../numbers/index.ts';
-import type { PlatformFulfilmentInfo, PlatformOrderChange } from '../../platform/gateway.ts';
+import type { PlatformFulfilmentInfo, PlatformOpenOrder, PlatformOrderChange } from '../../platform/gateway.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { bomsOfVariants } from '../recipes/for-orders.ts';
 import { loadRecipeForest, planConsumption, type BillKey } from '../recipes/engine/index.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import { consumeStock, type ConsumedPick, type ConsumeRequest } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';
-import { addFulfilledQuantities, releaseOrderReservations, syncOrderReservations, type OrderLineReservation } from '../stock/order-reservations.ts';
+import { addFulfilledQuantities, releaseOrderReservations, reserveUnseenOrderLines, syncOrderReservations, type OrderLineReservation } from '../stock/order-reservations.ts';
 import { UNLOCATED } from '../stock/stock-vocabulary.ts';
 import { ordersSql } from './tables.ts';
 
@@ -65,6 +65,24 @@ export async function executeOrderChange(ctx: ShopContext, change: PlatformOrder
     if (released) await releaseOrderReservations(tx, change.orderId);
     return { orderId: change.orderId, reservedLines: released ? 0 : backed.length, applied, adopted, released };
   });
+}
+
+/**
+ * After a full sync: the BOM-backed lines of open orders order execution has not seen reserve the
+ * units still to ship at the order's location (see reserveUnseenOrderLines). Two statements per
+ * 1,000 orders.
+ */
+export async function reserveSyncedOrders(ctx: ShopContext, orders: readonly PlatformOpenOrder[]): Promise<number> {
+  let reserved = 0;
+  for (let i = 0; i < orders.length; i += 1000) {
+    const batch = orders.slice(i, i + 1000);
+    const variants = [...new Set(batch.flatMap((o) => o.lines.map((l) => l.variantId)).filter((v): v is string => v !== null))];
+    const backedVariants = new Set((await bomsOfVariants(ctx, variants)).map((b) => b.variant_id));
+    const lines = batch.flatMap((o) => o.lines.filter((l) => l.variantId !== null && backedVariants.has(l.variantId))
+      .map((l) => ({ orderId: o.orderId, lineId: l.lineId, itemId: l.variantId!, locationId: o.locationId ?? UNLOCATED, quantity: l.unfulfilled })));
+    reserved += await reserveUnseenOrderLines(ctx, lines);
+  }
+  return reserved;
 }
 
 /** Records the change's fulfilments as applied; returns only those recorded now (the rest were applied before). */

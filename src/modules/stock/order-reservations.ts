@@ -51,6 +51,20 @@ export async function addFulfilledQuantities(ctx: ShopContext, orderId: string, 
   }))));
 }
 
+/**
+ * Reserves the lines of orders order execution has not seen yet (a full sync's open orders): a
+ * line with a reservation already keeps it (its events were applied). `quantity` is what is still
+ * to ship; the first event of the order later sets the line's quantity and counts its fulfilments.
+ * One statement for the batch.
+ */
+export async function reserveUnseenOrderLines(ctx: ShopContext, lines: readonly (OrderLineReservation & { orderId: string })[]): Promise<number> {
+  if (lines.length === 0) return 0;
+  return runSqlWrite(ctx.em, stockSql.insertInto('reservations').values(lines.map((l) => ({
+    shop_id: ctx.shopId, reservation_id: orderReservationId(l.orderId, l.lineId), kind: 'order' as const, item_id: l.itemId, location_id: l.locationId,
+    order_id: l.orderId, owner_type: null, owner_id: null, quantity: l.quantity, fulfilled_quantity: '0', active: true,
+  }))).onConflict((oc) => oc.columns(['shop_id', 'reservation_id']).doNothing()));
+}
+
 /** Releases an order's open reservations (cancelled, closed or deleted): what was fulfilled stays, nothing more is held. */
 export async function releaseOrderReservations(ctx: ShopContext, orderId: string): Promise<void> {
   await runSqlWrite(ctx.em, stockSql.updateTable('reservations').set((eb) => ({ quantity: eb.ref('fulfilled_quantity'), active: sql.lit(false) }))

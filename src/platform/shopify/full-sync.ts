@@ -1,6 +1,7 @@
 import type { Em } from '../../db/orm.ts';
 import { analyzeTablesIn } from '../../db/analyze.ts';
 import { exact } from '../../numbers/index.ts';
+import type { PlatformOpenOrder } from '../gateway.ts';
 import { MirrorReplacement, mirroredVariantPages, type MirroredVariant } from '../mirror.ts';
 import type { ShopifyAdminApi } from './admin-api.ts';
 import { runBulkExport, type BulkFile } from './bulk-export.ts';
@@ -27,6 +28,8 @@ export interface FullSyncOptions {
   shopId: string;
   /** Runs in the write transaction once the mirror is replaced: platform-linked materials follow their variants. */
   afterMirror?: (em: Em, shopId: string, variants: AsyncIterable<MirroredVariant[]>) => Promise<void>;
+  /** Runs in the sync's transaction after the mirror: the open orders read (order execution reserves those it has not seen). */
+  afterOrders?: (em: Em, shopId: string, orders: readonly PlatformOpenOrder[]) => Promise<void>;
   /** Progress: the phase, how many objects it has seen, and of how many when known (the write phase). */
   onProgress?: (phase: SyncPhase, count: number, total: number | null) => void;
   pollMs?: number;
@@ -63,13 +66,14 @@ export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
       await mirror.begin();
       for (const location of locations) await mirror.addLocation(location);
       await writeVariants(mirror, files.variants, (n) => onProgress?.('writing', n, files.variants.objectCount));
-      await writeOrders(mirror, files.orders);
+      const openOrders = await writeOrders(mirror, files.orders);
       await mirror.finish();
       // Statistics of the rows just written (ANALYZE sees them inside the transaction): the steps
       // after this one join them, and a table the planner believes empty is planned as one.
       await analyzeTablesIn(tx, MIRROR_TABLES);
       await reapplyEventsSince(tx, shopId, exportStarted);
       if (options.afterMirror) await options.afterMirror(tx, shopId, mirroredVariantPages(tx, shopId));
+      if (options.afterOrders) await options.afterOrders(tx, shopId, openOrders);
       return { ...mirror.counts };
     });
   } finally {
@@ -112,21 +116,32 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
   progress(seen);
 }
 
-interface OrderLine { id: string; name: string; updatedAt: string }
-interface LineItemLine { __parentId: string; sku: string | null; title: string; quantity: number; currentQuantity: number; variant: { id: string } | null; product: { id: string } | null }
+interface OrderLine { id: string; name: string; updatedAt: string; retailLocation: { id: string } | null }
+interface LineItemLine {
+  __parentId: string; id: string; sku: string | null; title: string; quantity: number; currentQuantity: number; unfulfilledQuantity: number;
+  variant: { id: string } | null; product: { id: string } | null;
+}
 
-async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<void> {
+/** Mirrors the open orders; returns them as order execution reads them (held in memory: a few small rows per open order). */
+async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<PlatformOpenOrder[]> {
   // Line positions count per order in file order (a line item follows its order in Shopify's file).
   const positions = new Map<string, number>();
+  const open = new Map<string, PlatformOpenOrder>();
   for await (const object of file.lines()) {
     if (typeof object.id === 'string' && gidResource(object.id) === 'Order') {
       const order = object as unknown as OrderLine;
-      await mirror.addOrder({ orderId: fromGid('Order', order.id), name: order.name, updatedAt: order.updatedAt });
+      const orderId = fromGid('Order', order.id);
+      await mirror.addOrder({ orderId, name: order.name, updatedAt: order.updatedAt });
+      open.set(orderId, { orderId, locationId: order.retailLocation ? fromGid('Location', order.retailLocation.id) : null, lines: [] });
     } else if (typeof object.__parentId === 'string' && gidResource(object.__parentId) === 'Order') {
       const line = object as unknown as LineItemLine;
       // A removed line (an order edit) has no current quantity: the breakdown reflects current line items.
       if (line.currentQuantity <= 0) continue;
       const orderId = fromGid('Order', line.__parentId);
+      const unfulfilled = Math.max(0, line.unfulfilledQuantity);
+      if (unfulfilled > 0) {
+        open.get(orderId)?.lines.push({ lineId: fromGid('LineItem', line.id), variantId: line.variant ? fromGid('ProductVariant', line.variant.id) : null, unfulfilled: String(unfulfilled) });
+      }
       const position = positions.get(orderId) ?? 0;
       positions.set(orderId, position + 1);
       await mirror.addOrderLine({
@@ -135,6 +150,7 @@ async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<v
       });
     }
   }
+  return [...open.values()];
 }
 
 /** Shopify's weight (a Float and a unit) as bomcore's exact text and unit label; none for a zero weight or an unknown unit. */
