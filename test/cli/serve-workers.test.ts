@@ -1,5 +1,4 @@
 import { mkdtempSync, existsSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -7,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { workerCount } from '../../src/cli/serve.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { killServersAfterEach, startServer, useServerDatabase, type Server } from '../helpers/server-process.ts';
+import { freshConnectionGet, killServersAfterEach, logLines, startServer, useServerDatabase, waitFor, type Server } from '../helpers/server-process.ts';
 import { runCli } from './run-cli.ts';
 
 // Rules (docs/deployment.md, "Several workers on one machine"): `bomcore serve --workers N` runs N
@@ -15,32 +14,6 @@ import { runCli } from './run-cli.ts';
 // with one process. PostgreSQL only for the running cluster; the embedded database refuses it.
 
 killServersAfterEach();
-
-type LogLine = Record<string, unknown> & { pid: number; msg: string };
-
-function logLines(server: Server, msg: string): LogLine[] {
-  return server.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine).filter((l) => l.msg === msg);
-}
-
-async function waitFor(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** A GET on its own TCP connection (the cluster hands connections to workers in turn): status, or the error's code. */
-function freshGet(url: string, key: string): Promise<number | string> {
-  return new Promise((resolve) => {
-    const req = httpRequest(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-    req.end();
-  });
-}
 
 const answeredBy = (server: Server) => new Set(logLines(server, 'request completed').map((l) => l.pid));
 
@@ -82,7 +55,7 @@ describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
   it('a key with a burst of 10 gets exactly 10 of 16 simultaneous requests, though both workers answer them', async () => {
     const server = await startServer({ DATABASE_URL: db.url(), BOMCORE_WORKERS: '2', LOG_LEVEL: 'info', RATE_LIMIT_BURST: '10', RATE_LIMIT_REFILL_PER_SECOND: '0.001' });
     expect(server.stdout()).toContain('(PostgreSQL, 2 workers');
-    const statuses = await Promise.all(Array.from({ length: 16 }, () => freshGet(`${server.address}/api/v1/locations`, key)));
+    const statuses = await Promise.all(Array.from({ length: 16 }, () => freshConnectionGet(`${server.address}/api/v1/locations`, key)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(6);
     expect(answeredBy(server).size).toBe(2);
@@ -104,10 +77,10 @@ describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
     await waitFor(() => background().length === 2, 'another worker to take the background passes');
     // The surviving worker took them at once; its replacement, once up, does not run them too.
     expect(background()[1]!.pid).toBe(other);
-    expect(await Promise.all(Array.from({ length: 6 }, () => freshGet(`${server.address}/api/v1/locations`, key)))).toEqual(Array(6).fill(200));
+    expect(await Promise.all(Array.from({ length: 6 }, () => freshConnectionGet(`${server.address}/api/v1/locations`, key)))).toEqual(Array(6).fill(200));
     await waitFor(() => listening().size === 3, 'the replacement to listen');
     const replacement = [...listening()].find((pid) => !workers.has(pid))!;
-    expect(await Promise.all(Array.from({ length: 8 }, () => freshGet(`${server.address}/api/v1/locations`, key)))).toEqual(Array(8).fill(200));
+    expect(await Promise.all(Array.from({ length: 8 }, () => freshConnectionGet(`${server.address}/api/v1/locations`, key)))).toEqual(Array(8).fill(200));
     expect(answeredBy(server)).toContain(replacement);
     await new Promise((r) => setTimeout(r, 500));
     expect(background().map((l) => l.pid)).toEqual([owner, other]);
@@ -123,7 +96,7 @@ describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
       await locker.query('begin');
       await locker.query('lock table platform_locations in access exclusive mode');
       const before = logLines(server, 'incoming request').length;
-      const responses = Array.from({ length: 12 }, () => freshGet(`${server.address}/api/v1/locations`, key));
+      const responses = Array.from({ length: 12 }, () => freshConnectionGet(`${server.address}/api/v1/locations`, key));
       await waitFor(() => logLines(server, 'incoming request').length - before >= 12, '12 requests to arrive');
       const workers = new Set(logLines(server, 'incoming request').slice(before).map((l) => l.pid));
       expect(workers.size).toBe(2);

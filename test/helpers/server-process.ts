@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { BIN } from '../cli/run-cli.ts';
@@ -81,4 +82,33 @@ export function useServerDatabase(): { url: () => string } {
       return url.toString();
     },
   };
+}
+
+/** A line of a server's JSON log (LOG_LEVEL=info or lower prints them). */
+export type LogLine = Record<string, unknown> & { pid: number; msg: string };
+
+/** The server's JSON log lines with message `msg`. */
+export function logLines(server: Server, msg: string): LogLine[] {
+  return server.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine).filter((l) => l.msg === msg);
+}
+
+/** Polls `condition` until it holds; throws naming `what` after `ms`. */
+export async function waitFor(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A GET on a new TCP connection (no keep-alive pool; a cluster hands connections to workers in turn): status, or the error's code. */
+export function freshConnectionGet(url: string, key: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    req.end();
+  });
 }

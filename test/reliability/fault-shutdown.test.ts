@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -7,39 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { killServersAfterEach, startServer, useServerDatabase, type Server } from '../helpers/server-process.ts';
+import { freshConnectionGet, killServersAfterEach, logLines, startServer, useServerDatabase, waitFor } from '../helpers/server-process.ts';
 
 /**
  * Rule (docs/reliability.md, "Shutdown"): on SIGTERM `bomcore serve` stops accepting, answers every
  * request already in flight (BOMCORE_SHUTDOWN_GRACE_MS, default 30 s), closes the loops and the
  * database, and exits 0. Before: a fixed 10 s grace, after which in-flight requests were dropped.
  */
-
-
-/** The server's JSON log lines with message `msg`. */
-function logLines(server: Server, msg: string): Record<string, unknown>[] {
-  return server.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === msg);
-}
-
-async function waitFor(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** A request on a new TCP connection (no keep-alive pool): status, or the connection error's code. */
-function freshConnectionGet(url: string, key: string): Promise<number | string> {
-  return new Promise((resolve) => {
-    const req = httpRequest(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-    req.end();
-  });
-}
 
 killServersAfterEach();
 const db = useServerDatabase();
