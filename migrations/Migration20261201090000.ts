@@ -17,6 +17,9 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Every writer of levels (the stock ledger, `bomcore load`, anything later) is covered without
  * knowing: the trigger is the only writer of `level_total`, and nothing writes `inventory_quantity`.
+ * The trigger's update takes the materials' rows `for no key update`: a writer that locks a material
+ * before moving its levels locks it `for key share` (which that update does not wait for) or `for update`
+ * (then it holds the row already); `for share` held by two writers of one material would deadlock.
  */
 export class Migration20261201090000 extends Migration {
   override up(): void {
@@ -31,8 +34,17 @@ export class Migration20261201090000 extends Migration {
       ("shop_id", "inventory_quantity" asc, "variant_id" collate "C" asc) where "archived_at" is null;`);
     this.addSql(`create index "materials_inventory_quantity_desc_index" on "materials"
       ("shop_id", "inventory_quantity" desc, "variant_id" collate "C" asc) where "archived_at" is null;`);
+    // The materials' rows are locked in key order before the update (whose join order is the planner's), so two
+    // statements moving levels of the same materials at different locations queue instead of deadlocking.
     this.addSql(`create function "bomcore_add_level_totals"() returns trigger language plpgsql as $$
 begin
+  if TG_OP = 'DELETE' then
+    perform 1 from "materials" m where (m."shop_id", m."variant_id") in (select "shop_id", "variant_id" from old_rows)
+      order by m."shop_id", m."variant_id" for no key update;
+  else
+    perform 1 from "materials" m where (m."shop_id", m."variant_id") in (select "shop_id", "variant_id" from new_rows)
+      order by m."shop_id", m."variant_id" for no key update;
+  end if;
   if TG_OP = 'INSERT' then
     update "materials" m set "level_total" = m."level_total" + d.delta
       from (select "shop_id", "variant_id", sum("available") as delta from new_rows group by 1, 2) d
