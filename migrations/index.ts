@@ -15,6 +15,7 @@ import { Migration20261129090000 } from './Migration20261129090000.ts';
 import { Migration20261129100000 } from './Migration20261129100000.ts';
 import { Migration20261130080000 } from './Migration20261130080000.ts';
 import { Migration20261130100000 } from './Migration20261130100000.ts';
+import { Migration20261201090000 } from './Migration20261201090000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261129100000', class: Migration20261129100000 },
   { name: 'Migration20261130080000', class: Migration20261130080000 },
   { name: 'Migration20261130100000', class: Migration20261130100000 },
+  { name: 'Migration20261201090000', class: Migration20261201090000 },
 ];

@@ -10,6 +10,7 @@ import { startWebhookApplier, type WebhookApplier } from '../../src/platform/sho
 import { WEBHOOK_TOPICS } from '../../src/platform/shopify/webhook-topics.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, webhookHmac, type EmulatedShop, type ShopifyEmulator, type WebhookDelivery } from '../helpers/shopify-emulator/index.ts';
+import { expectQuantitySortExact } from '../helpers/stored-quantity.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // Shopify webhooks in (POST /webhooks/shopify): signed with the app secret, stored once per event,
@@ -181,6 +182,15 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
     await settle();
     const [after] = await t.orm.em.fork().getConnection().execute('select available from platform_levels where shop_id = ? and variant_id = ? and location_id = ?', [a.shopId, variant.variantId, location]);
     expect(Number(after.available)).toBe(9);
+  });
+
+  it('a level update moves the platform-linked material in the inventory-quantity sort (the stored quantity follows the platform total)', async () => {
+    const material = a.dataset.materials.find((m) => m.origin === 'platform')!;
+    a.store.setAvailable(material.variantId, a.dataset.platform.locations[1]!.id, 765432);
+    await settle();
+    const top = (await t.get('/api/v1/raw-materials?sortBy=inventoryQuantity&sortOrder=desc&pageSize=1', a.key)).body.data.items[0];
+    expect(top.variantId).toBe(material.variantId);
+    await expectQuantitySortExact(t, a.shopId, a.key);
   });
 
   it('products/update renames a platform-linked material (the REST read shows it)', async () => {

@@ -75,10 +75,12 @@ function failed(index: number, locationId: string, code: UserErrorCode, message:
  */
 export async function adjustMaterialInventory(ctx: ShopContext, variantId: string, updates: readonly InventoryUpdateInput[]): Promise<InventoryBatchResult> {
   return inShopTransaction(ctx, async (tx) => {
-    // Share-locked: a material PATCH setting its single level (which counts the levels under an
-    // update lock) waits for this batch, so it never counts levels a batch is about to add.
+    // Key-share-locked: a material PATCH setting its single level (which counts the levels under an
+    // update lock) waits for this batch, so it never counts levels a batch is about to add. Not `for share`:
+    // the level total the database keeps on the material's row (a trigger on the levels) updates the row,
+    // and two batches each holding a share lock would then wait for each other.
     const [row] = await runSql(tx.em, materialById(tx.shopId, variantId)
-      .select((eb) => shopAllowsNegativeInventory(eb.ref('m.shop_id')).as('allowNegative')).forShare('m'));
+      .select((eb) => shopAllowsNegativeInventory(eb.ref('m.shop_id')).as('allowNegative')).forKeyShare('m'));
     const material = foundOr404(row, variantId);
     if (material.origin === 'platform') throw readOnlyError(variantId);
     validateInventoryUpdates(variantId, updates);

@@ -4,12 +4,12 @@ import {
 } from '../../db/keyset.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, materialsWithQuantity, type MaterialFilterParams, type MaterialSort,
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,
 } from './material-filters.ts';
 import { materialColumns, toMaterialView, type MaterialView } from './material-view.ts';
-import { materialsSql, type MaterialsTables } from './tables.ts';
+import { materialsSql } from './tables.ts';
 
 /** The REST list's page-size limit (api-v1: up to 1000). */
 export const MATERIAL_PAGE_MAX = PAGE_LIMITS.rows;
@@ -29,8 +29,8 @@ function sortColumns(sort: MaterialSort, dir: SortDirection): SortColumn[] {
 /**
  * A cursor page of the shop's raw materials with the REST list's filters and sorts (ties on
  * variantId ascending). One statement: the page seeks from its cursor and stops at the page's end
- * (O(page) on the name sorts); the total count reads every matching row, as the REST list does,
- * and the quantity sort sums the virtual levels once.
+ * (O(page) on every sort: the quantity sort reads the stored quantity); the total count reads every
+ * matching row, as the REST list does.
  */
 export async function materialConnection(ctx: ShopContext, params: MaterialConnectionParams): Promise<Connection<MaterialView>> {
   const sort = materialSortOf(params.sortBy);
@@ -40,15 +40,12 @@ export async function materialConnection(ctx: ShopContext, params: MaterialConne
   const window = pageWindow(params, MATERIAL_PAGE_MAX, tag, columns.length);
   const w = windowSql(columns, window);
   const filter = materialFilter(ctx.shopId, params);
-  // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
-  type Material = Selectable<MaterialsTables['materials']>;
-  const source = sort === 'inventoryQuantity' ? sql<Material>`(${materialsWithQuantity(ctx.shopId)})`.as('m') : sql<Material>`materials`.as('m');
   const rows = await runSql(ctx.em, materialsSql
-    .with('page', (db) => db.selectFrom(source).selectAll('m').select(w.keys).where(filter).where(w.bounds).orderBy(w.order).limit(w.limit))
+    .with('page', (db) => db.selectFrom('materials as m').selectAll('m').select(w.keys).where(filter).where(w.bounds).orderBy(w.order).limit(w.limit))
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())
     .select((eb) => [
-      ...keysetTotals(() => materialsSql.selectFrom(source).where(filter), w, () => materialsSql.selectFrom('materials as m').where(filter)),
+      ...keysetTotals(() => materialsSql.selectFrom('materials as m').where(filter), w, () => materialsSql.selectFrom('materials as m').where(filter)),
       ...materialColumns(eb), ...pageKeys('m', w),
     ])
     .orderBy('m.ord_'));

@@ -3,10 +3,8 @@
 
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { rawLinesNaming } from '../recipes/for-materials.ts';
-import { virtualLevelTotals } from '../stock/for-materials.ts';
-import { inventoryQuantity } from './material-view.ts';
 import { MATERIAL_SORTS, type MaterialOriginFilter, type MaterialSort, type MaterialUsageFilter } from './material-vocabulary.ts';
-import { materialsSql, type MaterialsTables } from './tables.ts';
+import { type MaterialsTables } from './tables.ts';
 
 export { MATERIAL_SORTS, type MaterialSort };
 
@@ -64,20 +62,11 @@ const lower = (column: MaterialColumn) => sql`lower(${sql.ref(column)}) collate 
  * lowering, so PostgreSQL and PGlite agree whatever the database collation; variantName is
  * nullable (nulls last). Ties always break on variantId ascending (MATERIAL_TIE_KEY).
  */
+// inventoryQuantity sorts on the stored `inventory_quantity` (generated from the row and its level total,
+// which triggers on the levels keep current), so a quantity-sorted page is an index scan that stops at the page.
 export const MATERIAL_SORT_KEYS: Record<MaterialSort, { key: Expression<unknown>; nullable: boolean; numeric: boolean }[]> = {
   productName: [{ key: lower('m.product_name'), nullable: false, numeric: false }, { key: bytes('m.product_name'), nullable: false, numeric: false }],
   variantName: [{ key: lower('m.variant_name'), nullable: true, numeric: false }, { key: bytes('m.variant_name'), nullable: true, numeric: false }],
   inventoryQuantity: [{ key: sql.ref('m.inventory_quantity'), nullable: false, numeric: true }],
 };
 export const MATERIAL_TIE_KEY = bytes('m.variant_id');
-
-/**
- * Materials with their `inventory_quantity` as a column (`inventoryQuantity`, with the virtual
- * levels aggregated once for the shop), to be aliased `m`. Sorting by quantity needs it for every row.
- */
-export function materialsWithQuantity(shopId: string) {
-  return materialsSql.selectFrom('materials as m')
-    .leftJoin(virtualLevelTotals(shopId).as('t'), 't.variant_id', 'm.variant_id')
-    .selectAll('m')
-    .select(inventoryQuantity(sql.ref('t.total')).as('inventory_quantity'));
-}

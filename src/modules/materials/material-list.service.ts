@@ -2,14 +2,14 @@ import { ceilDiv } from '../../numbers/index.ts';
 import { pageOf, type PageRequest } from '../../limits.ts';
 import type { SortDirection } from '../../db/keyset.ts';
 import type { ShopContext } from '../../shop-context.ts';
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
 import { rawUseCount } from '../recipes/for-materials.ts';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, materialsWithQuantity, type MaterialFilterParams,
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, type MaterialFilterParams,
 } from './material-filters.ts';
 import { materialColumns, toMaterialView } from './material-view.ts';
-import { materialsSql, type MaterialsTables } from './tables.ts';
+import { materialsSql } from './tables.ts';
 
 export { MATERIAL_SORTS, type MaterialSort } from './material-filters.ts';
 
@@ -25,10 +25,10 @@ export interface MaterialListParams extends MaterialFilterParams, PageRequest {
  * page's rows. A single SQL round trip whatever the page size.
  *
  * O(page) where it can be: a search is one byte-compared `like` on the stored lowered
- * `search_text` (the same match as `ilike` on each field); a name sort walks its index and stops
- * at the page; the inventory quantities and usage counts are computed for the page's rows only.
- * The total count still reads every matching row (a substring search has no index that counts),
- * and an inventory-quantity sort sums every virtual material's levels once (a hash aggregate).
+ * `search_text` (the same match as `ilike` on each field); every sort walks its index and stops
+ * at the page (the quantity sort reads the stored `inventory_quantity`); the inventory quantities
+ * and usage counts are computed for the page's rows only. The total count still reads every
+ * matching row (a substring search has no index that counts).
  */
 export async function listMaterials(ctx: ShopContext, params: MaterialListParams) {
   const { page, pageSize } = pageOf(params, 'rows');
@@ -36,11 +36,6 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
   const sort = materialSortOf(params.sortBy);
   const dir = params.sortOrder === 'desc' ? 'desc' : 'asc';
   const order = [...MATERIAL_SORT_KEYS[sort].map((k) => sql`${k.key} ${sql.raw(`${dir}${k.nullable ? ' nulls last' : ''}`)}`), sql`${MATERIAL_TIE_KEY} asc`];
-  // Sorting by quantity needs every matching row's quantity: virtual levels summed in one pass.
-  type Material = Selectable<MaterialsTables['materials']>;
-  const source = sort === 'inventoryQuantity'
-    ? sql<Material>`(${materialsWithQuantity(ctx.shopId)})`.as('m')
-    : sql<Material>`materials`.as('m');
 
   const rows = await runSql(ctx.em, materialsSql
     // The vendor list is a loose index scan: one index probe per distinct vendor, not per material.
@@ -51,7 +46,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
         .select((eb) => eb.selectFrom('materials as m').select('m.vendor').where('m.shop_id', '=', ctx.shopId).whereRef('m.vendor', '>', 'v.vendor')
           .orderBy('m.vendor').limit(1).as('vendor'))
         .where('v.vendor', 'is not', null)))
-    .with('page', (db) => db.selectFrom(source).selectAll('m').where(filter)
+    .with('page', (db) => db.selectFrom('materials as m').selectAll('m').where(filter)
       .$call((q) => order.reduce((o, key) => o.orderBy(key), q)).limit(pageSize).offset((page - 1) * pageSize))
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())

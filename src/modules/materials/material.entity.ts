@@ -40,6 +40,18 @@ export const Material = defineEntity({
     searchText: p.text().nullable().lazy().collation('C').generated(
       `(lower(product_name || chr(31) || coalesce(variant_name, '') || chr(31) || coalesce(sku, '') || chr(31) || coalesce(vendor, ''))) stored`,
     ),
+    /**
+     * The sum of the material's own levels (0 with none), kept by the database: triggers on
+     * `material_levels` add each statement's net change (migration Migration20261201090000). Never written here.
+     */
+    levelTotal: p.decimal().default(0).lazy(),
+    /**
+     * The inventory quantity (material-view.ts `inventoryQuantity`), generated from the row: the cached
+     * platform total for platform-linked materials, the level total for virtual ones. The list sorts on it.
+     */
+    inventoryQuantity: p.decimal().nullable().lazy().generated(
+      `(case when origin = 'platform' then coalesce(cached_quantity, 0) else level_total end) stored`,
+    ),
     updatedAt: timestamp().onCreate(() => new Date()).onUpdate(() => new Date()),
     /** Archived (virtual only): refused in new recipe lines; existing lines keep it. */
     archivedAt: timestamp().nullable(),
@@ -54,6 +66,15 @@ export const Material = defineEntity({
     {
       name: 'materials_variant_name_sort_index',
       expression: 'create index "materials_variant_name_sort_index" on "materials" ("shop_id", lower("variant_name") collate "C", "variant_name" collate "C", "variant_id" collate "C")',
+    },
+    // The quantity sort in both directions (ties on variant id ascending), list rows only.
+    {
+      name: 'materials_inventory_quantity_asc_index',
+      expression: 'create index "materials_inventory_quantity_asc_index" on "materials" ("shop_id", "inventory_quantity" asc, "variant_id" collate "C" asc) where "archived_at" is null',
+    },
+    {
+      name: 'materials_inventory_quantity_desc_index',
+      expression: 'create index "materials_inventory_quantity_desc_index" on "materials" ("shop_id", "inventory_quantity" desc, "variant_id" collate "C" asc) where "archived_at" is null',
     },
     { properties: ['shopId', 'origin'] },
     { properties: ['shopId', 'vendor'] },

@@ -20,13 +20,6 @@ export function virtualLevelLocations(shopId: Expression<string>, variantId: Exp
     .where('l.shop_id', '=', shopId).where('l.variant_id', '=', variantId).$asScalar();
 }
 
-/** Each virtual material's level sum in the shop, aggregated once (join it on `variant_id`). */
-export function virtualLevelTotals(shopId: string) {
-  return stockSql.selectFrom('material_levels')
-    .select((eb) => ['variant_id', eb.fn.sum<string>('available').as('total')])
-    .where('shop_id', '=', shopId).groupBy('variant_id');
-}
-
 /** The levels of virtual materials within a scope (null = every location), in one read. */
 export async function virtualLevelsIn(ctx: ShopContext, variantIds: readonly string[], scope: readonly string[] | null) {
   if (variantIds.length === 0 || scope?.length === 0) return [];
