@@ -69,12 +69,13 @@ function scenarioRows(report: RunReport): string[] {
 function targetRows(report: RunReport): string[] {
   const columns = report.targetColumns;
   const limits = new Map<string, Set<string>>();
-  for (const t of report.targets) if (t.scenario) (limits.get(t.column) ?? limits.set(t.column, new Set()).get(t.column)!).add(t.limit);
+  for (const t of report.targets) if (t.scenario && t.limit !== 'shown, no target') (limits.get(t.column) ?? limits.set(t.column, new Set()).get(t.column)!).add(t.limit);
   const lines = [
     `| read | ${columns.map((c) => `${c} (${[...(limits.get(c) ?? [])].join(', ') || '—'})`).join(' | ')} |`,
     `|---|${columns.map(() => '---:').join('|')}|`,
   ];
-  const cell = (t: TargetRow | undefined) => (!t ? '' : t.met === false ? `**${t.measured} ✗**` : t.met === null && t.limit !== 'shown, no target' ? t.measured : `${t.measured}${t.met ? ' ✓' : ''}`);
+  const cell = (t: TargetRow | undefined) =>
+    (!t ? '' : t.met === false ? `**${t.measured} ✗**` : t.limit === 'shown, no target' ? `${t.measured} (no target)` : `${t.measured}${t.met ? ' ✓' : ''}`);
   for (const r of report.results.filter((s) => s.kind === 'read')) {
     const mine = report.targets.filter((t) => t.scenario === r.id);
     lines.push(`| ${r.title.replace(/ \(.*\)$/, '')} | ${columns.map((c) => cell(mine.find((t) => t.column === c))).join(' | ')} |`);
