@@ -22,20 +22,24 @@ export interface ScenarioResult {
   runs: Partial<Record<Side, { sql: number | null; unloaded: Measurement; loaded: Measurement | null }>>;
   /** The floor answered the same `data` as REST (keys sorted); null without a floor. */
   floorSameData: boolean | null;
+  /** The first request of a freshly started server (before any warm-up), ms; null where the server was not fresh. */
+  firstReadMs: number | null;
+  /** REST at N connections on `serve` with more workers, per worker count (the runs above use the first of --workers). */
+  workers: Record<string, Measurement>;
   failures: string[];
 }
 
 /** bomcore serve, production-like; every start logs to the same file. */
-async function startBomcore(shop: Shop, options: Options, workDir: string): Promise<Server> {
+async function startBomcore(shop: Shop, options: Options, workDir: string, workers = options.workers[0]!): Promise<Server> {
   const port = await freePort();
   const profile = options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(workDir, 'profiles')] : [];
   const server = await startServer('bomcore', [...profile, 'src/cli/main.ts', 'serve'], {
     ...process.env, DATABASE_URL: shop.databaseUrl, LOG_LEVEL: options.logLevel, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
     BOMCORE_EXPOSE_QUERY_COUNT: '1', RATE_LIMIT_BURST: '1000000000', RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
-    // One process, as the table's rows were measured (serve's default on PostgreSQL is a worker per core); BOMCORE_WORKERS=2 to compare.
-    BOMCORE_WORKERS: process.env.BOMCORE_WORKERS ?? '1',
+    // The main rows: the first of --workers (default 1; serve's own default on PostgreSQL is a worker per core).
+    BOMCORE_WORKERS: String(workers),
   }, port, '/readyz', join(workDir, `server-${shop.label}.log`));
-  progress(`${shop.label}: bomcore serve is pid ${server.pid} on port ${port}`);
+  progress(`${shop.label}: bomcore serve (${workers} worker(s)) is pid ${server.pid} on port ${port}`);
   return server;
 }
 
@@ -69,9 +73,11 @@ export async function benchShop(shop: Shop, options: Options, workDir: string, m
   try {
     for (const scenario of scenarios) {
       if (servers.rest && fresh) await stopServer(servers.rest);
-      if (!servers.rest || fresh) servers.rest = servers.graphql = await startBomcore(shop, options, workDir);
-      results.push(await benchScenario(ctx, servers, shop, scenario, options, mode));
+      const started = !servers.rest || fresh;
+      if (started) servers.rest = servers.graphql = await startBomcore(shop, options, workDir);
+      results.push(await benchScenario(ctx, servers, shop, scenario, options, mode, started));
     }
+    if (fresh) await withMoreWorkers(ctx, shop, scenarios, results, options, workDir);
   } finally {
     for (const server of new Set(Object.values(servers))) await stopServer(server);
     await db.end();
@@ -79,15 +85,51 @@ export async function benchShop(shop: Shop, options: Options, workDir: string, m
   return results;
 }
 
-async function benchScenario(ctx: MeasureContext, servers: Partial<Record<Side, Server>>, shop: Shop, scenario: Scenario, options: Options, mode: 'full' | 'growth'): Promise<ScenarioResult> {
+/** The reads again at N connections on one `serve --workers N` per further count of --workers. */
+async function withMoreWorkers(ctx: MeasureContext, shop: Shop, scenarios: Scenario[], results: ScenarioResult[], options: Options, workDir: string): Promise<void> {
+  for (const workers of options.workers.slice(1)) {
+    const server = await startBomcore(shop, options, workDir, workers);
+    try {
+      for (const [i, scenario] of scenarios.entries()) {
+        const result = results[i]!;
+        if (scenario.kind !== 'read' || !result.runs.rest?.loaded) continue;
+        // The writes measured since changed the shop's data version: a fresh tag.
+        const tagProblem = scenario.conditional ? await conditionalTag(server, scenario) : null;
+        if (tagProblem) result.failures.push(`${workers} workers, If-None-Match: ${tagProblem}`);
+        progress(`${shop.label}: ${scenario.id} via REST on ${workers} workers: ${options.connections} connections`);
+        const run = await measure(ctx, server, scenario, scenario.rest, options.connections);
+        if (run.failed) result.failures.push(`${workers} workers: ${run.failed} failed; first: ${run.firstFailure}`);
+        result.workers[String(workers)] = run;
+      }
+    } finally {
+      await stopServer(server);
+    }
+  }
+}
+
+/** Sets If-None-Match to the tag of a 200 of the same read (the spec's headers are shared: copied, not changed). */
+async function conditionalTag(rest: Server, scenario: Scenario): Promise<string | null> {
+  const { expectStatus: _304, headers: { 'if-none-match': _old, ...headers }, ...plain } = scenario.rest;
+  const first = await probe(rest, { ...plain, headers });
+  if (first.problem || !first.etag) return `the first 200 had ${first.problem ?? 'no ETag'}`;
+  scenario.rest = { ...scenario.rest, headers: { ...scenario.rest.headers, 'if-none-match': first.etag } };
+  return null;
+}
+
+async function benchScenario(ctx: MeasureContext, servers: Partial<Record<Side, Server>>, shop: Shop, scenario: Scenario, options: Options, mode: 'full' | 'growth', fresh: boolean): Promise<ScenarioResult> {
   const rest = servers.rest!;
-  const result: ScenarioResult = { id: scenario.id, title: scenario.title, kind: scenario.kind, paged: scenario.paged, sql: null, runs: {}, floorSameData: null, failures: [] };
+  const result: ScenarioResult = {
+    id: scenario.id, title: scenario.title, kind: scenario.kind, paged: scenario.paged, sql: null, runs: {}, floorSameData: null, firstReadMs: null, workers: {}, failures: [],
+  };
+  const tagProblem = scenario.conditional ? await conditionalTag(rest, scenario) : null;
+  if (tagProblem) result.failures.push(`If-None-Match: ${tagProblem}`);
   const first = scenario.buildRuns?.workOrders[0];
   const probeBody = first
     ? JSON.stringify({ expectedUpdatedAt: first.updatedAt, buildRunId: `bench-probe-${process.pid}`, items: [{ itemId: first.itemId, quantity: 1 }] })
     : undefined;
   const restProbe = await probe(rest, scenario.rest, probeBody);
   result.sql = restProbe.sql;
+  if (fresh && scenario.kind === 'read' && !scenario.conditional) result.firstReadMs = Math.round(restProbe.ms * 100) / 100;
   if (restProbe.problem) result.failures.push(`REST probe: ${restProbe.problem}`);
   if (first && !restProbe.problem) first.updatedAt = (JSON.parse(restProbe.body) as { data: { workOrderUpdatedAt: string } }).data.workOrderUpdatedAt;
   const sides: [Side, Server, typeof scenario.rest, number | null][] = [['rest', rest, scenario.rest, restProbe.sql]];

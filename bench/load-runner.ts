@@ -3,7 +3,7 @@
 // order, since each needs a fresh buildRunId and the token the previous answer returned.
 // Usage: node bench/load-runner.ts '<RunnerSpec JSON>'  →  one RunnerResult JSON line on stdout.
 import autocannon from 'autocannon';
-import { percentile, type RunnerResult, type RunnerSpec } from './runner-types.ts';
+import { answered, percentile, type RunnerResult, type RunnerSpec } from './runner-types.ts';
 
 interface Tally { latencies: number[]; ok: number; failed: number; firstFailure: string | null }
 
@@ -23,7 +23,7 @@ function cannon(spec: RunnerSpec, seconds: number, tally: Tally): Promise<void> 
       (error) => (error ? reject(error) : resolve()),
     );
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      if (status >= 200 && status < 300) {
+      if (answered(spec.request, status)) {
         tally.ok += 1;
         tally.latencies.push(ms);
       } else {
@@ -50,7 +50,7 @@ async function topUp(spec: RunnerSpec, tally: Tally): Promise<boolean> {
   let added = false;
   while (tally.ok < spec.minSamples && Date.now() < deadline) {
     const { ms, status } = await timed(spec, spec.request.bodies?.[0]);
-    if (status >= 300) return added;
+    if (!answered(spec.request, status)) return added;
     tally.ok += 1;
     tally.latencies.push(ms);
     added = true;

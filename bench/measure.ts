@@ -2,7 +2,7 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { peakRssMiB, resetPeakRss, runNode, waitIdle, type Server } from './processes.ts';
-import type { HttpRequestSpec, RunnerResult, RunnerSpec } from './runner-types.ts';
+import { answered, type HttpRequestSpec, type RunnerResult, type RunnerSpec } from './runner-types.ts';
 import type { Scenario } from './scenarios.ts';
 
 export interface Measurement extends RunnerResult {
@@ -19,6 +19,9 @@ export interface Probe {
   sql: number | null;
   body: string;
   problem: string | null;
+  /** Time from sending to the end of the body, ms (the orchestrator's clock). */
+  ms: number;
+  etag: string | null;
 }
 
 export interface MeasureContext {
@@ -30,19 +33,21 @@ export interface MeasureContext {
   activeStatements: () => Promise<number>;
 }
 
-/** One request, checked: 2xx, and no GraphQL `errors`. */
+/** One request, checked: 2xx (or the status the spec expects), and no GraphQL `errors`. */
 export async function probe(server: Server, spec: HttpRequestSpec, body = spec.bodies?.[0]): Promise<Probe> {
+  const started = performance.now();
   const response = await fetch(server.baseUrl + spec.path, {
     method: spec.method, headers: spec.headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(300_000),
   });
   const text = await response.text();
+  const ms = performance.now() - started;
   const count = response.headers.get('x-query-count');
-  let problem = response.ok ? null : `HTTP ${response.status}: ${text.slice(0, 500)}`;
-  if (!problem && spec.path.endsWith('/graphql')) {
+  let problem = answered(spec, response.status) ? null : `HTTP ${response.status}: ${text.slice(0, 500)}`;
+  if (!problem && response.ok && spec.path.endsWith('/graphql')) {
     const errors = (JSON.parse(text) as { errors?: unknown[] }).errors;
     if (errors?.length) problem = `GraphQL errors: ${JSON.stringify(errors).slice(0, 500)}`;
   }
-  return { status: response.status, sql: count === null ? null : Number(count), body: text, problem };
+  return { status: response.status, sql: count === null ? null : Number(count), body: text, problem, ms, etag: response.headers.get('etag') };
 }
 
 export async function measure(ctx: MeasureContext, server: Server, scenario: Scenario, spec: HttpRequestSpec, connections: number): Promise<Measurement> {

@@ -8,6 +8,9 @@ Shop (bomcore generate):  --materials 20000 --boms 2000 --depth 5 --locations 20
 Load:      --warmup 2 --duration 10 (seconds per measurement) --connections 16 (the loaded runs; unloaded runs use 1)
 Growth:    --growth-sizes 2000,20000,100000 (each read's unloaded p50 at these sizes; BOMs and orders = materials/10,
            work orders = materials/40; the main size is reused) · --no-growth
+Workers:   --workers 1,2 (the rows run on \`serve --workers 1\`; each further count reruns the reads at N connections on
+           one server with that many workers; a smoke run uses 1)
+Embedded:  --no-pglite (skip \`bomcore load\` of the main shop into a fresh PGlite database, measured for its peak RSS)
 Scope:     --only materials-list,bom-deep,…  (scenario ids; default all)
 Output:    --out bench/results · --no-docs (do not update docs/performance.md; only the default size updates it)
 Database:  --pg postgres://postgres@127.0.0.1:5432/postgres (admin URL; a fresh database per shop size) · --keep (keep
@@ -33,6 +36,9 @@ export interface Options {
   smoke: boolean;
   timeoutSeconds: number;
   cpuProf: boolean;
+  /** Worker counts of `serve`: the first for every row, the others for the reads at N connections. */
+  workers: number[];
+  pglite: boolean;
 }
 
 export const DEFAULT_SIZE: ShopSize = { materials: 20000, boms: 2000, depth: 5, locations: 20, workOrders: 500, orders: 2000, seed: 7 };
@@ -54,7 +60,7 @@ export function parseOptions(argv: string[]): Options | null {
     options: {
       materials: text, boms: text, depth: text, locations: text, 'work-orders': text, orders: text, seed: text,
       warmup: text, duration: text, connections: text, 'growth-sizes': text, growth: flag, only: text, out: text, docs: flag,
-      pg: text, keep: flag, 'log-level': text, smoke: flag, 'cpu-prof': flag, help: flag,
+      pg: text, keep: flag, workers: text, pglite: flag, 'log-level': text, smoke: flag, 'cpu-prof': flag, help: flag,
     },
   });
   if (values.help) return null;
@@ -87,5 +93,7 @@ export function parseOptions(argv: string[]): Options | null {
     smoke,
     timeoutSeconds: smoke ? 30 : 120,
     cpuProf: values['cpu-prof'] ?? false,
+    workers: (values.workers ?? (smoke ? '1' : '1,2')).split(',').map((s) => Math.max(1, Math.round(number(s.trim(), '--workers', 1)))),
+    pglite: !smoke && (values.pglite ?? true),
   };
 }

@@ -22,20 +22,45 @@ function tail(file: string, lines = 15): string {
   }
 }
 
-/** Runs `node ARGS` from the project root; resolves with its stdout; stderr goes to `logFile`. */
-export function runNode(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<string> {
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, logFile: string): { pid: number; done: Promise<string> } {
   const fd = openSync(logFile, 'a');
   const child = spawn(NODE, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', fd] });
   closeSync(fd);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  return new Promise((resolve, reject) => {
+  const done = new Promise<string>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       if (code === 0) resolve(out);
       else reject(new Error(`node ${args.join(' ')} exited with ${code ?? signal}; last lines of ${logFile}:\n${tail(logFile)}`));
     });
   });
+  return { pid: child.pid!, done };
+}
+
+/** Runs `node ARGS` from the project root; resolves with its stdout; stderr goes to `logFile`. */
+export function runNode(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<string> {
+  return spawnNode(args, env, logFile).done;
+}
+
+export interface MeasuredRun { out: string; seconds: number; peakRssMB: number | null }
+
+/** runNode, with the child's wall time and its peak RSS (VmHWM polled every 50 ms until it exits), in MB. */
+export async function runNodeMeasured(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<MeasuredRun> {
+  const started = performance.now();
+  const { pid, done } = spawnNode(args, env, logFile);
+  let peakKiB: number | null = null;
+  const poll = () => {
+    const kiB = hwmKiB(pid);
+    if (kiB !== null) peakKiB = Math.max(peakKiB ?? 0, kiB);
+  };
+  const timer = setInterval(poll, 50);
+  try {
+    const out = await done;
+    return { out, seconds: (performance.now() - started) / 1000, peakRssMB: peakKiB === null ? null : Math.round((peakKiB * 1024) / 1e6) };
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 export interface Server {
@@ -89,14 +114,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Peak resident set (VmHWM) of a process in MiB, or null where /proc is not available. */
-export function peakRssMiB(pid: number): number | null {
+function hwmKiB(pid: number): number | null {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 1024) : null;
+    return match ? Number(match[1]) : null;
   } catch {
     return null;
   }
+}
+
+/** Peak resident set (VmHWM) of a process in MiB, or null where /proc is not available. */
+export function peakRssMiB(pid: number): number | null {
+  const kiB = hwmKiB(pid);
+  return kiB === null ? null : Math.round(kiB / 1024);
 }
 
 /** Resets VmHWM to the current RSS (Linux clear_refs "5"), so each scenario gets its own peak. */

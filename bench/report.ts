@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioResult, Side } from './bench-shop.ts';
-import type { Growth, TargetRow } from './targets.ts';
+import { REFERENCE, type Growth, type TargetRow } from './targets.ts';
 
 export interface Machine {
   cpu: string;
@@ -23,37 +23,64 @@ export interface RunReport {
   label: string;
   command: string;
   size: Record<string, number>;
-  settings: { warmupSeconds: number; durationSeconds: number; connections: number; logLevel: string };
+  settings: { warmupSeconds: number; durationSeconds: number; connections: number; logLevel: string; workers: number[] };
+  /** `bomcore load` of the main shop: into PostgreSQL (the database measured) and into PGlite (null: not run). */
+  loads: { postgres: LoadFigures; pglite: LoadFigures | null };
   machine: Machine;
   results: ScenarioResult[];
   growth: Growth | null;
   growthLabels: string[];
   targets: TargetRow[];
+  targetColumns: string[];
   minutes: number;
 }
+
+export interface LoadFigures { seconds: number; peakRssMB: number | null }
 
 const SIDE_NAMES: Record<Side, string> = { rest: 'REST', graphql: '/graphql', floor: 'floor', postgraphile: 'PostGraphile' };
 const f1 = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : v.toFixed(1));
 const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
 
 function scenarioRows(report: RunReport): string[] {
-  const { connections, durationSeconds } = report.settings;
+  const { connections, durationSeconds, workers } = report.settings;
+  const more = workers.slice(1);
   const lines = [
-    `| scenario | side | SQL/req | p50, 1 conn (ms) | req/s, ${connections} conn | p99, ${connections} conn (ms) | peak RSS (MiB) | REST p50 ÷ side p50 | REST req/s ÷ side req/s |`,
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| scenario | side | SQL/req | first read (ms) | p50, 1 conn (ms) | req/s, ${connections} conn | p99, ${connections} conn (ms) |${more.map((n) => ` req/s, ${n} workers | p99, ${n} workers |`).join('')} peak RSS (MiB) | REST p50 ÷ side p50 | REST req/s ÷ side req/s |`,
+    `|---|---|---:|---:|---:|---:|---:|${more.map(() => '---:|---:|').join('')}---:|---:|---:|`,
   ];
+  const p99Of = (run: { ok: number; p99: number | null } | null | undefined) => (run ? (run.ok === 0 ? `none in ${durationSeconds} s` : f1(run.p99)) : 'n/a');
   for (const r of report.results) {
     const rest = r.runs.rest;
     for (const side of ['rest', 'graphql', 'floor', 'postgraphile'] as Side[]) {
       const run = r.runs[side];
       if (!run) continue;
       const loaded = run.loaded;
-      const p99 = loaded ? (loaded.ok === 0 ? `none in ${durationSeconds} s` : f1(loaded.p99)) : 'n/a';
       const rss = Math.max(run.unloaded.rssMiB ?? 0, loaded?.rssMiB ?? 0) || null;
       const same = side === 'floor' && r.floorSameData !== null ? (r.floorSameData ? ' (same data)' : ' (data differs)') : '';
-      lines.push(`| ${side === 'rest' ? r.title : ''} | ${SIDE_NAMES[side]}${same} | ${run.sql ?? (side === 'graphql' ? '= REST' : 'n/a')} | ${f1(run.unloaded.p50)}${run.unloaded.toppedUp ? '*' : ''} | ${f1(loaded?.rps)} | ${p99} | ${rss ?? 'n/a'} | ${side === 'rest' ? '' : ratio(rest?.unloaded.p50, run.unloaded.p50)} | ${side === 'rest' ? '' : ratio(rest?.loaded?.rps, loaded?.rps)} |`);
+      const isRest = side === 'rest';
+      const workerCells = more.map((n) => (isRest && r.workers[String(n)] ? ` ${f1(r.workers[String(n)]!.rps)} | ${p99Of(r.workers[String(n)])} |` : ' | |')).join('');
+      lines.push(`| ${isRest ? r.title : ''} | ${SIDE_NAMES[side]}${same} | ${run.sql ?? (side === 'graphql' ? '= REST' : 'n/a')} | ${isRest ? f1(r.firstReadMs) : ''} | ${f1(run.unloaded.p50)}${run.unloaded.toppedUp ? '*' : ''} | ${f1(loaded?.rps)} | ${p99Of(loaded)} |${workerCells} ${rss ?? 'n/a'} | ${isRest ? '' : ratio(rest?.unloaded.p50, run.unloaded.p50)} | ${isRest ? '' : ratio(rest?.loaded?.rps, loaded?.rps)} |`);
     }
   }
+  return lines;
+}
+
+/** The targets as a matrix: a row per read, a column per kind of target; a missed one in bold with ✗. */
+function targetRows(report: RunReport): string[] {
+  const columns = report.targetColumns;
+  const limits = new Map<string, Set<string>>();
+  for (const t of report.targets) if (t.scenario && t.limit !== 'shown, no target') (limits.get(t.column) ?? limits.set(t.column, new Set()).get(t.column)!).add(t.limit);
+  const lines = [
+    `| read | ${columns.map((c) => `${c} (${[...(limits.get(c) ?? [])].join(', ') || '—'})`).join(' | ')} |`,
+    `|---|${columns.map(() => '---:').join('|')}|`,
+  ];
+  const cell = (t: TargetRow | undefined) =>
+    (!t ? '' : t.met === false ? `**${t.measured} ✗**` : t.limit === 'shown, no target' ? `${t.measured} (no target)` : `${t.measured}${t.met ? ' ✓' : ''}`);
+  for (const r of report.results.filter((s) => s.kind === 'read')) {
+    const mine = report.targets.filter((t) => t.scenario === r.id);
+    lines.push(`| ${r.title.replace(/ \(.*\)$/, '')} | ${columns.map((c) => cell(mine.find((t) => t.column === c))).join(' | ')} |`);
+  }
+  lines.push('', ...report.targets.filter((t) => !t.scenario).map((t) => `- ${t.target}: ${t.measured} (target ${t.limit}) — ${t.met === null ? 'not measured' : t.met ? 'met' : `**missed**, ${t.miss}`}`));
   return lines;
 }
 
@@ -84,17 +111,17 @@ export function renderMarkdown(report: RunReport): string {
     `- Shop: ${Object.entries(report.size).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, ${m.os}; Node ${m.node}; ${m.postgres}; load average ${m.loadBefore.toFixed(2)} before, ${m.loadAfter.toFixed(2)} after`,
     `- Each measurement: ${s.warmupSeconds} s warm-up, then ${s.durationSeconds} s; p50 at 1 connection ("unloaded"), req/s and p99 at ${s.connections} connections; servers log at \`${s.logLevel}\` to files`,
+    `- Load, the user's path (\`bomcore migrate\`, \`bomcore load\` — which analyzes what it wrote — then \`bomcore serve\`, no other step): into PostgreSQL ${report.loads.postgres.seconds.toFixed(0)} s, peak RSS ${report.loads.postgres.peakRssMB ?? 'n/a'} MB; into PGlite ${report.loads.pglite ? `${report.loads.pglite.seconds.toFixed(0)} s, peak RSS ${report.loads.pglite.peakRssMB ?? 'n/a'} MB` : 'not run'}`,
+    `- First read: the first request a freshly started server answers (before any warm-up; a fresh server per scenario). Rows run on ${s.workers[0]} worker(s)${s.workers.length > 1 ? `; "N workers" columns: the reads again on one \`serve --workers N\`` : ''}.`,
     '- SQL/req: `X-Query-Count` of one request (statements of the operation; the API-key lookup adds one). Peak RSS: the server\'s VmHWM over that side\'s runs (/graphql runs in the REST server). `*`: fewer than 3 answers in the window, p50 from sequential requests after it.',
     '',
     ...scenarioRows(report),
     '',
     ...(report.growth ? ['Growth (BOMs and orders = materials/10, work orders = materials/40):', '', ...growthRows(report), ''] : []),
     ...(report.targets.length === 0 ? [] : [
-      `Targets (issue 9): ${met} of ${report.targets.length} met.`,
+      `Targets (issue 21; p50 ratios to \`${REFERENCE}\` of this run): ${met} of ${report.targets.filter((t) => t.met !== null).length} met.`,
       '',
-      '| target | limit | measured | met | missed by |',
-      '|---|---|---|---|---|',
-      ...report.targets.map((t) => `| ${t.target} | ${t.limit} | ${t.measured} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} | ${t.miss} |`),
+      ...targetRows(report),
       '',
     ]),
   ].join('\n');

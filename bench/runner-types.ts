@@ -7,6 +7,13 @@ export interface HttpRequestSpec {
   headers: Record<string, string>;
   /** Bodies sent in turn by each connection (a write alternating +/- deltas); none for a GET. */
   bodies?: string[];
+  /** The status that counts as an answer (304 for a conditional read); otherwise any 2xx. */
+  expectStatus?: number;
+}
+
+/** Whether `status` is the answer `spec` expects. */
+export function answered(spec: HttpRequestSpec, status: number): boolean {
+  return spec.expectStatus === undefined ? status >= 200 && status < 300 : status === spec.expectStatus;
 }
 
 /** A build-run loop: one work order per connection, each request a fresh run with the latest token. */
@@ -29,7 +36,7 @@ export interface RunnerSpec {
 }
 
 export interface RunnerResult {
-  /** 2xx responses in the measured window. */
+  /** Answers (2xx, or the expected status) in the measured window. */
   ok: number;
   /** Non-2xx responses, connection errors and timeouts in warm-up and window. */
   failed: number;

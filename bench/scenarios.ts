@@ -15,10 +15,12 @@ export interface Scenario {
   rest: HttpRequestSpec;
   twins: Partial<Record<Twin, HttpRequestSpec>>;
   buildRuns?: BuildRunLoop;
+  /** A conditional read: the harness sends If-None-Match with the tag of a first 200, so every answer is a 304. */
+  conditional?: boolean;
 }
 
 export const SCENARIO_IDS = [
-  'materials-list', 'bom-deep', 'buildable', 'bom-list', 'breakdown-50', 'work-order-list', 'work-order-read', 'material-plan',
+  'locations', 'materials-list', 'materials-by-quantity', 'bom-deep', 'buildable', 'buildable-304', 'bom-list', 'breakdown-50', 'work-order-list', 'work-order-read', 'material-plan',
   'inventory-patch', 'build-run',
 ] as const;
 
@@ -58,12 +60,16 @@ export function buildScenarios(shop: Shop): Scenario[] {
     twins: { graphql: post('/graphql', graphqlTwin('GET', path)), ...extra.twins },
   });
   const materials = '/api/v1/raw-materials?search=a&sortBy=productName&sortOrder=asc&pageSize=50';
+  const byQuantity = '/api/v1/raw-materials?sortBy=inventoryQuantity&sortOrder=desc&pageSize=50';
   const bom = `/api/v1/bills-of-materials/${picks.deepBom.bomId}`;
   const wo = `/api/v1/work-orders/${picks.workOrder}`;
   const { variantId, locationId } = picks.inventory;
   const delta = (d: number) => JSON.stringify({ updates: [{ locationId, delta: d }] });
   return [
+    // The reference of the targets: the cheapest authenticated read (key lookup, facade, envelope).
+    read('locations', `Locations (all ${shop.size.locations}): the reference`, '/api/v1/locations'),
     read('materials-list', 'Materials list, search + sort, page of 50', materials, { paged: true, twins: { floor: get(materials) } }),
+    read('materials-by-quantity', 'Materials list sorted by inventoryQuantity, page of 50', byQuantity, { paged: true, twins: { floor: get(byQuantity) } }),
     read('bom-deep', `Deep BOM read (${picks.deepBom.bomId}: ${picks.deepBom.depth} levels, ${picks.deepBom.assemblies} assemblies)`, bom, {
       twins: {
         floor: get(bom),
@@ -71,6 +77,8 @@ export function buildScenarios(shop: Shop): Scenario[] {
       },
     }),
     read('buildable', `Buildable, all ${shop.size.locations} locations (${picks.deepBom.bomId})`, `${bom}/buildable`),
+    { id: 'buildable-304', title: 'Buildable again with If-None-Match: 304', kind: 'read', paged: false, conditional: true, twins: {},
+      rest: { ...get(`${bom}/buildable`), expectStatus: 304 } },
     read('bom-list', 'BOM list with stats, page of 50', '/api/v1/bills-of-materials?pageSize=50', { paged: true }),
     read('breakdown-50', `Order breakdown batch of ${picks.orderIds.length}`, `/api/v1/order-bom-breakdown?ids=${picks.orderIds.join(',')}`),
     read('work-order-list', 'Work-order list with facets, page of 50', '/api/v1/work-orders?pageSize=50', { paged: true }),

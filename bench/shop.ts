@@ -1,10 +1,10 @@
 // One benchmark shop: a generated dataset loaded into a fresh PostgreSQL database, an API key, and
 // the ids the scenarios use, picked from the generated file.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { GenerateOptions } from '../src/dataset/generate.ts';
-import { progress, runNode } from './processes.ts';
+import { progress, runNode, runNodeMeasured, type MeasuredRun } from './processes.ts';
 
 /** The generator's size options (bench/ passes them to `bomcore generate`). */
 export type ShopSize = Omit<GenerateOptions, 'shopId' | 'onProgress'>;
@@ -34,6 +34,10 @@ export interface Shop {
   databaseUrl: string;
   key: string;
   picks: Picks;
+  /** The generated dataset file. */
+  file: string;
+  /** `bomcore load` into PostgreSQL: wall time and peak RSS of the process. */
+  load: { seconds: number; peakRssMB: number | null };
 }
 
 interface Bill { assemblyId?: string; bomId?: string; subAssemblyReferences: { nodeId: string }[] }
@@ -107,7 +111,11 @@ export async function adminQuery<T extends pg.QueryResultRow = pg.QueryResultRow
   }
 }
 
-/** Generates the dataset, creates and fills a fresh database, creates a read-write key. */
+/**
+ * Generates the dataset, creates and fills a fresh database, creates a read-write key — the user's
+ * path: `bomcore migrate`, `bomcore load` (which analyzes the tables it wrote), nothing else; the
+ * first read of the server started next is measured as it comes (docs/performance.md).
+ */
 export async function prepareShop(size: ShopSize, options: { adminUrl: string; workDir: string; stamp: string }): Promise<Shop> {
   const label = sizeLabel(size);
   const log = join(options.workDir, `setup-${label}.log`);
@@ -124,12 +132,28 @@ export async function prepareShop(size: ShopSize, options: { adminUrl: string; w
   await adminQuery(options.adminUrl, `create database "${dbName}"`);
   const env = { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' };
   await runNode(['src/cli/main.ts', 'migrate'], env, log);
-  await runNode(['src/cli/main.ts', 'load', file], env, log);
+  const loaded = await runNodeMeasured(['src/cli/main.ts', 'load', file], env, log);
   const picks = pickTargets(file);
   const created = await runNode(['src/cli/main.ts', 'key', 'create', '--shop', picks.shopId, '--scopes', 'read,write', '--name', 'bench', '--json'], env, log);
   const key = (JSON.parse(created) as { key: string }).key;
-  await adminQuery(databaseUrl, 'vacuum analyze');
-  return { size, label, dbName, databaseUrl, key, picks };
+  const load = { seconds: loaded.seconds, peakRssMB: loaded.peakRssMB };
+  progress(`${label}: bomcore load into PostgreSQL took ${load.seconds.toFixed(1)} s, peak RSS ${load.peakRssMB ?? 'n/a'} MB`);
+  return { size, label, dbName, databaseUrl, key, picks, file, load };
+}
+
+/** `bomcore load` of the shop's dataset into a fresh embedded database (PGlite, on disk in the work directory). */
+export async function loadIntoPglite(shop: Shop, workDir: string): Promise<MeasuredRun> {
+  const dataDir = join(workDir, `pglite-${shop.label}`);
+  const env: NodeJS.ProcessEnv = { ...process.env, BOMCORE_DATA_DIR: dataDir, NODE_ENV: 'production' };
+  delete env.DATABASE_URL;
+  progress(`${shop.label}: bomcore load into the embedded database (PGlite) in ${dataDir}`);
+  try {
+    const run = await runNodeMeasured(['src/cli/main.ts', 'load', shop.file], env, join(workDir, `pglite-load-${shop.label}.log`));
+    progress(`${shop.label}: PGlite load took ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMB ?? 'n/a'} MB`);
+    return run;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 export async function dropShop(shop: Shop, adminUrl: string): Promise<void> {
