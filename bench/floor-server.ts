@@ -29,8 +29,6 @@ const ORDER: Record<string, string> = {
   variantName: 'lower(variant_name) collate "C" {dir} nulls last, variant_name collate "C" {dir} nulls last',
   inventoryQuantity: 'inventory_quantity {dir}',
 };
-const QUANTITY = `case when m.origin = 'platform' then coalesce(m.cached_quantity, 0)
-  else (select coalesce(sum(l.available), 0) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id) end`;
 const USAGE = (ownerType: string) => `(select count(distinct r.owner_id) from recipe_lines r
   where r.shop_id = p.shop_id and r.line_type = 'raw' and r.node_id = p.variant_id and r.owner_type = '${ownerType}')`;
 
@@ -46,16 +44,14 @@ app.get('/api/v1/raw-materials', async (request, reply) => {
   const order = `${sort.replaceAll('{dir}', q.sortOrder === 'desc' ? 'desc' : 'asc')}, variant_id collate "C"`;
   // The schema's stored lowered search text (the four fields joined by U+001F), as bomcore matches.
   const pattern = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  // The quantity is computed for every matching row only when it is the sort key.
-  const byQuantity = q.sortBy === 'inventoryQuantity';
   const { rows } = await pool.query(
     `with page as (
        select m.*, (select count(*) from materials c where c.shop_id = $1 and ($2::text is null or c.search_text like lower($2))) as total_count
-              ${byQuantity ? `, ${QUANTITY} as inventory_quantity` : ''}
          from materials m
         where m.shop_id = $1 and ($2::text is null or m.search_text like lower($2))
         order by ${order} limit $3 offset $4)
-     select p.*, ${byQuantity ? 'p.inventory_quantity' : QUANTITY.replaceAll('m.', 'p.')} as quantity,
+     -- The schema's stored quantity (the cached platform total, else the sum of the material's levels, kept by triggers).
+     select p.*, p.inventory_quantity as quantity,
             ${USAGE('bom')} as bom_usage_count, ${USAGE('sub_assembly')} as sub_assembly_usage_count,
             (select coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]')
                from (select distinct vendor from materials where shop_id = $1 and vendor <> '') v) as vendors
