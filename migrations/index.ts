@@ -13,6 +13,7 @@ import { Migration20261127010000 } from './Migration20261127010000.ts';
 import { Migration20261128120000 } from './Migration20261128120000.ts';
 import { Migration20261129090000 } from './Migration20261129090000.ts';
 import { Migration20261129100000 } from './Migration20261129100000.ts';
+import { Migration20261201090000 } from './Migration20261201090000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration20261128120000', class: Migration20261128120000 },
   { name: 'Migration20261129090000', class: Migration20261129090000 },
   { name: 'Migration20261129100000', class: Migration20261129100000 },
+  { name: 'Migration20261201090000', class: Migration20261201090000 },
 ];
