@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket } from '../database.ts';
 import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
+import { startWebhookDispatcher } from '../modules/events/webhook-dispatcher.ts';
 import { webhookFollowers } from '../composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
 import { startReconciler } from './shop-link.ts';
@@ -73,6 +74,8 @@ export async function runServer(config: Config): Promise<void> {
   const drainer = startOutboxDrainer({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'outbox' }),
   });
+  // Delivers events to the shops' webhook endpoints (signed, retried, in order per resource).
+  const webhooks = startWebhookDispatcher({ orm, config, logger: app.log.child({ component: 'webhooks' }) });
   // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
   const webhookApplier = startWebhookApplier({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: app.log.child({ component: 'shopify-webhooks' }),
@@ -100,7 +103,7 @@ export async function runServer(config: Config): Promise<void> {
     app.log.info({ signal, inFlight: inFlight.count(), graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     app.beginShutdown();
     inFlight.drain();
-    await Promise.all([app.close(), admin?.close(), drainer.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()]);
+    await Promise.all([app.close(), admin?.close(), drainer.stop(), webhooks.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()]);
     await orm.close();
     app.log.info({ drainedInMs: Date.now() - started }, 'shut down: every in-flight request answered');
   });
