@@ -18,7 +18,6 @@ import { eventsSql } from './tables.ts';
 /** Endpoints a shop may have; recent deliveries a listing answers per endpoint at most. */
 export const MAX_WEBHOOK_ENDPOINTS = 20;
 export const MAX_RECENT_DELIVERIES = 50;
-const MAX_DESCRIPTION = 500;
 
 export interface WebhookDeliveryView {
   deliveryId: string; endpointId: string; eventType: string; eventSequence: string | null; resource: string; status: WebhookDeliveryStatus;
@@ -38,10 +37,6 @@ export function parseTopics(values: readonly string[], field = 'topics'): EventT
   const unknown = values.filter((t) => !isEventTopic(t));
   if (unknown.length > 0) throw DomainError.invalid(field, `unknown topic ${unknown.join(', ')}; topics: ${EVENT_TOPICS.join(', ')}`);
   return [...new Set(values as EventTopic[])];
-}
-
-function checkDescription(description: string | null | undefined): void {
-  if (description && description.length > MAX_DESCRIPTION) throw DomainError.invalid('description', `is longer than ${MAX_DESCRIPTION} characters`);
 }
 
 const endpointColumns = [
@@ -67,7 +62,6 @@ export async function createWebhookEndpoint(
 ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
   const url = checkWebhookUrl(input.url, ctx.config.webhooks);
   const topics = parseTopics(input.topics);
-  checkDescription(input.description);
   const [count] = await runSql(ctx.em, eventsSql.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string | number>().as('n')).where('shop_id', '=', ctx.shopId));
   if (Number(count?.n ?? 0) >= MAX_WEBHOOK_ENDPOINTS) throw new DomainError('CONFLICT', `a shop has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
   const secret = newWebhookSecret();
@@ -84,10 +78,7 @@ export async function updateWebhookEndpoint(
   const set: Record<string, unknown> = { updated_at: sql<Date>`now()` };
   if (patch.url !== undefined && patch.url !== null) set.url = checkWebhookUrl(patch.url, ctx.config.webhooks);
   if (patch.topics !== undefined && patch.topics !== null) set.topics = sql`${textArrayLiteral(parseTopics(patch.topics))}::text[]`;
-  if (patch.description !== undefined) {
-    checkDescription(patch.description);
-    set.description = patch.description;
-  }
+  if (patch.description !== undefined) set.description = patch.description;
   // Enabling clears the failure window, so a re-enabled endpoint gets the whole retry window again.
   if (patch.enabled === true) Object.assign(set, { disabled_at: null, disabled_reason: null, failing_since: null });
   if (patch.enabled === false) Object.assign(set, { disabled_at: sql<Date>`coalesce(disabled_at, now())`, disabled_reason: sql<string>`coalesce(disabled_reason, 'disabled by a client')` });
