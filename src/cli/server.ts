@@ -67,7 +67,7 @@ export async function runServer(config: Config): Promise<void> {
   // On the embedded database no other process may open it: `bomcore key` and `export` come here.
   let admin: AdminSocket | null = null;
   if (dataDir) {
-    admin = await startAdminSocket({ orm, dataDir, log: app.log.child({ component: 'admin-socket' }) });
+    admin = await startAdminSocket({ orm, dataDir, config, log: app.log.child({ component: 'admin-socket' }) });
     recordAdminSocket(orm, admin.path);
   }
   // Pushes platform-linked stock moves from the outbox to the platform, in the background.

@@ -146,7 +146,7 @@ export async function recentDeliveries(ctx: Pick<EndpointCaller, 'shopId' | 'em'
 export async function replayWebhookDelivery(ctx: Pick<EndpointCaller, 'shopId' | 'em'>, deliveryId: string): Promise<WebhookDeliveryView> {
   const [row] = await runSql(ctx.em, eventsSql.insertInto('webhook_deliveries').columns([
     'shop_id', 'delivery_id', 'endpoint_id', 'event_sequence', 'event_type', 'resource', 'status', 'attempts', 'created_at', 'next_attempt_at',
-  ]).expression(eventsSql.selectFrom('webhook_deliveries').select((eb) => [
+  ]).expression(eventsSql.selectFrom('webhook_deliveries').select([
     'shop_id', sql<string>`'whd_' || gen_random_uuid()`.as('delivery_id'), 'endpoint_id', 'event_sequence', 'event_type', 'resource', sql.lit('pending').as('status'),
     sql.lit(0).as('attempts'), sql<Date>`now()`.as('created_at'), sql<Date>`now()`.as('next_attempt_at'),
   ]).where('shop_id', '=', ctx.shopId).where('delivery_id', '=', deliveryId).where('event_sequence', 'is not', null))
