@@ -10,7 +10,7 @@ export const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('Webhoo
   fields: (t) => ({
     deliveryId: t.exposeID('deliveryId', { description: 'Pass it to `replayWebhookDelivery` to send the event again.' }),
     topic: t.field({ type: WebhookTopicEnum, nullable: true, description: 'The event\'s topic; null for a note.', resolve: (d) => (isEventTopic(d.eventType) ? (d.eventType as EventTopic) : null) }),
-    note: t.field({ type: WebhookNoteEnum, nullable: true, description: 'The note, for a log line that is no event.', resolve: (d) => (d.status === 'note' ? (d.eventType as WebhookNote) : null) }),
+    logNote: t.field({ type: WebhookNoteEnum, nullable: true, description: 'The note, for a log line that is no event.', resolve: (d) => (d.status === 'note' ? (d.eventType as WebhookNote) : null) }),
     sequence: t.string({ nullable: true, description: 'The event\'s number in the shop\'s sequence (a decimal integer as text).', resolve: (d) => d.eventSequence }),
     status: t.expose('status', { type: WebhookDeliveryStatusEnum }),
     attempts: t.exposeInt('attempts'),
