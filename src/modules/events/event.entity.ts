@@ -81,6 +81,8 @@ export const WebhookDelivery = defineEntity({
     createdAt: timestamp(),
     nextAttemptAt: timestamp(),
     lastAttemptAt: timestamp().nullable(),
+    /** Its first failed attempt: a delivery failing for the whole retry window from here is abandoned. */
+    firstFailedAt: timestamp().nullable(),
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
     deliveredAt: timestamp().nullable(),

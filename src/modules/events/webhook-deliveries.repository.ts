@@ -88,7 +88,7 @@ export async function markDelivered(em: Em, delivery: ClaimedDelivery, statusCod
  * A failed attempt: attempts + 1, the status code and error, the next attempt after
  * min(retryMaxMs, retryBaseMs × 2^attempts) scaled by a random 50–100 % (jitter, so failed
  * deliveries do not come back in step); the endpoint's failure window opens if it was closed. A
- * delivery older than `giveUpMs` is abandoned. Answers whether the endpoint has now failed for
+ * delivery that has failed for longer than `giveUpMs` (since its first failure) is abandoned. Answers whether the endpoint has now failed for
  * longer than `giveUpMs`. One statement.
  */
 export async function markFailed(
@@ -98,7 +98,8 @@ export async function markFailed(
     .with('d', (db) => db.updateTable('webhook_deliveries').set((eb) => ({
       attempts: eb('attempts', '+', sql.lit(1)), last_attempt_at: sql<Date>`now()`, last_status_code: failure.statusCode,
       last_error: failure.error.slice(0, MAX_DELIVERY_ERROR_LENGTH),
-      status: sql<WebhookDeliveryStatus>`case when created_at < now() - (${failure.giveUpMs} * interval '1 millisecond') then 'abandoned' else 'pending' end`,
+      first_failed_at: sql<Date>`coalesce(first_failed_at, now())`,
+      status: sql<WebhookDeliveryStatus>`case when coalesce(first_failed_at, now()) < now() - (${failure.giveUpMs} * interval '1 millisecond') then 'abandoned' else 'pending' end`,
       next_attempt_at: sql<Date>`now() + (least(${failure.retryMaxMs}::double precision, ${failure.retryBaseMs}::double precision * power(2, least(attempts, 30))) * (0.5 + random() / 2) * interval '1 millisecond')`,
     })).where('shop_id', '=', delivery.shopId).where('delivery_id', '=', delivery.deliveryId).where('status', '=', PENDING).returning('delivery_id'))
     .updateTable('webhook_endpoints').set({ failing_since: sql<Date>`coalesce(failing_since, now())` })

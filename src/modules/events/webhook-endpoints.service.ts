@@ -4,7 +4,7 @@ import { DomainError } from '../../domain-error.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
-import { secretBoxFor } from '../../secret-box.ts';
+import { secretBoxFor, SecretKeyError } from '../../secret-box.ts';
 import type { Config } from '../../config.ts';
 import { EVENT_TOPICS, isEventTopic, type EventTopic, type WebhookDeliveryStatus } from './event-vocabulary.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
@@ -31,6 +31,16 @@ export interface WebhookEndpointView {
 
 /** Who asks: a shop, its EntityManager and the configuration (URL rules, the secret key). */
 export interface EndpointCaller { shopId: string; em: Em; config: Pick<Config, 'webhooks' | 'secretKey' | 'databaseUrl' | 'dataDir'> }
+
+/** Seals a new secret; a server without its secret key answers UNAVAILABLE (a setting to fix), never INTERNAL. */
+function seal(config: EndpointCaller['config'], secret: string): string {
+  try {
+    return secretBoxFor(config).seal(secret);
+  } catch (err) {
+    if (err instanceof SecretKeyError) throw new DomainError('UNAVAILABLE', `webhook endpoints need the server's secret key: ${err.message}`);
+    throw err;
+  }
+}
 
 export function parseTopics(values: readonly string[], field = 'topics'): EventTopic[] {
   if (values.length === 0) throw DomainError.invalid(field, `name at least one topic (${EVENT_TOPICS.join(', ')})`);
@@ -67,7 +77,7 @@ export async function createWebhookEndpoint(
   const secret = newWebhookSecret();
   const [row] = await runSql(ctx.em, eventsSql.insertInto('webhook_endpoints').values({
     shop_id: ctx.shopId, endpoint_id: `whe_${randomUUID()}`, url, topics: sql<string[]>`${textArrayLiteral(topics)}::text[]`, description: input.description ?? null,
-    secret_sealed: secretBoxFor(ctx.config).seal(secret), created_at: sql<Date>`now()`, updated_at: sql<Date>`now()`,
+    secret_sealed: seal(ctx.config, secret), created_at: sql<Date>`now()`, updated_at: sql<Date>`now()`,
   }).returning(endpointColumns));
   return { endpoint: toView(row as EndpointRow), secret };
 }
@@ -91,10 +101,12 @@ export async function updateWebhookEndpoint(
 /** A new secret; the current one keeps signing (a second signature) for `overlapSeconds`. */
 export async function rotateWebhookSecret(ctx: EndpointCaller, endpointId: string, overlapSeconds: number): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
   if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > 7 * 86_400) throw DomainError.invalid('overlapSeconds', 'must be a whole number of seconds from 0 to 604800 (7 days)');
+  const [known] = await runSql(ctx.em, eventsSql.selectFrom('webhook_endpoints').select('endpoint_id').where('shop_id', '=', ctx.shopId).where('endpoint_id', '=', endpointId));
+  if (!known) throw DomainError.notFound('webhook endpoint', endpointId);
   const secret = newWebhookSecret();
   const [row] = await runSql(ctx.em, eventsSql.updateTable('webhook_endpoints').set({
     previous_secret_sealed: sql<string>`secret_sealed`, previous_secret_expires_at: sql<Date>`now() + (${overlapSeconds} * interval '1 second')`,
-    secret_sealed: secretBoxFor(ctx.config).seal(secret), updated_at: sql<Date>`now()`,
+    secret_sealed: seal(ctx.config, secret), updated_at: sql<Date>`now()`,
   }).where('shop_id', '=', ctx.shopId).where('endpoint_id', '=', endpointId).returning(endpointColumns));
   if (!row) throw DomainError.notFound('webhook endpoint', endpointId);
   return { endpoint: toView(row as EndpointRow), secret };
