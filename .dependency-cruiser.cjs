@@ -16,7 +16,7 @@ const COMPOSITION_ROOT = '^src/(app|composition)[.]ts$';
  * may import every module's entities.
  */
 const MODULE_TIERS = [
-  ['shops', 'idempotency', 'platform'], // a tenant's settings, idempotency keys, locations through the port
+  ['shops', 'idempotency', 'platform', 'events'], // a tenant's settings, idempotency keys, locations through the port; events and webhooks (every writer records into it)
   ['auth', 'people', 'recipes'], // API keys (of a shop); assignees, flows; the catalogue's recipes and cost roll-up
   // Stock below materials: materials' level writes (inventory batches, the PATCH of a single level)
   // go through the stock ledger, while stock needs of materials only location helpers and a recipes

@@ -25,6 +25,8 @@ import './types/orders/material-requirements.ts';
 import './types/work-orders/enums.ts';
 import './types/work-orders/work-order.ts';
 import './types/work-orders/operations.ts';
+import './types/webhooks/enums.ts';
+import './types/webhooks/webhook-endpoint.ts';
 // Fields that link types to each other (through the per-request loaders of schema/loaders.ts).
 import './types/boms/recipe-links.ts';
 import './types/materials/level-links.ts';
@@ -55,6 +57,8 @@ import './types/work-orders/write-results.ts';
 import './types/work-orders/create.ts';
 import './types/work-orders/record-writes.ts';
 import './types/people/writes.ts';
+// Webhook endpoints of the shop (docs/events.md).
+import './types/webhooks/writes.ts';
 // Federation 2 entities last: they reference every type above.
 import './federation.ts';
 

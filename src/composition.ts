@@ -11,7 +11,7 @@ import { mirroredVariantPages } from './platform/mirror.ts';
 import { PendingAwarePlatformGateway } from './platform/pending-aware-gateway.ts';
 import { platformGatewayFactory } from './platform/shopify/shopify-gateway.ts';
 import { connectedAtOf } from './platform/shopify/connections.ts';
-import { resolveSecretKey, SecretBox } from './platform/shopify/secret-box.ts';
+import { resolveSecretKey, SecretBox } from './secret-box.ts';
 import type { WebhookFollowers } from './platform/shopify/webhooks/apply.ts';
 import type { Em } from './db/orm.ts';
 import type { ContextDeps, ShopContext } from './shop-context.ts';

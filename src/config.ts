@@ -64,6 +64,28 @@ export interface Config {
   shopifyReconcileIntervalS: number;
   /** How often each process re-reads which connected stores fail, for the reads' PLATFORM_STALE warning, in ms (BOMCORE_PLATFORM_HEALTH_INTERVAL_MS, default 5000; 0: only at start). */
   platformHealthIntervalMs: number;
+  /** Outgoing webhooks (docs/events.md). */
+  webhooks: WebhookConfig;
+}
+
+/** How `serve` delivers events to webhook endpoints. */
+export interface WebhookConfig {
+  /** Endpoint URLs must be https (NODE_ENV=production); elsewhere http is accepted too. */
+  requireHttps: boolean;
+  /** BOMCORE_WEBHOOKS_ALLOW_PRIVATE=1: loopback, private and link-local targets are allowed (a test receiver, an internal network); default off. */
+  allowPrivate: boolean;
+  /** Pause between delivery passes (BOMCORE_WEBHOOK_INTERVAL_MS, default 1000). */
+  intervalMs: number;
+  /** First retry delay, doubled per failure with jitter (BOMCORE_WEBHOOK_RETRY_BASE_MS, default 5000). */
+  retryBaseMs: number;
+  /** Longest retry delay (BOMCORE_WEBHOOK_RETRY_MAX_MS, default 3600000: an hour). */
+  retryMaxMs: number;
+  /** How long an endpoint may fail before it is disabled, a delivery before it is abandoned (BOMCORE_WEBHOOK_GIVE_UP_MS, default 3 days). */
+  giveUpMs: number;
+  /** Time a request gets for a 2xx (10 s). */
+  timeoutMs: number;
+  /** Deliveries in flight at once in this process (BOMCORE_WEBHOOK_CONCURRENCY, default 32); per endpoint at most a quarter of it. */
+  concurrency: number;
 }
 
 /** What one GraphQL request may ask for, and which tools the endpoint offers. */
@@ -213,6 +235,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shopifyApiSecret: env.SHOPIFY_API_SECRET ? env.SHOPIFY_API_SECRET : null,
     shopifyReconcileIntervalS: nonNegativeInteger(env, 'BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S', 300),
     platformHealthIntervalMs: nonNegativeInteger(env, 'BOMCORE_PLATFORM_HEALTH_INTERVAL_MS', 5000),
+    webhooks: {
+      requireHttps: env.NODE_ENV === 'production',
+      allowPrivate: env.BOMCORE_WEBHOOKS_ALLOW_PRIVATE === '1',
+      intervalMs: positiveNumber(env, 'BOMCORE_WEBHOOK_INTERVAL_MS', 1000, true),
+      retryBaseMs: positiveNumber(env, 'BOMCORE_WEBHOOK_RETRY_BASE_MS', 5000, true),
+      retryMaxMs: positiveNumber(env, 'BOMCORE_WEBHOOK_RETRY_MAX_MS', 3_600_000, true),
+      giveUpMs: positiveNumber(env, 'BOMCORE_WEBHOOK_GIVE_UP_MS', 3 * 24 * 3_600_000, true),
+      timeoutMs: 10_000,
+      concurrency: positiveNumber(env, 'BOMCORE_WEBHOOK_CONCURRENCY', 32, true),
+    },
   };
 }
 

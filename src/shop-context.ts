@@ -23,6 +23,28 @@ export interface ShopContext {
   catalog: CatalogSources;
   /** The read's clock: what "now" is for this request, and where an answer says when it changes by the clock alone (src/answer-clock.ts). */
   clock: AnswerClock;
+  /** Inside `inShopTransaction`: work to run last, just before the commit (the events module's write). */
+  beforeCommit?: BeforeCommit;
+}
+
+/**
+ * Work a transaction runs after its own, just before it commits, each piece once (by key). The
+ * events module buffers a transaction's events here and writes them in one statement at the end,
+ * so the shop's event-sequence row is the last lock the transaction takes (never held while it
+ * waits for another lock: no deadlock through it) and is held only until the commit.
+ */
+export class BeforeCommit {
+  readonly #work = new Map<string, (em: Em) => Promise<void>>();
+
+  /** Registers `work` under `key` unless that key is registered already; it gets the outermost transaction's EntityManager. */
+  once(key: string, work: (em: Em) => Promise<void>): void {
+    if (!this.#work.has(key)) this.#work.set(key, work);
+  }
+
+  async run(em: Em): Promise<void> {
+    for (const work of this.#work.values()) await work(em);
+    this.#work.clear();
+  }
 }
 
 export interface ContextDeps {
@@ -65,8 +87,12 @@ export function shopContextFor(
  * platform port): everything the work reads and writes commits or rolls back together.
  */
 export function inShopTransaction<T>(ctx: ShopContext, work: (tx: ShopContext) => Promise<T>): Promise<T> {
-  return ctx.em.transactional((em) => {
+  return ctx.em.transactional(async (em) => {
     const bound = em as Em;
-    return work({ ...ctx, em: bound, platform: ctx.platformFor(bound) });
+    // A transaction inside another one leaves its before-commit work to the outer one.
+    const beforeCommit = ctx.beforeCommit ?? new BeforeCommit();
+    const result = await work({ ...ctx, em: bound, platform: ctx.platformFor(bound), beforeCommit });
+    if (!ctx.beforeCommit) await beforeCommit.run(bound);
+    return result;
   });
 }

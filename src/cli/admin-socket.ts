@@ -8,11 +8,13 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Config } from '../config.ts';
 import type { Orm } from '../database.ts';
 import { DomainError } from '../domain-error.ts';
 import { createApiKey, listApiKeys, parseDuration, parseScopes, revokeApiKey } from '../modules/auth/keys.ts';
 import { exportDataset } from '../dataset/export.ts';
 import { serializeDataset } from '../dataset/serialize.ts';
+import { webhookAdminRoute } from './webhook-commands.ts';
 
 export const ADMIN_SOCKET_FILE = 'bomcore.sock';
 /** Linux's limit on a socket path is 107 bytes; past it the socket goes to a private temporary directory. */
@@ -49,9 +51,13 @@ const requiredString = (value: unknown, field: string): string => {
 };
 
 /** The commands: the same functions the CLI runs on a database it opens itself. */
-async function route(orm: Orm, request: IncomingMessage): Promise<Reply> {
+async function route(orm: Orm, config: Config | null, request: IncomingMessage): Promise<Reply> {
   const url = new URL(request.url ?? '/', 'http://admin');
   const path = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (path[0] === 'webhooks' && config) {
+    const answer = await webhookAdminRoute(orm, config, request.method ?? 'GET', path, url.searchParams, () => readBody(request));
+    if (answer) return json(answer.status, answer.body);
+  }
   if (request.method === 'POST' && path.length === 1 && path[0] === 'keys') {
     const body = await readBody(request);
     const expiresIn = optionalString(body.expiresIn, 'expiresIn');
@@ -77,10 +83,10 @@ async function route(orm: Orm, request: IncomingMessage): Promise<Reply> {
   return json(404, { error: `no admin command ${request.method} ${url.pathname}` });
 }
 
-async function handle(orm: Orm, log: AdminLog, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(orm: Orm, config: Config | null, log: AdminLog, request: IncomingMessage, response: ServerResponse): Promise<void> {
   let reply: Reply;
   try {
-    reply = await route(orm, request);
+    reply = await route(orm, config, request);
   } catch (error) {
     if (error instanceof DomainError) reply = json(error.code === 'NOT_FOUND' ? 404 : 400, { error: error.message });
     else if (error instanceof SyntaxError) reply = json(400, { error: `body: malformed JSON (${error.message})` });
@@ -99,8 +105,9 @@ interface AdminLog { info(obj: object, msg: string): void; warn(obj: object, msg
  * Listens on `<dataDir>/bomcore.sock` (owner-only). A socket file left there by a server that
  * crashed is removed first: whoever calls this holds the directory's lock, so no live server owns it.
  */
-export async function startAdminSocket(options: { orm: Orm; dataDir: string; log: AdminLog }): Promise<AdminSocket> {
+export async function startAdminSocket(options: { orm: Orm; dataDir: string; log: AdminLog; config?: Config }): Promise<AdminSocket> {
   const { orm, dataDir, log } = options;
+  const config = options.config ?? null;
   try {
     chmodSync(dataDir, 0o700);
   } catch (error) {
@@ -113,7 +120,7 @@ export async function startAdminSocket(options: { orm: Orm; dataDir: string; log
     path = join(privateDir, ADMIN_SOCKET_FILE);
   }
   rmSync(path, { force: true });
-  const server = createServer((request, response) => void handle(orm, log, request, response));
+  const server = createServer((request, response) => void handle(orm, config, log, request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => {

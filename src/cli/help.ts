@@ -21,6 +21,9 @@ Usage: bomcore <command> [options]
   key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]
   key list --shop ID [--json]
   key revoke ID
+  webhook create --shop ID --url URL --topics a,b [--description D] [--json]
+  webhook list --shop ID [--json]
+  webhook delete ID --shop ID        a shop's webhook endpoints (docs/events.md); the secret is printed once
   shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL] [--api-version 2026-10] [--no-sync]
   shop sync|reconcile|status|disconnect|retry-pushes --shop ID
                                      link a shop to its Shopify store, sync it, show or end the link
@@ -117,6 +120,24 @@ Example:
   bomcore generate --materials 100000 --boms 5000 --seed 7 --out big.json
 
 ${PROGRESS}`,
+
+  webhook: `Usage:
+  bomcore webhook create --shop ID --url URL --topics a,b [--description D] [--json]
+  bomcore webhook list --shop ID [--json]
+  bomcore webhook delete ID --shop ID
+
+Manages the webhook endpoints of a shop: bomcore POSTs the events of their topics to them, signed
+(Standard Webhooks). create prints the signing secret once (--json: {"id": …, "secret": "whsec_…"}).
+--topics takes topics of docs/events.md, comma-separated (an unknown one is refused, naming them all).
+On the embedded database with \`serve\` running, the server does it (through its admin socket).
+
+Options:
+  --shop ID          the shop
+  --url URL          where events are POSTed (https in production; no private address)
+  --topics a,b       the topics it receives
+  --description D    your note about it
+  --json             print JSON
+  -h, --help    show this help`,
 
   key: `Usage:
   bomcore key create --shop ID --scopes read|read,write [--name N] [--expires-in 30d] [--json]

@@ -15,6 +15,7 @@ const commands: Record<string, () => Promise<Command>> = {
   export: async () => (await import('./dataset-commands.ts')).exportCommand,
   generate: async () => (await import('./dataset-commands.ts')).generateCommand,
   key: async () => (await import('./key-commands.ts')).keyCommand,
+  webhook: async () => (await import('./webhook-commands.ts')).webhookCommand,
   shop: async () => (await import('./shop-commands.ts')).shopCommand,
   'print-schema': async () => (await import('./contract-commands.ts')).printSchemaCommand,
   'print-openapi': async () => (await import('./contract-commands.ts')).printOpenApiCommand,

@@ -8,6 +8,7 @@ import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket
 import { primaryCounters } from '../http/cluster-counters.ts';
 import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
+import { startWebhookDispatcher } from '../modules/events/webhook-dispatcher.ts';
 import { webhookFollowers } from '../composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
 import { startReconciler } from './shop-link.ts';
@@ -54,6 +55,8 @@ function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger)
   const drainer = startOutboxDrainer({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'outbox' }),
   });
+  // Delivers events to the shops' webhook endpoints (signed, retried, in order per resource).
+  const webhooks = startWebhookDispatcher({ orm, config, logger: log.child({ component: 'webhooks' }) });
   // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
   const webhookApplier = startWebhookApplier({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'shopify-webhooks' }),
@@ -66,7 +69,7 @@ function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger)
   const versionFiller = startBillVersionFiller({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'bill-versions' }),
   });
-  return { stop: async () => void (await Promise.all([drainer.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()])) };
+  return { stop: async () => void (await Promise.all([drainer.stop(), webhooks.stop(), webhookApplier.stop(), reconciler.stop(), versionFiller.stop()])) };
 }
 
 /**
@@ -96,7 +99,7 @@ export async function runServer(config: Config): Promise<void> {
   // On the embedded database no other process may open it: `bomcore key` and `export` come here.
   let admin: AdminSocket | null = null;
   if (dataDir) {
-    admin = await startAdminSocket({ orm, dataDir, log: app.log.child({ component: 'admin-socket' }) });
+    admin = await startAdminSocket({ orm, dataDir, config, log: app.log.child({ component: 'admin-socket' }) });
     recordAdminSocket(orm, admin.path);
   }
   let background: { stop(): Promise<void> } | null = worker ? null : startBackgroundPasses(orm, config, app.log);

@@ -12,7 +12,7 @@ import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } f
 import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
 import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
 import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
-import { resolveSecretKey, SecretBox, SecretKeyError } from '../platform/shopify/secret-box.ts';
+import { resolveSecretKey, SecretBox, SecretKeyError } from '../secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
 import { syncedOrdersFollower, webhookFollowers } from '../composition.ts';

@@ -1,4 +1,5 @@
 import { ApiKey } from './auth/api-key.entity.ts';
+import { Event, EventSequence, WebhookDelivery, WebhookEndpoint } from './events/event.entity.ts';
 import { Material } from './materials/material.entity.ts';
 import { OrderFulfilment } from './orders/order-fulfilment.entity.ts';
 import { Assignee, Flow, Task } from './people/people.entity.ts';
@@ -32,6 +33,7 @@ export const entities = [
   Assignee, Flow, Task,
   WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
   QcReview, QcReviewItem, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
+  EventSequence, Event, WebhookEndpoint, WebhookDelivery,
 ];
 
 /** Tables whose rows belong to one shop and are replaced wholesale by `bomcore load`. */

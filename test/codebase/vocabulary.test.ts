@@ -10,6 +10,7 @@ import { WORK_ORDER_STATE_TABLE } from '../../schema/types/work-orders/enums.ts'
 import { clientSchema, getSchema } from '../../schema/index.ts';
 import { SORT_DIRECTIONS } from '../../src/db/keyset.ts';
 import { USER_ERROR_CODES } from '../../src/domain-error.ts';
+import * as events from '../../src/modules/events/event-vocabulary.ts';
 import * as materials from '../../src/modules/materials/material-vocabulary.ts';
 import * as recipes from '../../src/modules/recipes/recipe-vocabulary.ts';
 import * as stock from '../../src/modules/stock/stock-vocabulary.ts';
@@ -60,6 +61,10 @@ const ENUMS: Record<string, readonly string[]> = {
   StockItemType: stock.SHELF_ITEM_TYPES,
   StockCommitmentHolderType: stock.COMMITMENT_HOLDER_TYPES,
   InventoryAdjustmentSource: stock.MOVEMENT_SOURCES,
+  // events and webhooks (a topic's GraphQL name has no dot)
+  WebhookTopic: events.EVENT_TOPICS.map(events.topicEnumName),
+  WebhookDeliveryStatus: events.WEBHOOK_DELIVERY_STATUSES,
+  WebhookNote: Object.keys(events.WEBHOOK_NOTES).map((note) => note.replace('.', '_').toUpperCase()),
   // the kernel's and the mutations' codes
   UserErrorCode: USER_ERROR_CODES,
   UserErrorBlockerCode: [...Object.keys(workOrders.TRANSITION_BLOCKERS), ...Object.keys(recipes.CATALOG_BLOCKERS)],

@@ -5,7 +5,7 @@ import { connect, reconcile, sync } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/composition.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { platformGatewayFactory } from '../../src/platform/shopify/shopify-gateway.ts';
-import { resolveSecretKey, SecretBox } from '../../src/platform/shopify/secret-box.ts';
+import { resolveSecretKey, SecretBox } from '../../src/secret-box.ts';
 import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';

@@ -5,7 +5,7 @@ import { connect, status, sync } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/composition.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { startShopifyReconciler } from '../../src/platform/shopify/reconcile/reconciler.ts';
-import { resolveSecretKey, SecretBox } from '../../src/platform/shopify/secret-box.ts';
+import { resolveSecretKey, SecretBox } from '../../src/secret-box.ts';
 import { adminApiFor } from '../../src/platform/shopify/shopify-gateway.ts';
 import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';

@@ -7,7 +7,7 @@ import { generateDataset } from '../../src/dataset/generate.ts';
 import type { Dataset } from '../../src/dataset/types.ts';
 import { requestOperation } from '../../src/platform/shopify/operations.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger } from '../../src/platform/shopify/reconcile/reconciler.ts';
-import { resolveSecretKey, SecretBox } from '../../src/platform/shopify/secret-box.ts';
+import { resolveSecretKey, SecretBox } from '../../src/secret-box.ts';
 import { adminApiFor } from '../../src/platform/shopify/shopify-gateway.ts';
 import { startWebhookApplier, type WebhookApplier, type WebhookFollowers } from '../../src/platform/shopify/webhooks/apply.ts';
 import type { PlatformOrderChange } from '../../src/platform/gateway.ts';

@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { sql, type Updateable } from 'kysely';
 import { DomainError, type FieldError } from '../../domain-error.ts';
+import { recordMaterialUpdated } from './material-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { refreshCostRollup } from '../recipes/cost-rollup.repository.ts';
 import { applyInventoryUpdates } from './inventory-batch.service.ts';
@@ -107,6 +108,7 @@ export async function updateMaterial(ctx: ShopContext, variantId: string, patch:
         .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId));
       // The stored BOM cost roll-up changes with the unit cost.
       if (patch.unitCost !== undefined) await refreshCostRollup(tx, { materials: [variantId] });
+      await recordMaterialUpdated(tx, variantId, { change: 'updated', fields: Object.keys(patch).filter((f) => f !== 'inventoryQuantity' && patch[f as keyof MaterialPatch] !== undefined) });
     }
     if (levelLocation !== undefined) {
       await applyInventoryUpdates(tx, variantId, [{ locationId: levelLocation, absolute: quantity! }], current.allowNegative === true);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Insertable } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
+import { recordMaterialUpdated } from './material-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { InputErrors } from '../recipes/catalog-input.ts';
 import { refuseArchiveWhileUsed } from '../recipes/recipe-references.ts';
@@ -25,7 +26,7 @@ const DECIMAL_FIELDS = [['unitCost', 'unit_cost'], ['unitPrice', 'unit_price'], 
 /**
  * Creates a virtual material (`VMAT-VAR-<uuid>`, with its product and inventory-item ids of the same
  * uuid) with no stock: levels are set through the inventory adjustment, which records them. Nothing
- * uses it yet, so no cost changes. Two statements (insert, read back).
+ * uses it yet, so no cost changes. Three statements (insert, its event, read back) in one transaction.
  */
 export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterialInput): Promise<MaterialView> {
   const errors = new InputErrors();
@@ -40,12 +41,17 @@ export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterial
   errors.throwIfAny();
   const uuid = randomUUID();
   const variantId = `VMAT-VAR-${uuid}`;
-  await runSql(ctx.em, materialsSql.insertInto('materials').values({
-    shop_id: ctx.shopId, variant_id: variantId, origin: sql.lit('virtual'), product_id: `VMAT-PROD-${uuid}`, inventory_item_id: `VMAT-INV-${uuid}`,
-    updated_at: sql<Date>`now()`, product_name: input.productName!, is_non_essential_material: input.isNonEssentialMaterial ?? false,
-    ...(fields as Partial<Insertable<MaterialsTables['materials']>>),
-  }));
-  return toMaterialView(await findMaterialRow(ctx, variantId));
+  return inShopTransaction(ctx, async (tx) => {
+    await Promise.all([
+      runSql(tx.em, materialsSql.insertInto('materials').values({
+        shop_id: tx.shopId, variant_id: variantId, origin: sql.lit('virtual'), product_id: `VMAT-PROD-${uuid}`, inventory_item_id: `VMAT-INV-${uuid}`,
+        updated_at: sql<Date>`now()`, product_name: input.productName!, is_non_essential_material: input.isNonEssentialMaterial ?? false,
+        ...(fields as Partial<Insertable<MaterialsTables['materials']>>),
+      })),
+      recordMaterialUpdated(tx, variantId, { change: 'created' }),
+    ]);
+    return toMaterialView(await findMaterialRow(tx, variantId));
+  });
 }
 
 /**
@@ -62,8 +68,11 @@ export async function setMaterialArchived(ctx: ShopContext, variantId: string, a
     if (row.origin === 'platform') throw readOnlyError(variantId);
     if (Boolean(row.archived) === archived) return archived;
     if (archived) await refuseArchiveWhileUsed(tx, 'raw', variantId, 'raw material');
-    await runSql(tx.em, materialsSql.updateTable('materials').set({ archived_at: archived ? new Date() : null, updated_at: sql<Date>`now()` })
-      .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId));
+    await Promise.all([
+      runSql(tx.em, materialsSql.updateTable('materials').set({ archived_at: archived ? new Date() : null, updated_at: sql<Date>`now()` })
+        .where('shop_id', '=', tx.shopId).where('variant_id', '=', variantId)),
+      recordMaterialUpdated(tx, variantId, { change: archived ? 'archived' : 'restored' }),
+    ]);
     return archived;
   });
 }

@@ -3,6 +3,7 @@ import { bulkInsert } from '../../db/bulk-insert.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { DomainError } from '../../domain-error.ts';
 import { exact } from '../../numbers/index.ts';
+import { recordEvents } from '../events/event-log.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { recordPendingBillVersion } from './bill-version-write.ts';
 import { ASSEMBLY_IDS, BOM_IDS, insertCatalogRow } from './catalog-ids.ts';
@@ -158,6 +159,7 @@ async function updateHeader(tx: ShopContext, key: BillKey, sets: HeaderSets): Pr
 async function finishSave(tx: ShopContext, key: BillKey, rollup: boolean, trigger: BillSaveTrigger, author: SaveAuthor): Promise<BillSaveResult> {
   if (rollup) await refreshCostRollup(tx, { bills: [key] });
   const version = await recordPendingBillVersion(tx, key, trigger, author.savedBy);
+  await recordEvents(tx, [{ type: 'bom.updated', resource: `bill:${key.ownerType}:${key.ownerId}`, data: { ownerType: key.ownerType, ownerId: key.ownerId, change: trigger, version } }]);
   return { ...key, version };
 }
 

@@ -8,6 +8,8 @@ import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
 import { isPlatformVariantId, type MovementSourceKind, type StockKind } from './stock-vocabulary.ts';
 import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
 import { stockSql } from './tables.ts';
+import { inventoryLevelEvents } from './stock-events.ts';
+import { recordEvents } from '../events/event-log.ts';
 
 // The stock ledger: every movement of stock goes through here — material levels (the service's
 // own for virtual materials, the outbox for platform-linked ones), pre-assembled shelves, the
@@ -141,10 +143,15 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
 
 export interface AdjustmentRecord { stock: StockKind; itemId: string; locationId: string; before: Exact; after: Exact; applied: Exact; requested: Exact; id?: string }
 
-/** Appends to the adjustment history (one insert for the batch); returns the ids in order. */
+/**
+ * Appends to the adjustment history (one insert for the batch) and records an
+ * `inventory.level_changed` event per level that moved (written with the transaction's events,
+ * no statement of its own); returns the ids in order.
+ */
 export async function recordAdjustments(ctx: ShopContext, records: readonly AdjustmentRecord[], by: MovementSource, at = new Date()): Promise<string[]> {
   if (records.length === 0) return [];
   const ids = records.map((r) => r.id ?? randomUUID());
+  await recordEvents(ctx, inventoryLevelEvents(records, ids, by));
   await runSqlWrite(ctx.em, stockSql.insertInto('inventory_adjustments').values(records.map((r, i) => ({
     id: ids[i]!, shop_id: ctx.shopId, variant_id: r.itemId, location_id: r.locationId, before: r.before.toFixed(), after: r.after.toFixed(),
     delta: r.applied.toFixed(), requested_delta: r.requested.toFixed(), source: by.source, stock: r.stock, work_order_id: by.workOrderId,

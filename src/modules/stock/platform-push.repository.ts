@@ -7,6 +7,8 @@ import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../numbe
 import { levelKey, type PendingPushReader } from '../../platform/pending-aware-gateway.ts';
 import type { PlatformPushStatus } from './platform-push.entity.ts';
 import { stockSql } from './tables.ts';
+import { recordEvents } from '../events/event-log.ts';
+import { pushEvents, PUSH_EVENT_COLUMNS, type PushEventRow } from './stock-events.ts';
 
 // The only code that reads and writes `platform_pushes` (the outbox of platform-linked stock
 // moves). Plain SQL, a constant number of round trips per call. Shop-scoped functions take the
@@ -161,12 +163,26 @@ export async function claimDuePlatformPushes(
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.pushId < b.pushId ? -1 : a.pushId > b.pushId ? 1 : 0));
 }
 
-/** Marks pushes the platform accepted as pushed (an attempt counted). Already-pushed rows are left alone. One round trip. */
+/**
+ * Runs a mark of pushes and records the events it calls for (`platform.push_stuck` on a first
+ * failure, `platform.push_recovered` on a success after failures) in one transaction: two round
+ * trips when an event is due, one otherwise.
+ */
+async function markWithEvents(em: Em, shopId: string, mark: (tx: Em) => Promise<PushEventRow[]>, outcome: 'failed' | 'stopped' | 'pushed'): Promise<number> {
+  return em.transactional(async (tx) => {
+    const rows = await mark(tx as Em);
+    await recordEvents({ shopId, em: tx as Em }, pushEvents(rows, outcome));
+    return rows.length;
+  });
+}
+
+/** Marks pushes the platform accepted as pushed (an attempt counted). Already-pushed rows are left alone. */
 export async function markPlatformPushesPushed(em: Em, shopId: string, pushIds: readonly string[]): Promise<number> {
   if (pushIds.length === 0) return 0;
-  return runSqlWrite(em, stockSql.updateTable('platform_pushes')
+  return markWithEvents(em, shopId, (tx) => runSql(tx, stockSql.updateTable('platform_pushes')
     .set((eb) => ({ status: sql.lit<PlatformPushStatus>('pushed'), pushed_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))
-    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING)
+    .returning(PUSH_EVENT_COLUMNS)), 'pushed');
 }
 
 /**
@@ -178,20 +194,22 @@ export async function markPlatformPushesFailed(
   em: Em, shopId: string, pushIds: readonly string[], failure: { error: string; retryBaseMs: number; retryMaxMs: number },
 ): Promise<number> {
   if (pushIds.length === 0) return 0;
-  return runSqlWrite(em, stockSql.updateTable('platform_pushes')
+  return markWithEvents(em, shopId, (tx) => runSql(tx, stockSql.updateTable('platform_pushes')
     .set((eb) => ({
       attempts: eb('attempts', '+', sql.lit(1)), last_error: failure.error.slice(0, MAX_PUSH_ERROR_LENGTH),
       next_attempt_at: sql<Date>`now() + (least(${failure.retryMaxMs}::double precision, ${failure.retryBaseMs}::double precision * power(2, least(attempts, 30))) * interval '1 millisecond')`,
     }))
-    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING)
+    .returning(PUSH_EVENT_COLUMNS)), 'failed');
 }
 
 /** Stops pushes the platform refused for good: attempts + 1, the error, and `stopped_at` (no drainer claims them again). One round trip. */
 export async function markPlatformPushesStopped(em: Em, shopId: string, pushIds: readonly string[], error: string): Promise<number> {
   if (pushIds.length === 0) return 0;
-  return runSqlWrite(em, stockSql.updateTable('platform_pushes')
+  return markWithEvents(em, shopId, (tx) => runSql(tx, stockSql.updateTable('platform_pushes')
     .set((eb) => ({ attempts: eb('attempts', '+', sql.lit(1)), last_error: error.slice(0, MAX_PUSH_ERROR_LENGTH), stopped_at: sql<Date>`now()` }))
-    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING));
+    .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING)
+    .returning(PUSH_EVENT_COLUMNS)), 'stopped');
 }
 
 /** Gives claimed pushes that were not tried back to the next pass at once (no attempt counted). One round trip. */

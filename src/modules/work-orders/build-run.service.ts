@@ -1,5 +1,6 @@
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
+import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { finishedGoodVariants } from '../recipes/bom-views.ts';
 import { loadRecipeForest, planConsumption } from '../recipes/engine/index.ts';
@@ -130,6 +131,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
         picks: picks.map((p) => ({ stock: p.stock, itemId: p.itemId, locationId: p.locationId, quantity: p.quantity, carriedWhole: p.carriedWhole, deducted: p.deducted })),
       }),
       touchWorkOrder(tx.em, tx.shopId, workOrderId, startedAt),
+      recordWorkOrderEvent(tx, 'build_run.started', workOrderId, startedAt, { buildRunId: input.buildRunId, runType: input.runType }),
     ]);
     const after = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'picks'] as const);
     return buildRunViews(after.runs, after.runItems, after.picks, startedAt).find((r) => r.buildRunId === input.buildRunId)!;
@@ -177,6 +179,7 @@ export async function completeBuildRun(ctx: ShopContext, workOrderId: string, ch
       setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'completed', at),
       addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items),
       touchWorkOrder(tx.em, tx.shopId, workOrderId, at),
+      recordWorkOrderEvent(tx, 'build_run.completed', workOrderId, at, { buildRunId: run.build_run_id }),
     ]);
     return { ...view, status: 'completed', completedAt: at, updatedAt: at, workOrderUpdatedAt: at };
   });
@@ -200,7 +203,10 @@ export async function reverseBuildRun(ctx: ShopContext, workOrderId: string, cha
       await changeShelves(tx, output, { source: 'build_run_completion_reversal', workOrderId, buildRunId: run.build_run_id }, await shopAllowsNegative(tx.em, tx.shopId));
       await addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items.map((i) => ({ itemId: i.itemId, quantity: exact(i.quantity).negated().toFixed() })));
     }
-    await Promise.all([setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'reversed', at), touchWorkOrder(tx.em, tx.shopId, workOrderId, at)]);
+    await Promise.all([
+      setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'reversed', at), touchWorkOrder(tx.em, tx.shopId, workOrderId, at),
+      recordWorkOrderEvent(tx, 'build_run.reversed', workOrderId, at, { buildRunId: run.build_run_id, previousStatus: run.status }),
+    ]);
     return { ...view, status: 'reversed', reversedAt: at, updatedAt: at, workOrderUpdatedAt: at };
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseDecimalInput } from '../../decimals.ts';
 import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
 import { ZERO, type Exact } from '../../numbers/index.ts';
+import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { buildBreakdowns } from '../orders/breakdown.service.ts';
 import { findPeopleReferences } from '../people/references.ts';
@@ -220,6 +221,7 @@ export async function createWorkOrder(ctx: ShopContext, input: CreateWorkOrderIn
         event_id: `lce_${randomUUID()}`, from_status: null, to_status: INITIAL_STATUS, note: null, actor_user_id: input.actorUserId ?? null,
         actor_display_name: input.actorDisplayName ?? null, created_at: createdAt,
       }),
+      recordWorkOrderEvent(tx, 'work_order.created', wo.workOrderId, createdAt, { shortId, status: INITIAL_STATUS, name: wo.name }),
     ]);
     return { workOrderId: wo.workOrderId, shortId, updatedAt: createdAt };
   });

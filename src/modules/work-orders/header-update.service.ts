@@ -1,5 +1,6 @@
 import { DomainError, type MissingRef } from '../../domain-error.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
+import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { findPeopleReferences } from '../people/references.ts';
 import { nextUpdatedAt, touchWorkOrder } from './work-order.repository.ts';
@@ -83,7 +84,10 @@ export async function updateWorkOrderHeader(ctx: ShopContext, workOrderId: strin
     }
     if (Object.keys(set).length === 0) return { workOrderId, updatedAt: row.updatedAt };
     const updatedAt = nextUpdatedAt(row.updatedAt);
-    await touchWorkOrder(tx.em, tx.shopId, workOrderId, updatedAt, set);
+    await Promise.all([
+      touchWorkOrder(tx.em, tx.shopId, workOrderId, updatedAt, set),
+      recordWorkOrderEvent(tx, 'work_order.updated', workOrderId, updatedAt, { changed: COLUMNS.filter(([field]) => patch[field] !== undefined).map(([field]) => field) }),
+    ]);
     return { workOrderId, updatedAt };
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseDecimalInput } from '../../decimals.ts';
 import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
 import { DomainError, type FieldError } from '../../domain-error.ts';
+import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { exact, ZERO, type Exact } from '../../numbers/index.ts';
 import { throwIfInvalid } from './header-fields.ts';
@@ -34,7 +35,10 @@ async function recordWrite(
     const row = await lockForWrite(tx, workOrderId, expected);
     const at = nextUpdatedAt(row.updatedAt);
     const recordId = await write({ tx, row, at });
-    await touchWorkOrder(tx.em, tx.shopId, workOrderId, at);
+    await Promise.all([
+      touchWorkOrder(tx.em, tx.shopId, workOrderId, at),
+      recordWorkOrderEvent(tx, 'work_order.updated', workOrderId, at, { recordId }),
+    ]);
     return { workOrderId, updatedAt: at, recordId };
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain-error.ts';
+import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
 import { insertLifecycleEvent, nextUpdatedAt, touchWorkOrder, transitionFacts } from './work-order.repository.ts';
 import {
@@ -56,6 +57,7 @@ export async function transitionWorkOrder(ctx: ShopContext, workOrderId: string,
         event_id: eventId, from_status: from, to_status: move.to, note: input.note, actor_user_id: input.actorUserId,
         actor_display_name: input.actorDisplayName, created_at: updatedAt,
       }),
+      recordWorkOrderEvent(tx, 'work_order.transitioned', workOrderId, updatedAt, { from, to: move.to, lifecycleEventId: eventId, note: input.note }),
     ]);
     return { workOrderId, status: move.to, previousStatus: from, updatedAt, lifecycleEventId: eventId };
   });

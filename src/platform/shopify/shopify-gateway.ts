@@ -12,7 +12,7 @@ import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-
 import { findConnection, type StoredConnection } from './connections.ts';
 import { toGid } from './ids.ts';
 import { requestOperation } from './operations.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../secret-box.ts';
 
 /**
  * The platform port of a shop connected to Shopify. Reads come from the shop's mirror (the local

@@ -2,8 +2,11 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+// Secrets at rest, for whoever keeps one: Shopify access tokens (src/platform/shopify) and webhook
+// signing secrets (src/modules/events). In the kernel so both import it without depending on each other.
+
 /**
- * Access tokens at rest: AES-256-GCM with a 32-byte key, a fresh 12-byte IV per value, the
+ * Secrets at rest: AES-256-GCM with a 32-byte key, a fresh 12-byte IV per value, the
  * 16-byte tag checked on open (a changed ciphertext or a wrong key fails, never decrypts to
  * garbage). Stored as `v1:<base64 iv|tag|ciphertext>`.
  */
@@ -51,10 +54,19 @@ export function parseSecretKey(text: string): Buffer {
  * PostgreSQL server, or an in-memory database) an error that says to set the variable — a key
  * that lives nowhere would lose every stored token at the next start.
  */
+const boxes = new WeakMap<object, SecretBox>();
+
+/** The secret box of a configuration (its key resolved once, on first use). */
+export function secretBoxFor(config: { secretKey: string | null; databaseUrl: string | null; dataDir: string }): SecretBox {
+  let box = boxes.get(config);
+  if (!box) boxes.set(config, (box = new SecretBox(resolveSecretKey(config))));
+  return box;
+}
+
 export function resolveSecretKey(options: { secretKey: string | null; databaseUrl: string | null; dataDir: string }): Buffer {
   if (options.secretKey) return parseSecretKey(options.secretKey);
   if (options.databaseUrl !== null || options.dataDir.startsWith('memory:')) {
-    throw new SecretKeyError('BOMCORE_SECRET_KEY is not set: bomcore stores Shopify access tokens encrypted with it (make one with `openssl rand -hex 32`)');
+    throw new SecretKeyError('BOMCORE_SECRET_KEY is not set: bomcore stores Shopify access tokens and webhook secrets encrypted with it (make one with `openssl rand -hex 32`)');
   }
   const file = join(options.dataDir, 'secret.key');
   if (existsSync(file)) return parseSecretKey(readFileSync(file, 'utf8'));
