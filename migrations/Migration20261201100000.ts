@@ -3,6 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Events out: the per-shop event sequence, the events written in the transaction of each change,
  * the webhook endpoints of a shop (sealed secrets) and the delivery outbox their worker drains.
+ * None carries the shop data version's triggers: no REST read shows them, and a delivery changes
+ * on every attempt (a tag would change with it).
  */
 export class Migration20261201100000 extends Migration {
   override up(): void {
