@@ -32,6 +32,9 @@ class Levels {
   }
 }
 
+/** Limiting components shown per location; unbounded rows sort last, so the first three bounded ones are among the first three. */
+const LIMITING_SHOWN = 3;
+
 function limitingView(row: LimitingLeaf, materials: Map<string, MaterialInfo>, assemblyName: (id: string) => string): LimitingComponentView {
   const material = row.kind === 'raw' ? materials.get(row.nodeId) : undefined;
   return {
@@ -132,11 +135,11 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
     }
     const perUnit: PerUnitCache = new Map();
     for (const location of scope) {
-      const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId), perUnit);
+      const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId), perUnit, LIMITING_SHOWN);
       view.perLocation.push({
         locationId: location.locationId, locationName: location.name,
         maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber(),
-        limitingComponents: figures.limits.filter((row) => row.maxUnits !== null).slice(0, 3).map((row) => limitingView(row, materials, assemblyName)),
+        limitingComponents: figures.limits.filter((row) => row.maxUnits !== null).slice(0, LIMITING_SHOWN).map((row) => limitingView(row, materials, assemblyName)),
       });
       view.totals.maxBuildable += figures.maxBuildable.toNumber();
       view.totals.sellable += figures.sellable.toNumber();

@@ -1,9 +1,8 @@
-import { ONE, ZERO, type Exact } from '../../../numbers/index.ts';
-import { assembliesTopDown, effectiveLines, getBill } from '../engine/lines.ts';
-import { lineNeed } from '../engine/explode.ts';
+import { floorDiv, ZERO, type Exact } from '../../../numbers/index.ts';
 import { billKeyString, type BillKey, type RecipeForest } from '../engine/types.ts';
 import type { StockedLineType } from '../recipe-vocabulary.ts';
-import { add, excess, largestWithin, linearFn, scale, zeroFn, type Piecewise } from './piecewise.ts';
+import { excess, largestWithin, linearFn, minus, scale, type Piecewise } from './piecewise.ts';
+import { isCut, planConstraints, shelfNodeId, treePlan, unitsBelow, type CutMode, type PlanConstraint, type TreePlan } from './tree-plan.ts';
 
 /** What one location (or the shop as a whole) holds, as the calculation sees it. */
 export interface StockView {
@@ -29,82 +28,73 @@ export interface LimitingLeaf {
 
 export interface BuildableFigures { maxBuildable: Exact; sellable: Exact; limits: LimitingLeaf[] }
 
-type Mode = 'max' | 'sellable' | 'plain';
-
-interface Constraint { nodeId: string; kind: StockedLineType; demand: Piecewise; available: Exact; waste: Exact }
-
-/** A bill's lines as the push-down reads them: sub lines, and essential raw lines with their need per unit. */
-interface PlanBill {
-  subs: { nodeId: string; quantity: Exact }[];
-  raws: { nodeId: string; need: Exact; waste: Exact }[];
-}
-interface PlanAssembly extends PlanBill { id: string; terminal: boolean; onlyConsume: boolean }
+/** What one cut mode needs, per rule signature: its constraints and the per-unit needs below each bill. */
+interface ModePlan { constraints: PlanConstraint[]; unitsFrom: Map<number, Map<string, Exact>>; byShelves: Map<string, Map<string, Piecewise>> }
+interface SharedPlan { plan: TreePlan; modes: Record<CutMode, ModePlan> }
 
 /**
- * The tree as one location sees it, independent of stock: the root's lines, then every assembly
- * parents first with its lines, needs and flags. Built once per rule signature and shared by every
- * mode and every location with that recipe, so the walk, the effective lines and the line needs
- * are not recomputed per location.
+ * What depends only on the recipe as a location sees it (the tree plan, per-unit needs, and the
+ * demand functions per set of shelves): memoised per rule signature, so locations without rules
+ * share one, and locations with the same shelves share their demand functions.
  */
-interface TreePlan { root: PlanBill; assemblies: PlanAssembly[]; assemblyIds: string[]; hasShelfOnlyBill: boolean }
+export type PerUnitCache = Map<string, SharedPlan>;
 
-const sub = (id: string): BillKey => ({ ownerType: 'sub_assembly', ownerId: id });
+const units = (plan: TreePlan, mode: ModePlan, index: number, cut: CutMode): Map<string, Exact> => {
+  let known = mode.unitsFrom.get(index);
+  if (!known) mode.unitsFrom.set(index, known = unitsBelow(plan, index, cut));
+  return known;
+};
 
-function planBill(forest: RecipeForest, bill: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>): PlanBill {
-  const plan: PlanBill = { subs: [], raws: [] };
-  for (const line of effectiveLines(forest, bill, locationId)) {
-    if (line.lineType === 'sub') plan.subs.push({ nodeId: line.nodeId, quantity: line.quantity });
-    else if (line.lineType === 'raw' && !nonEssential.has(line.nodeId)) {
-      plan.raws.push({ nodeId: line.nodeId, need: lineNeed(line.quantity, line.wastePercentage), waste: line.wastePercentage });
+/**
+ * The demand functions of N finished units that shelves change; every other node's demand is
+ * N × its per-unit need. Demand is pushed down linearly except where a shelf is used, so with
+ * t_a(N) the units taken from shelf a (the demand reaching a, capped at the shelf), a node's demand
+ * is N·units(root→x) − Σ_a t_a(N)·units(a→x) over the shelved assemblies a above it. Only the
+ * shelved assemblies and the nodes below them are computed, from scalars shared by every location.
+ */
+function shelfDemands(plan: TreePlan, mode: ModePlan, cut: CutMode, shelved: readonly { index: number; shelf: Exact }[]): Map<string, Piecewise> {
+  const rootUnits = units(plan, mode, -1, cut);
+  const taken: { below: Map<string, Exact>; t: Piecewise }[] = [];
+  for (const { index, shelf } of shelved) {
+    const id = shelfNodeId(plan.assemblies[index]!.id);
+    let d = linearFn(rootUnits.get(id) ?? ZERO);
+    for (const above of taken) {
+      const k = above.below.get(id);
+      if (k !== undefined) d = minus(d, scale(above.t, k));
     }
+    taken.push({ below: units(plan, mode, index, cut), t: minus(d, excess(d, shelf)) });
   }
-  return plan;
+  const demands = new Map<string, Piecewise>();
+  for (const { below, t } of taken) {
+    for (const [id, k] of below) demands.set(id, minus(demands.get(id) ?? linearFn(rootUnits.get(id) ?? ZERO), scale(t, k)));
+  }
+  return demands;
 }
 
-function treePlan(forest: RecipeForest, root: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>): TreePlan {
-  const assemblies = assembliesTopDown(forest, [root], locationId).map((id): PlanAssembly => {
-    const plan = planBill(forest, sub(id), locationId, nonEssential);
-    // No essential component: it comes only from its shelf.
-    const terminal = plan.subs.length === 0 && plan.raws.length === 0;
-    return { id, ...plan, terminal, onlyConsume: getBill(forest, sub(id))?.onlyConsumePreassembled === true };
+/** The bound of a demand N × perUnit: floor(available / perUnit), what largestWithin gives for a line through 0. */
+function linearBound(perUnit: Exact, available: Exact): Exact | null {
+  if (perUnit.n <= 0n || available.n < 0n) return largestWithin(linearFn(perUnit), available);
+  return floorDiv(available, perUnit);
+}
+
+/** Each constraint of `cut` at this stock (`shelves`: plan.assemblies' shelves): its available units and bound. */
+function bounds(shared: SharedPlan, cut: CutMode, stock: StockView, shelves: readonly Exact[]) {
+  const { plan } = shared;
+  const mode = shared.modes[cut];
+  const reached = units(plan, mode, -1, cut);
+  const shelved: { index: number; shelf: Exact }[] = [];
+  plan.assemblies.forEach((a, index) => {
+    // Demand never reaches an assembly only found below a cut: its shelf changes nothing.
+    if (shelves[index]!.n > 0n && !isCut(a, cut) && reached.has(shelfNodeId(a.id))) shelved.push({ index, shelf: shelves[index]! });
   });
-  const bills = [...forest.bills.values()];
-  return {
-    root: planBill(forest, root, locationId, nonEssential), assemblies,
-    assemblyIds: bills.filter((b) => b.key.ownerType === 'sub_assembly').map((b) => b.key.ownerId),
-    hasShelfOnlyBill: bills.some((b) => b.onlyConsumePreassembled),
-  };
-}
-
-/**
- * Pushes the demand of N finished units down the tree at one location. An assembly's shelf is used
- * before its components; an assembly with no essential component (and, for `sellable`, one flagged
- * onlyConsumePreassembled) comes only from its shelf, so it is a constraint of its own and pushes
- * nothing down. `plain` ignores shelves (per-unit needs).
- */
-function constraints(plan: TreePlan, stock: StockView, mode: Mode): Constraint[] {
-  const demand = new Map<string, Piecewise>();
-  const leaves = new Map<string, Constraint>();
-  const result: Constraint[] = [];
-  const push = (from: PlanBill, rest: Piecewise) => {
-    for (const line of from.subs) demand.set(line.nodeId, add(demand.get(line.nodeId) ?? zeroFn(), scale(rest, line.quantity)));
-    for (const line of from.raws) {
-      // The first line naming a leaf gives its waste (depth-first, recipe order).
-      const leaf = leaves.get(line.nodeId) ?? { nodeId: line.nodeId, kind: 'raw', demand: zeroFn(), available: stock.available(line.nodeId), waste: line.waste };
-      leaf.demand = add(leaf.demand, scale(rest, line.need));
-      leaves.set(line.nodeId, leaf);
-    }
-  };
-  push(plan.root, linearFn(ONE));
-  for (const a of plan.assemblies) {
-    const d = demand.get(a.id) ?? zeroFn();
-    if (a.terminal || (mode === 'sellable' && a.onlyConsume)) {
-      result.push({ nodeId: `subassembly:${a.id}`, kind: 'sub', demand: d, available: mode === 'plain' ? ZERO : stock.shelf(a.id), waste: ZERO });
-      continue;
-    }
-    push(a, mode === 'plain' ? d : excess(d, stock.shelf(a.id)));
-  }
-  return [...leaves.values(), ...result];
+  const signature = shelved.map((s) => `${s.index}=${s.shelf.toFixed()}`).join(',');
+  let demands = mode.byShelves.get(signature);
+  if (!demands) mode.byShelves.set(signature, demands = shelfDemands(plan, mode, cut, shelved));
+  return mode.constraints.map((c) => {
+    const available = c.assemblyId === null ? stock.available(c.nodeId) : stock.shelf(c.assemblyId);
+    const demand = demands.get(c.nodeId);
+    return { c, available, maxUnits: demand ? largestWithin(demand, available) : linearBound(c.perUnit, available) };
+  });
 }
 
 function minimum(values: (Exact | null)[]): Exact {
@@ -114,56 +104,62 @@ function minimum(values: (Exact | null)[]): Exact {
   return bounded.reduce((a, b) => (b.lt(a) ? b : a));
 }
 
-/** The slope of a per-unit (shelf-free) demand: the need per finished unit. */
-const slope = (f: Piecewise): Exact => f[f.length - 1]!.m;
-
-/**
- * What depends only on the recipe as a location sees it (the tree plan and the per-unit needs, no
- * shelves): memoised per rule signature, so locations without rules share one.
- */
-export type PerUnitCache = Map<string, { plan: TreePlan; plain: Constraint[] }>;
-
 function ruleSignature(forest: RecipeForest, locationId: string | null): string {
   if (locationId === null) return '';
   for (const bill of forest.bills.values()) if (bill.rules.get(locationId)?.length) return locationId;
   return '';
 }
 
+function sharedPlan(forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>): SharedPlan {
+  const plan = treePlan(forest, bom, locationId, nonEssential);
+  const modePlan = (cut: CutMode): ModePlan => {
+    const mode: ModePlan = { constraints: [], unitsFrom: new Map(), byShelves: new Map() };
+    mode.constraints = planConstraints(plan, cut, units(plan, mode, -1, cut));
+    return mode;
+  };
+  return { plan, modes: { max: modePlan('max'), sellable: modePlan('sellable') } };
+}
+
+/** Limiting rows' order: tightest bound first (unbounded last), then the larger need per unit, then nodeId. */
+function byLimit(a: LimitingLeaf, b: LimitingLeaf): number {
+  if (a.maxUnits === null || b.maxUnits === null) return a.maxUnits === b.maxUnits ? 0 : a.maxUnits === null ? 1 : -1;
+  return a.maxUnits.comparedTo(b.maxUnits) || b.quantityPerUnit.comparedTo(a.quantityPerUnit) || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0);
+}
+
+/** The first `k` of `rows` in byLimit order, as a stable sort would give them (one pass, k small). */
+function firstByLimit(rows: readonly LimitingLeaf[], k: number): LimitingLeaf[] {
+  const top: LimitingLeaf[] = [];
+  for (const row of rows) {
+    if (top.length === k && byLimit(row, top[k - 1]!) >= 0) continue;
+    let i = top.length;
+    while (i > 0 && byLimit(row, top[i - 1]!) < 0) i--;
+    top.splice(i, 0, row);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}
+
 /**
- * maxBuildable, sellable and every limiting row of one BOM at one location (null = base recipe, used
- * for the shop-wide fallback). Exact: each leaf's bound solves its piecewise-affine demand for N.
- * Shortcuts that do not change the result: the tree plan and per-unit needs are shared by locations
- * without rules; sellable equals maxBuildable when the tree holds no only-consume-pre-assembled bill.
+ * maxBuildable, sellable and the limiting rows of one BOM at one location (null = base recipe, used
+ * for the shop-wide fallback): every row, or the first `limitRows` of them. Exact: each leaf's bound
+ * solves its piecewise-affine demand for N. Shortcuts that do not change the result: the tree plan
+ * and per-unit needs are shared by locations without rules, demand functions by locations with the
+ * same shelves; sellable equals maxBuildable when the tree holds no only-consume-pre-assembled bill.
  */
 export function computeBuildable(
-  forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>, stock: StockView, perUnitCache: PerUnitCache = new Map(),
+  forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>, stock: StockView,
+  perUnitCache: PerUnitCache = new Map(), limitRows = Infinity,
 ): BuildableFigures {
   const signature = ruleSignature(forest, locationId);
   let shared = perUnitCache.get(signature);
-  if (!shared) {
-    const plan = treePlan(forest, bom, locationId, nonEssential);
-    shared = { plan, plain: constraints(plan, stock, 'plain') };
-    perUnitCache.set(signature, shared);
-  }
-  const { plan, plain } = shared;
-  const perUnit = new Map(plain.map((c) => [c.nodeId, slope(c.demand)]));
-  // Without any shelf in the tree here, demand is the per-unit need times N: no push-down needed.
-  const shelved = plan.assemblyIds.some((id) => stock.shelf(id).gt(0));
-  const maxRows = shelved
-    ? constraints(plan, stock, 'max')
-    : plain.map((c) => ({ ...c, available: c.kind === 'raw' ? stock.available(c.nodeId) : ZERO }));
-  const limits: LimitingLeaf[] = maxRows.map((c) => ({
-    nodeId: c.nodeId, kind: c.kind, quantityPerUnit: perUnit.get(c.nodeId) ?? ZERO, wastePercentage: c.waste,
-    maxUnits: largestWithin(c.demand, c.available), available: c.available,
+  if (!shared) perUnitCache.set(signature, shared = sharedPlan(forest, bom, locationId, nonEssential));
+  const shelves = shared.plan.assemblies.map((a) => stock.shelf(a.id));
+  const rows: LimitingLeaf[] = bounds(shared, 'max', stock, shelves).map(({ c, available, maxUnits }) => ({
+    nodeId: c.nodeId, kind: c.kind, quantityPerUnit: c.perUnit, wastePercentage: c.waste, maxUnits, available,
   }));
-  limits.sort((a, b) => {
-    if (a.maxUnits === null || b.maxUnits === null) return a.maxUnits === b.maxUnits ? 0 : a.maxUnits === null ? 1 : -1;
-    return a.maxUnits.comparedTo(b.maxUnits) || b.quantityPerUnit.comparedTo(a.quantityPerUnit) || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0);
-  });
-  const maxBuildable = minimum(limits.map((l) => l.maxUnits));
-  const sellable = plan.hasShelfOnlyBill
-    ? minimum(constraints(plan, stock, 'sellable').map((c) => largestWithin(c.demand, c.available)))
-    : maxBuildable;
+  const maxBuildable = minimum(rows.map((l) => l.maxUnits));
+  const limits = limitRows >= rows.length ? rows.sort(byLimit) : firstByLimit(rows, limitRows);
+  const sellable = shared.plan.hasShelfOnlyBill ? minimum(bounds(shared, 'sellable', stock, shelves).map((b) => b.maxUnits)) : maxBuildable;
   return { maxBuildable, sellable, limits };
 }
 

@@ -41,6 +41,11 @@ export function add(f: Piecewise, g: Piecewise): Piecewise {
   });
 }
 
+/** f − g. */
+export function minus(f: Piecewise, g: Piecewise): Piecewise {
+  return add(f, g.map((p) => ({ start: p.start, c: p.c.negated(), m: p.m.negated() })));
+}
+
 /** max(f(N) − s, 0) for a non-decreasing f ≥ 0: what is left to build once a shelf of s units is used up. */
 export function excess(f: Piecewise, s: Exact): Piecewise {
   if (s.lte(0)) return f;
