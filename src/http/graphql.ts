@@ -15,6 +15,7 @@ import { prefersHtml } from './index-page.ts';
 import { sendProblem } from './problem.ts';
 import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
 import { RETRY_AFTER_SECONDS } from './unavailable.ts';
+import type { LiveSubscriptions } from './live-events.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 const GRAPHIQL_PATH = '/graphiql';
@@ -38,6 +39,8 @@ export interface GraphqlDeps {
   charge: (request: FastifyRequest, reply: FastifyReply, price: OperationPrice) => Promise<boolean>;
   /** Adds `X-Query-Count` (SQL statements the request's operations sent), as the REST facade does. */
   exposeQueryCount: boolean;
+  /** Subscriptions over graphql-ws on the same path (src/http/live-events.ts); none when absent. */
+  subscriptions?: LiveSubscriptions;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -133,6 +136,9 @@ function isHttpLevelError(error: { code?: string; statusCode?: number }): boolea
   return error instanceof SyntaxError && error.statusCode === 400;
 }
 
+/** A WebSocket upgrade (@fastify/websocket marks it). */
+const isWebSocket = (request: FastifyRequest): boolean => (request as { ws?: boolean }).ws === true;
+
 /** The address bar of a browser: a GET without a key that prefers HTML. */
 function isBrowserVisit(request: FastifyRequest): boolean {
   return request.method === 'GET' && request.headers.authorization === undefined && prefersHtml(request.headers.accept);
@@ -155,7 +161,9 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   await app.register(async (scope) => {
     // Who is asking comes first: a request without a valid key is 401 whatever its body holds, and
     // only an authenticated request reaches body parsing (whose errors build a GraphQL context).
+    // A WebSocket upgrade carries its key in graphql-ws' connection_init, checked there (live-events.ts).
     scope.addHook('onRequest', async (request, reply) => {
+      if (isWebSocket(request)) return undefined;
       if (isBrowserVisit(request)) return answerBrowser(app, request, reply);
       if (!(await deps.authorize(request, reply, 'read'))) return reply;
       return undefined;
@@ -171,7 +179,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     // (in a batch, it fails alone when it starts); the rest is charged its tokens and admitted by its work
     // (src/http/request-price.ts).
     scope.addHook('preHandler', async (request, reply) => {
-      if (request.url.split('?')[0] !== GRAPHQL_PATH) return undefined;
+      if (request.url.split('?')[0] !== GRAPHQL_PATH || isWebSocket(request)) return undefined;
       const body = request.method === 'POST' ? request.body : request.query;
       const operations = requestedOperations(deps.schema, body, config);
       if (!Array.isArray(body) && operations[0]!.complexity > config.maxComplexity) {
@@ -210,6 +218,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       allowBatchedQueries: config.maxBatch > 0,
       graphql: { parseOptions: { maxTokens: config.maxTokens } },
       validationRules,
+      ...(deps.subscriptions ? { subscription: deps.subscriptions.options as never } : {}),
       // The error path builds a context too; every request here is authenticated (onRequest), the
       // guard only keeps a future route from turning an error into "unauthenticated request".
       context: (request) => (request.auth ? withComplexityLimit(deps.makeContext(request), config.maxComplexity) : {}) as unknown as Record<string, unknown>,
@@ -226,6 +235,8 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
         return untilWritten(reply);
       },
     });
+
+    deps.subscriptions?.attach(scope.graphql.pubsub);
 
     // Before the parser recurses over it: fields as deep as allowed, an argument's parentheses, values as deep as MAX_JSON_DEPTH.
     const maxNesting = config.maxDepth + 1 + MAX_JSON_DEPTH;
