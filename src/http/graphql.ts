@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import fastifyWebsocket from '@fastify/websocket';
 import mercurius from 'mercurius';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { GraphqlConfig } from '../config.ts';
@@ -137,7 +138,7 @@ function isHttpLevelError(error: { code?: string; statusCode?: number }): boolea
 }
 
 /** A WebSocket upgrade (@fastify/websocket marks it). */
-const isWebSocket = (request: FastifyRequest): boolean => (request as { ws?: boolean }).ws === true;
+const isWebSocket = (request: FastifyRequest): boolean => request.ws;
 
 /** The address bar of a browser: a GET without a key that prefers HTML. */
 function isBrowserVisit(request: FastifyRequest): boolean {
@@ -162,6 +163,9 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     // Who is asking comes first: a request without a valid key is 401 whatever its body holds, and
     // only an authenticated request reaches body parsing (whose errors build a GraphQL context).
     // A WebSocket upgrade carries its key in graphql-ws' connection_init, checked there (live-events.ts).
+    // The websocket plugin goes first, so its hook has marked an upgrade (`request.ws`) before ours
+    // run; mercurius then reuses it. Only a real upgrade is marked: a header alone does not skip auth.
+    if (deps.subscriptions) await scope.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
     scope.addHook('onRequest', async (request, reply) => {
       if (isWebSocket(request)) return undefined;
       if (isBrowserVisit(request)) return answerBrowser(app, request, reply);
