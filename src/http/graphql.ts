@@ -13,14 +13,13 @@ import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
 import { federationSdlRule, LIMIT_CODES, operationShapeRule, tooComplex, withComplexityLimit } from '../graphql-limits.ts';
 import { requestedOperations, type OperationPrice } from './request-price.ts';
 import { prefersHtml } from './index-page.ts';
+import { GRAPHIQL_PATH, registerGraphiql } from './graphiql.ts';
 import { sendProblem } from './problem.ts';
 import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
 import { RETRY_AFTER_SECONDS } from './unavailable.ts';
 import type { LiveSubscriptions } from './live-events.ts';
 
 export const GRAPHQL_PATH = '/graphql';
-const GRAPHIQL_PATH = '/graphiql';
-const GRAPHIQL_STATIC = '/graphiql/static/';
 
 export interface GraphqlDeps {
   schema: GraphQLSchema;
@@ -274,41 +273,4 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   });
 
   if (config.graphiql) await registerGraphiql(app);
-}
-
-/**
- * GraphiQL (Ruru's build of it) at /graphiql, every asset served by this server: no CDN, so it works
- * offline and behind a strict egress policy. The page holds no key; the user types theirs in the
- * headers editor.
- */
-async function registerGraphiql(app: FastifyInstance): Promise<void> {
-  // Typed by hand: ruru's own types reach into GraphiQL's React props, which this project does not carry.
-  let ruru: {
-    ruruHTML: (config: { endpoint: string; staticPath: string; clientConfig: Record<string, unknown> }) => string;
-    getStaticFile: typeof import('ruru/static').getStaticFile;
-  };
-  try {
-    const [server, assets] = await Promise.all([import('ruru/server'), import('ruru/static')]);
-    ruru = { ruruHTML: server.ruruHTML as unknown as typeof ruru.ruruHTML, getStaticFile: assets.getStaticFile };
-  } catch (error) {
-    app.log.warn({ err: error }, 'GraphiQL is on but its assets (the ruru package) are not installed; /graphiql is not served');
-    return;
-  }
-  const page = ruru.ruruHTML({
-    endpoint: GRAPHQL_PATH,
-    staticPath: GRAPHIQL_STATIC,
-    clientConfig: {
-      isHeadersEditorEnabled: true,
-      initialHeaders: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
-      initialQuery: '{\n  locations {\n    locationId\n    name\n  }\n}\n',
-    },
-  });
-  app.get(GRAPHIQL_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  app.get(`${GRAPHIQL_STATIC}*`, { schema: { hide: true } }, async (request, reply) => {
-    const file = await ruru.getStaticFile({
-      staticPath: GRAPHIQL_STATIC, urlPath: request.url, acceptEncoding: request.headers['accept-encoding'], disallowDevAssets: true,
-    });
-    if (!file) return sendProblem(request, reply, { code: 'NOT_FOUND', detail: `no GraphiQL asset ${request.url.split('?')[0]}` });
-    return reply.headers(file.headers).send(file.content);
-  });
 }
