@@ -136,4 +136,9 @@ describe(`GraphQL subscriptions across instances (${databaseLabel})`, () => {
       expect(refused.received).toEqual([]);
     }
   });
+
+  it('a plain GET /graphql naming an upgrade in its headers is no WebSocket: it still needs its key (401)', async () => {
+    const res = await b.request({ method: 'GET', url: '/graphql?query=%7B__typename%7D', headers: { upgrade: 'websocket', connection: 'Upgrade' } });
+    expect(res.statusCode).toBe(401);
+  });
 });
