@@ -59,6 +59,8 @@ import './types/work-orders/record-writes.ts';
 import './types/people/writes.ts';
 // Webhook endpoints of the shop (docs/events.md).
 import './types/webhooks/writes.ts';
+// Live subscriptions of the shop's events (graphql-ws on /graphql).
+import './types/events/live.ts';
 // Federation 2 entities last: they reference every type above.
 import './federation.ts';
 

@@ -10,6 +10,8 @@ import { withQueryStats, type QueryStats } from './db/query-stats.ts';
 import { authorizeRequest, chargeRequest, createShopContext } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.ts';
 import { registerGraphql } from './http/graphql.ts';
+import { liveSubscriptions } from './http/live-events.ts';
+import { shopContextFor } from './shop-context.ts';
 import { registerIndexPage } from './http/index-page.ts';
 import { logOptions } from './http/log-limits.ts';
 import { registerDeadline } from './http/deadline.ts';
@@ -213,7 +215,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     makeContext: (request: Parameters<typeof createShopContext>[1]) => idempotency.contextFor(request, makeContext(request)),
   });
 
+  // Subscriptions: committed events from every instance (LISTEN), for graphql-ws clients of /graphql.
+  const subscriptions = await liveSubscriptions(app, {
+    orm, contextFor: (key, connectionId) => shopContextFor(deps, key.shopId, { requestId: connectionId, apiKeyId: key.keyId, scopes: key.scopes }),
+  });
   await registerGraphql(app, {
+    subscriptions,
     schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
     warningsFor: (shopId: string) => platformHealth.health.warningsFor(shopId),
   });

@@ -97,6 +97,9 @@ export async function openOrm(
 /** ORMs connected to a PostgreSQL server (not the embedded database): several processes may share one. */
 const serverOrms = new WeakSet<Orm>();
 
+/** True for an ORM on a PostgreSQL server, false for the embedded database. */
+export const isOnServer = (orm: Orm): boolean => serverOrms.has(orm);
+
 function onServer(orm: Orm): Orm {
   serverOrms.add(orm);
   return orm;

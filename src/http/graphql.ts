@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import fastifyWebsocket from '@fastify/websocket';
 import mercurius from 'mercurius';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { GraphqlConfig } from '../config.ts';
@@ -12,13 +13,13 @@ import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
 import { federationSdlRule, LIMIT_CODES, operationShapeRule, tooComplex, withComplexityLimit } from '../graphql-limits.ts';
 import { requestedOperations, type OperationPrice } from './request-price.ts';
 import { prefersHtml } from './index-page.ts';
+import { GRAPHIQL_PATH, registerGraphiql } from './graphiql.ts';
 import { sendProblem } from './problem.ts';
 import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
 import { RETRY_AFTER_SECONDS } from './unavailable.ts';
+import type { LiveSubscriptions } from './live-events.ts';
 
 export const GRAPHQL_PATH = '/graphql';
-const GRAPHIQL_PATH = '/graphiql';
-const GRAPHIQL_STATIC = '/graphiql/static/';
 
 export interface GraphqlDeps {
   schema: GraphQLSchema;
@@ -38,6 +39,8 @@ export interface GraphqlDeps {
   charge: (request: FastifyRequest, reply: FastifyReply, price: OperationPrice) => Promise<boolean>;
   /** Adds `X-Query-Count` (SQL statements the request's operations sent), as the REST facade does. */
   exposeQueryCount: boolean;
+  /** Subscriptions over graphql-ws on the same path (src/http/live-events.ts); none when absent. */
+  subscriptions?: LiveSubscriptions;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -133,6 +136,9 @@ function isHttpLevelError(error: { code?: string; statusCode?: number }): boolea
   return error instanceof SyntaxError && error.statusCode === 400;
 }
 
+/** A WebSocket upgrade (@fastify/websocket marks it). */
+const isWebSocket = (request: FastifyRequest): boolean => request.ws;
+
 /** The address bar of a browser: a GET without a key that prefers HTML. */
 function isBrowserVisit(request: FastifyRequest): boolean {
   return request.method === 'GET' && request.headers.authorization === undefined && prefersHtml(request.headers.accept);
@@ -155,7 +161,12 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   await app.register(async (scope) => {
     // Who is asking comes first: a request without a valid key is 401 whatever its body holds, and
     // only an authenticated request reaches body parsing (whose errors build a GraphQL context).
+    // A WebSocket upgrade carries its key in graphql-ws' connection_init, checked there (live-events.ts).
+    // The websocket plugin goes first, so its hook has marked an upgrade (`request.ws`) before ours
+    // run; mercurius then reuses it. Only a real upgrade is marked: a header alone does not skip auth.
+    if (deps.subscriptions) await scope.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
     scope.addHook('onRequest', async (request, reply) => {
+      if (isWebSocket(request)) return undefined;
       if (isBrowserVisit(request)) return answerBrowser(app, request, reply);
       if (!(await deps.authorize(request, reply, 'read'))) return reply;
       return undefined;
@@ -171,7 +182,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     // (in a batch, it fails alone when it starts); the rest is charged its tokens and admitted by its work
     // (src/http/request-price.ts).
     scope.addHook('preHandler', async (request, reply) => {
-      if (request.url.split('?')[0] !== GRAPHQL_PATH) return undefined;
+      if (request.url.split('?')[0] !== GRAPHQL_PATH || isWebSocket(request)) return undefined;
       const body = request.method === 'POST' ? request.body : request.query;
       const operations = requestedOperations(deps.schema, body, config);
       if (!Array.isArray(body) && operations[0]!.complexity > config.maxComplexity) {
@@ -210,6 +221,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       allowBatchedQueries: config.maxBatch > 0,
       graphql: { parseOptions: { maxTokens: config.maxTokens } },
       validationRules,
+      ...(deps.subscriptions ? { subscription: deps.subscriptions.options as never } : {}),
       // The error path builds a context too; every request here is authenticated (onRequest), the
       // guard only keeps a future route from turning an error into "unauthenticated request".
       context: (request) => (request.auth ? withComplexityLimit(deps.makeContext(request), config.maxComplexity) : {}) as unknown as Record<string, unknown>,
@@ -226,6 +238,8 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
         return untilWritten(reply);
       },
     });
+
+    deps.subscriptions?.attach(scope.graphql.pubsub);
 
     // Before the parser recurses over it: fields as deep as allowed, an argument's parentheses, values as deep as MAX_JSON_DEPTH.
     const maxNesting = config.maxDepth + 1 + MAX_JSON_DEPTH;
@@ -259,41 +273,4 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   });
 
   if (config.graphiql) await registerGraphiql(app);
-}
-
-/**
- * GraphiQL (Ruru's build of it) at /graphiql, every asset served by this server: no CDN, so it works
- * offline and behind a strict egress policy. The page holds no key; the user types theirs in the
- * headers editor.
- */
-async function registerGraphiql(app: FastifyInstance): Promise<void> {
-  // Typed by hand: ruru's own types reach into GraphiQL's React props, which this project does not carry.
-  let ruru: {
-    ruruHTML: (config: { endpoint: string; staticPath: string; clientConfig: Record<string, unknown> }) => string;
-    getStaticFile: typeof import('ruru/static').getStaticFile;
-  };
-  try {
-    const [server, assets] = await Promise.all([import('ruru/server'), import('ruru/static')]);
-    ruru = { ruruHTML: server.ruruHTML as unknown as typeof ruru.ruruHTML, getStaticFile: assets.getStaticFile };
-  } catch (error) {
-    app.log.warn({ err: error }, 'GraphiQL is on but its assets (the ruru package) are not installed; /graphiql is not served');
-    return;
-  }
-  const page = ruru.ruruHTML({
-    endpoint: GRAPHQL_PATH,
-    staticPath: GRAPHIQL_STATIC,
-    clientConfig: {
-      isHeadersEditorEnabled: true,
-      initialHeaders: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
-      initialQuery: '{\n  locations {\n    locationId\n    name\n  }\n}\n',
-    },
-  });
-  app.get(GRAPHIQL_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  app.get(`${GRAPHIQL_STATIC}*`, { schema: { hide: true } }, async (request, reply) => {
-    const file = await ruru.getStaticFile({
-      staticPath: GRAPHIQL_STATIC, urlPath: request.url, acceptEncoding: request.headers['accept-encoding'], disallowDevAssets: true,
-    });
-    if (!file) return sendProblem(request, reply, { code: 'NOT_FOUND', detail: `no GraphiQL asset ${request.url.split('?')[0]}` });
-    return reply.headers(file.headers).send(file.content);
-  });
 }

@@ -4,6 +4,7 @@ import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSqlWrite } from '../../db/typed-sql.ts';
 import type { BeforeCommit, ShopContext } from '../../shop-context.ts';
+import { EVENTS_CHANNEL, noticeText } from './event-feed.ts';
 import type { EventTopic } from './event-vocabulary.ts';
 import { eventsSql } from './tables.ts';
 
@@ -66,7 +67,10 @@ async function writeEvents(em: Em, shopId: string, rows: readonly EventRow[]): P
   await runSqlWrite(em, eventsSql
     .with('seq', (db) => db.insertInto('event_sequences').values({ shop_id: shopId, last_sequence: String(n) })
       .onConflict((oc) => oc.column('shop_id').doUpdateSet({ last_sequence: sql<string>`event_sequences.last_sequence + ${n}` }))
-      .returning('last_sequence'))
+      // The live feed's notice (event-feed.ts): PostgreSQL hands it to the listeners only when this
+      // transaction commits, and never when it rolls back. A data-modifying CTE runs to completion,
+      // so its RETURNING is evaluated (an unreferenced plain select would not be).
+      .returning(['last_sequence', sql<string>`pg_notify(${EVENTS_CHANNEL}, ${noticeText(shopId, sql`event_sequences.last_sequence - ${n} + 1`, sql`event_sequences.last_sequence`)})`.as('notified')]))
     .with('v', () => sql<{ event_id: string; type: string; resource: string; data: string; occurred_at: string; ord: string }>`(select * from unnest(${list(rows.map((r) => r.eventId))}, ${list(rows.map((r) => r.type))}, ${list(rows.map((r) => r.resource))}, ${list(rows.map((r) => r.data))}, ${list(rows.map((r) => r.occurredAt.toISOString()))}) with ordinality as v(event_id, type, resource, data, occurred_at, ord))`)
     .with('ev', (db) => db.insertInto('events').columns(['shop_id', 'sequence', 'event_id', 'type', 'resource', 'occurred_at', 'data'])
       .expression(db.selectFrom(['v', 'seq']).select((eb) => [
