@@ -10,8 +10,15 @@ export interface NoticeListener { close(): Promise<void> }
 interface Logger { warn(obj: object, msg: string): void }
 
 const RECONNECT_MS = 1000;
+/** How long opening the listening connection may take before it is tried again. */
+const CONNECT_TIMEOUT_MS = 5000;
 
-/** Calls `onNotice` with each notice's payload; resolves once listening (notices of transactions committed after that arrive). */
+/**
+ * Calls `onNotice` with each notice's payload. On PostgreSQL the listening connection is opened in
+ * the background (a database that refuses, hangs up or stalls must not hold or fail the server's
+ * start: its requests answer 503 meanwhile) and opened again after it breaks; notices of
+ * transactions committed while it is not listening are not delivered (subscriptions are live only).
+ */
 export async function listenForNotices(orm: Orm, channel: string, onNotice: (payload: string) => void, log: Logger): Promise<NoticeListener> {
   if (!isOnServer(orm)) {
     const pglite = await (orm.em.getDriver().getConnection() as unknown as {
@@ -26,7 +33,7 @@ export async function listenForNotices(orm: Orm, channel: string, onNotice: (pay
   let client: InstanceType<typeof pg.Client> | null = null;
   let retry: NodeJS.Timeout | null = null;
   const open = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, keepAlive: true });
+    const next = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     next.on('notification', (message) => {
       if (message.channel === channel && message.payload !== undefined) onNotice(message.payload);
     });
@@ -36,8 +43,13 @@ export async function listenForNotices(orm: Orm, channel: string, onNotice: (pay
       if (client === next) client = null;
       schedule();
     });
-    await next.connect();
-    await next.query(`listen "${channel.replaceAll('"', '""')}"`);
+    try {
+      await next.connect();
+      await next.query(`listen "${channel.replaceAll('"', '""')}"`);
+    } catch (error) {
+      await next.end().catch(() => undefined);
+      throw error;
+    }
     if (closed) {
       await next.end();
       return;
@@ -55,7 +67,10 @@ export async function listenForNotices(orm: Orm, channel: string, onNotice: (pay
     }, RECONNECT_MS);
     retry.unref();
   };
-  await open();
+  void open().catch((error: unknown) => {
+    log.warn({ err: error }, 'the live events listener could not connect; retrying');
+    schedule();
+  });
   return {
     async close() {
       closed = true;

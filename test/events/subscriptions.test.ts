@@ -141,4 +141,23 @@ describe(`GraphQL subscriptions across instances (${databaseLabel})`, () => {
     const res = await b.request({ method: 'GET', url: '/graphql?query=%7B__typename%7D', headers: { upgrade: 'websocket', connection: 'Upgrade' } });
     expect(res.statusCode).toBe(401);
   });
+
+  it('a subscription outlives the request deadline (a socket is not a request): a move long after it subscribed still arrives', async () => {
+    const short = await createTestApp({ orm: await openTestOrm(), config: { requestDeadlineMs: 300 } });
+    try {
+      await short.app.listen({ port: 0, host: '127.0.0.1' });
+      const client = createClient({ url: `ws://127.0.0.1:${(short.app.server.address() as AddressInfo).port}/graphql`, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0, lazy: true });
+      clients.push(client);
+      const moves = await subscribe(client, 'subscription { stockLevelChanged(variantIds: ["VMAT-VAR-0001"]) { variantId delta } }');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const body = await gql('mutation($id: ID!, $u: [RawMaterialInventoryUpdateInput!]!) { adjustRawMaterialInventory(variantId: $id, updates: $u) { userErrors { code } } }',
+        { id: 'VMAT-VAR-0001', u: [{ locationId: '101', delta: '2' }] });
+      expect(body.data.adjustRawMaterialInventory.userErrors).toEqual([]);
+      const move = await Promise.race([moves.next(), moves.failure.then((error) => ({ failed: error }))]);
+      expect(move).toMatchObject({ data: { stockLevelChanged: { variantId: 'VMAT-VAR-0001', delta: '2' } } });
+    } finally {
+      await short.close();
+      await short.orm.close();
+    }
+  });
 });
