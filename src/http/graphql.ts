@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import mercurius from 'mercurius';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import type { GraphqlConfig } from '../config.ts';
 import { withQueryStats, type QueryStats } from '../db/query-stats.ts';
 import { detailOf, type FieldError } from '../domain-error.ts';
@@ -268,9 +268,22 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       });
     }
     scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+      // This hook runs for HTTP only (a graphql-ws operation has its own): a subscription sent over
+      // HTTP would run once as a query with no event and fail field by field; it is refused instead.
+      if (selectedOperation(document, operationNameOf(context))?.operation === 'subscription') {
+        throw new GraphQLError('a subscription runs over a graphql-ws connection (WebSocket) to /graphql, not over HTTP: see docs/events.md, "Subscriptions"', {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        });
+      }
       deps.checkInput(schema, document, variables as Record<string, unknown> | undefined, operationNameOf(context));
     });
   });
 
   if (config.graphiql) await registerGraphiql(app);
+}
+
+/** The operation of `document` that runs: the named one, or the only one. */
+function selectedOperation(document: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return name ? operations.find((o) => o.name?.value === name) : operations.length === 1 ? operations[0] : undefined;
 }

@@ -173,4 +173,25 @@ describe.skipIf(SKIP)('the reference pages in headless Chromium', () => {
     expect(misconduct).toEqual({ foreign: [], csp: [], errors: [] });
     await page.close();
   }, BROWSER_TIMEOUT_MS);
+
+  it('/graphiql runs a subscription over graphql-ws with the key of its headers editor: a stock move made meanwhile shows in its result', async () => {
+    const { page, misconduct } = await openPage();
+    expect((await page.goto(`${origin}/graphiql`))?.status()).toBe(200);
+    await replaceEditorText(page, page.locator('.monaco-editor[data-uri$="headers.json"]'), JSON.stringify({ Authorization: `Bearer ${key}` }));
+    await replaceEditorText(page, page.locator('.graphiql-query-editor .monaco-editor'), 'subscription Moves { stockLevelChanged { variantId locationId before after } }');
+    // GraphiQL parses the editor's text after a pause; sent before that, the operation is not yet known to be a subscription.
+    await page.waitForTimeout(1000);
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    const result = page.locator('.result-window');
+    // The socket's connection_init carries the editor's headers; a move made after it subscribed arrives in the result pane.
+    const writeKey = await t.createKey(shop, ['write']);
+    await expect.poll(async () => {
+      const res = await t.patch('/api/v1/raw-materials/VMAT-VAR-0001/inventory', writeKey, { updates: [{ locationId: '101', delta: 1 }] });
+      expect(res.statusCode).toBe(200);
+      return textOf(result);
+    }, { timeout: 60_000, interval: 1000 }).toContain('VMAT-VAR-0001');
+    expect(await textOf(result)).toContain('"locationId": "101"');
+    expect(misconduct).toEqual({ foreign: [], csp: [], errors: [] });
+    await page.close();
+  }, BROWSER_TIMEOUT_MS);
 });

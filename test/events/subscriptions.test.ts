@@ -160,4 +160,12 @@ describe(`GraphQL subscriptions across instances (${databaseLabel})`, () => {
       await short.orm.close();
     }
   });
+
+  it('a subscription sent over HTTP is refused as GRAPHQL_VALIDATION_FAILED naming graphql-ws (it would otherwise run once as a query with no event)', async () => {
+    const res = await a.graphql(key, 'subscription { stockLevelChanged { variantId } }');
+    expect(res.body.data ?? null).toBeNull();
+    expect(res.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('graphql-ws'), extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })]);
+    // Refused before it runs: no statement of its own.
+    expect(res.statements).toBe(0);
+  });
 });
