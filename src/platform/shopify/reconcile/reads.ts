@@ -54,41 +54,40 @@ export async function readOrders(api: ShopifyAdminApi, query: string, after: str
   return (await api.request<{ orders: Page<OrderNode> }>(requestOperation('reconcile-orders'), { query, after })).orders;
 }
 
-/** The variants of a product past its first page (each request taken from the budget; false when it ran out). */
-export async function readRestOfVariants(api: ShopifyAdminApi, product: ProductNode, budget: Budget): Promise<boolean> {
-  for (let page = product.variants; page.pageInfo.hasNextPage;) {
+/**
+ * Pages on through a connection whose first page came nested in a read: appends every further
+ * page's nodes to `first.nodes`, each request taken from the budget. `next` reads the page after a
+ * cursor (null: its owner is gone, nothing more to read). False when the budget ran out.
+ */
+async function readRest<T>(first: Page<T>, budget: Budget, next: (after: string | null) => Promise<Page<T> | null>): Promise<boolean> {
+  for (let page = first; page.pageInfo.hasNextPage;) {
     if (!budget.take()) return false;
-    const answer = await api.request<{ product: { variants: Page<VariantNode> } | null }>(requestOperation('product-variants'), { id: product.id, after: page.pageInfo.endCursor });
-    if (!answer.product) return true;
-    page = answer.product.variants;
-    product.variants.nodes.push(...page.nodes);
+    const answer = await next(page.pageInfo.endCursor);
+    if (!answer) return true;
+    page = answer;
+    first.nodes.push(...page.nodes);
   }
   return true;
 }
 
+/** The variants of a product past its first page (each request taken from the budget; false when it ran out). */
+export function readRestOfVariants(api: ShopifyAdminApi, product: ProductNode, budget: Budget): Promise<boolean> {
+  return readRest(product.variants, budget, async (after) => (await api.request<{ product: { variants: Page<VariantNode> } | null }>(
+    requestOperation('product-variants'), { id: product.id, after })).product?.variants ?? null);
+}
+
 /** The line items of an order past its first page (each request taken from the budget; false when it ran out). */
-export async function readRestOfLines(api: ShopifyAdminApi, order: OrderNode, budget: Budget): Promise<boolean> {
-  for (let page = order.lineItems; page.pageInfo.hasNextPage;) {
-    if (!budget.take()) return false;
-    const answer = await api.request<{ order: { lineItems: Page<LineItemNode> } | null }>(requestOperation('order-line-items'), { id: order.id, after: page.pageInfo.endCursor });
-    if (!answer.order) return true;
-    page = answer.order.lineItems;
-    order.lineItems.nodes.push(...page.nodes);
-  }
-  return true;
+export function readRestOfLines(api: ShopifyAdminApi, order: OrderNode, budget: Budget): Promise<boolean> {
+  return readRest(order.lineItems, budget, async (after) => (await api.request<{ order: { lineItems: Page<LineItemNode> } | null }>(
+    requestOperation('order-line-items'), { id: order.id, after })).order?.lineItems ?? null);
 }
 
 /** The shipped lines of an order's fulfilments past their first page (each request taken from the budget; false when it ran out). */
 export async function readRestOfFulfilmentLines(api: ShopifyAdminApi, order: OrderNode, budget: Budget): Promise<boolean> {
   for (const fulfillment of order.fulfillments) {
-    for (let page = fulfillment.fulfillmentLineItems; page.pageInfo.hasNextPage;) {
-      if (!budget.take()) return false;
-      const answer = await api.request<{ fulfillment: { fulfillmentLineItems: Page<FulfillmentLineNode> } | null }>(
-        requestOperation('fulfillment-line-items'), { id: fulfillment.id, after: page.pageInfo.endCursor });
-      if (!answer.fulfillment) break;
-      page = answer.fulfillment.fulfillmentLineItems;
-      fulfillment.fulfillmentLineItems.nodes.push(...page.nodes);
-    }
+    const read = await readRest(fulfillment.fulfillmentLineItems, budget, async (after) => (await api.request<{ fulfillment: { fulfillmentLineItems: Page<FulfillmentLineNode> } | null }>(
+      requestOperation('fulfillment-line-items'), { id: fulfillment.id, after })).fulfillment?.fulfillmentLineItems ?? null);
+    if (!read) return false;
   }
   return true;
 }
