@@ -55,6 +55,12 @@ if (wantsHelp(rest)) {
   console.log(COMMAND_HELP[name]);
   process.exit(0);
 }
+// Long batch work over a whole store streams it: run with a small young generation (batch-heap.ts).
+const BATCH_WORK = new Set(['shop connect', 'shop sync', 'shop reconcile']);
+if (BATCH_WORK.has(`${name} ${rest[0]}`)) {
+  const { hasSemiSpaceFlag, rerunWithBatchHeap } = await import('./batch-heap.ts');
+  if (!hasSemiSpaceFlag()) await rerunWithBatchHeap();
+}
 try {
   await (await load())(rest);
 } catch (error) {
