@@ -71,8 +71,9 @@ function reachesShelfOnlyBill(forest: RecipeForest, root: BillKey): boolean {
 
 /**
  * Buildable quantities of each of `bomIds` (unknown ids are absent from the map) per location in
- * scope (`locationIds` null = every location). Round trips whatever the number of BOMs: forest 1,
- * materials 1, locations 1, platform levels 2 (4 when scoped), virtual levels 1, shelves 1.
+ * scope (`locationIds` null = every location). Two round trips of latency whatever the number of BOMs:
+ * the forest with the locations, then the materials with the stock reads (platform levels 1, 2 when
+ * scoped; virtual levels 1; shelves 1).
  */
 export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[], locationIds: readonly string[] | null): Promise<Map<string, BuildableView>> {
   const roots: BillKey[] = [...new Set(bomIds)].map((ownerId) => ({ ownerType: 'bom', ownerId }));
@@ -80,26 +81,27 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
   const [forest, allLocations] = await Promise.all([loadRecipeForest(ctx, roots), ctx.platform.listLocations()]);
   const boms = roots.map((root) => ({ root, bill: getBill(forest, root) })).filter((b) => b.bill !== undefined);
   const ids = forestNodeIds(forest);
-  const materials = await loadMaterials(ctx, ids.materials);
-  const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential).map((m) => m.variantId));
-  const essential = [...materials.values()].filter((m) => !m.isNonEssential);
-  const platformIds = essential.filter((m) => m.origin === 'platform').map((m) => m.variantId);
-  const isPlatformLeaf = new Set(platformIds);
-  const virtualIds = essential.filter((m) => m.origin === 'virtual').map((m) => m.variantId);
-
   const wanted = locationIds === null ? null : new Set(locationIds);
   const scope = wanted === null ? allLocations : allLocations.filter((l) => wanted.has(l.locationId));
   const scopeIds = wanted === null ? null : scope.map((l) => l.locationId);
 
   // Finished goods with any level anywhere: per-location figures; the others fall back to one global figure.
   const finishedGoods = [...new Set(boms.map((b) => b.bill!.variantId).filter((v): v is string => v !== null))];
-  // The stock reads are independent of each other: sent at once (one round trip of latency, not four).
-  const [finishedGoodRows, platformRows, virtualRows, shelfRows] = await Promise.all([
+  // The materials and the stock reads depend only on the forest: sent at once (one round trip of
+  // latency, not two). Levels are asked for every material of the forest, whatever its origin or
+  // essentiality (known only from the materials read), and kept below for the essential ones: a
+  // virtual material has no platform level, a platform-linked one no level of its own.
+  const [materials, finishedGoodRows, platformRows, virtualRows, shelfRows] = await Promise.all([
+    loadMaterials(ctx, ids.materials),
     finishedGoods.length > 0 && scopeIds !== null ? ctx.platform.getLevels(finishedGoods, null) : Promise.resolve([]),
-    ctx.platform.getLevels(scopeIds === null ? [...new Set([...platformIds, ...finishedGoods])] : platformIds, scopeIds),
-    loadVirtualLevels(ctx, virtualIds, scopeIds),
+    ctx.platform.getLevels(scopeIds === null ? [...new Set([...ids.materials, ...finishedGoods])] : ids.materials, scopeIds),
+    loadVirtualLevels(ctx, ids.materials, scopeIds),
     loadShelves(ctx, ids.assemblies, scopeIds),
   ]);
+  const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential).map((m) => m.variantId));
+  const essential = [...materials.values()].filter((m) => !m.isNonEssential);
+  const isPlatformLeaf = new Set(essential.filter((m) => m.origin === 'platform').map((m) => m.variantId));
+  const isVirtualLeaf = new Set(essential.filter((m) => m.origin === 'virtual').map((m) => m.variantId));
   const withLevels = new Set(finishedGoodRows.map((r) => r.variantId));
   const levels = new Levels();
   const goods = new Set(finishedGoods);
@@ -107,7 +109,7 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
     if (scopeIds === null && goods.has(r.variantId)) withLevels.add(r.variantId);
     if (isPlatformLeaf.has(r.variantId)) levels.add(r.variantId, r.locationId, r.available);
   }
-  for (const r of virtualRows) levels.add(r.variantId, r.locationId, r.available);
+  for (const r of virtualRows) if (isVirtualLeaf.has(r.variantId)) levels.add(r.variantId, r.locationId, r.available);
   const shelves = new Levels();
   for (const r of shelfRows) shelves.add(r.itemId, r.locationId, r.quantity);
 
