@@ -1,6 +1,6 @@
 // Child processes of the benchmark: bomcore CLI commands, the servers under test, the load runner.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -45,14 +45,23 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, logFile: string)
 
 export interface MeasuredRun { out: string; seconds: number; peakRssMB: number | null }
 
-/** runNode, with the child's wall time and its peak RSS (VmHWM polled every 50 ms until it exits), in MB. */
+/**
+ * runNode, with the child's wall time and its peak RSS in MB: the larger of the highest VmHWM of
+ * any process of its tree (a command may run its work in a child process: bin/node-flags.js)
+ * and the highest total VmRSS of the tree, both polled every 50 ms until it exits.
+ */
 export async function runNodeMeasured(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<MeasuredRun> {
   const started = performance.now();
   const { pid, done } = spawnNode(args, env, logFile);
   let peakKiB: number | null = null;
   const poll = () => {
-    const kiB = hwmKiB(pid);
-    if (kiB !== null) peakKiB = Math.max(peakKiB ?? 0, kiB);
+    let total = 0;
+    for (const member of processTree(pid)) {
+      const hwm = statusKiB(member, 'VmHWM');
+      if (hwm !== null) peakKiB = Math.max(peakKiB ?? 0, hwm);
+      total += statusKiB(member, 'VmRSS') ?? 0;
+    }
+    if (total > 0) peakKiB = Math.max(peakKiB ?? 0, total);
   };
   const timer = setInterval(poll, 50);
   try {
@@ -61,6 +70,22 @@ export async function runNodeMeasured(args: string[], env: NodeJS.ProcessEnv, lo
   } finally {
     clearInterval(timer);
   }
+}
+
+/** `pid` and its descendants (Linux /proc/<pid>/task/<tid>/children); just `pid` where that is not readable. */
+function processTree(pid: number): number[] {
+  const found = [pid];
+  for (let i = 0; i < found.length; i++) {
+    try {
+      for (const tid of readdirSync(`/proc/${found[i]}/task`)) {
+        const children = readFileSync(`/proc/${found[i]}/task/${tid}/children`, 'utf8').trim();
+        if (children !== '') found.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // gone, or no /proc
+    }
+  }
+  return found;
 }
 
 export interface Server {
@@ -114,14 +139,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-function hwmKiB(pid: number): number | null {
+function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : null;
   } catch {
     return null;
   }
 }
+
+const hwmKiB = (pid: number) => statusKiB(pid, 'VmHWM');
 
 /** Peak resident set (VmHWM) of a process in MiB, or null where /proc is not available. */
 export function peakRssMiB(pid: number): number | null {

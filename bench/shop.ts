@@ -148,7 +148,7 @@ export async function loadIntoPglite(shop: Shop, workDir: string): Promise<Measu
   delete env.DATABASE_URL;
   progress(`${shop.label}: bomcore load into the embedded database (PGlite) in ${dataDir}`);
   try {
-    const run = await runNodeMeasured(['src/cli/main.ts', 'load', shop.file], env, join(workDir, `pglite-load-${shop.label}.log`));
+    const run = await runNodeMeasured(['bin/bomcore.js', 'load', shop.file], env, join(workDir, `pglite-load-${shop.label}.log`));
     progress(`${shop.label}: PGlite load took ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMB ?? 'n/a'} MB`);
     return run;
   } finally {

@@ -55,11 +55,12 @@ if (wantsHelp(rest)) {
   console.log(COMMAND_HELP[name]);
   process.exit(0);
 }
-// Long batch work over a whole store streams it: run with a small young generation (batch-heap.ts).
-const BATCH_WORK = new Set(['shop connect', 'shop sync', 'shop reconcile']);
-if (BATCH_WORK.has(`${name} ${rest[0]}`)) {
-  const { hasSemiSpaceFlag, rerunWithBatchHeap } = await import('./batch-heap.ts');
-  if (!hasSemiSpaceFlag()) await rerunWithBatchHeap();
+// Some commands want V8 settings only a new process can have (bin/node-flags.js): started as
+// `node src/cli/main.ts …` rather than through bin/bomcore.js, this process asks for them itself.
+{
+  const { flagsFor, missingFlags, runWith } = await import('../../bin/node-flags.js');
+  const missing = missingFlags(flagsFor([name, ...rest], process.env));
+  if (missing.length > 0) await runWith(process.execPath, [...process.execArgv, ...missing], process.argv[1]!, process.argv.slice(2));
 }
 try {
   await (await load())(rest);
