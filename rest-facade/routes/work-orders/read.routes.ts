@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf, graphqlEnumValues, withArgDefaults } from '../../graphql-enums.ts';
+import { EnumOf, graphqlEnumValues, graphqlFieldNames, withArgDefaults } from '../../graphql-enums.ts';
 import { BUILD_RUN_OVERRIDES, HEADER_OVERRIDES, PLAN_OVERRIDES, under, WARNING_OVERRIDES, WorkOrderIdParams } from './schemas.ts';
 import { INT32_MAX, ListParameter, MIN0, MIN1, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
@@ -48,7 +48,7 @@ the location's name, the assignee's display name and the tag; work orders with n
   }, { additionalProperties: false })),
   dataOverrides: {
     rows: { title: 'WorkOrderListRow' }, ...under('rows', HEADER_OVERRIDES), total: MIN0,
-    ...Object.fromEntries(['status', 'location', 'assignee', 'tag'].flatMap((f) => [[`facets.${f}`, { title: 'WorkOrderFacetValue' }], [`facets.${f}.count`, MIN1]])),
+    ...Object.fromEntries(graphqlFieldNames('WorkOrderFacets').flatMap((f) => [[`facets.${f}`, { title: 'WorkOrderFacetValue' }], [`facets.${f}.count`, MIN1]])),
   },
   operation: [at('./list.graphql'), HEADER],
   variables: ({ query }) => ({
