@@ -32,7 +32,8 @@ the location's name, the assignee's display name and the tag; work orders with n
   asc | desc, by default desc for updatedAt, createdAt and priority (urgent first) and asc for the rest; dueDate puts work
   orders without one last; status follows the state table (draft … cancelled). Ties break on workOrderId ascending.
 - \`page\` ≥ 1, \`pageSize\` 1–${PAGE_LIMITS.workOrders} (default 50); a page past the end is 200 with no rows.
-- Cost: 3 SQL round trips whatever the page size or the number of work orders.`,
+- Cost: 3 SQL round trips whatever the page size or the number of work orders. Without a filter the facets and total are
+  the shop's stored counts (kept on every write); with one they are counted over the matching work orders.`,
   tag: 'work-orders',
   querystring: withArgDefaults('workOrders', Type.Object({
     q: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
