@@ -21,7 +21,11 @@ import { Migration } from '@mikro-orm/migrations';
  *   one shop that move work orders into or out of the same value queue there (creates already queue
  *   on the shop's short-id lock). A row deleted at 0 by one transaction while another waits to add
  *   to it is inserted again by the waiter (INSERT … ON CONFLICT retries when the conflicting row
- *   is gone).
+ *   is gone). Key order holds within a statement only: two transactions that each change facet
+ *   values in several statements, in opposite orders, can deadlock (PostgreSQL aborts one, the
+ *   counts stay exact). Each service changes them in one statement per transaction; `bomcore load`
+ *   uses several (the delete, then batches), so a load racing other writes of the same shop may be
+ *   the one aborted, leaving the shop as it was.
  * - TRUNCATE of `work_orders` (no code does it) empties the counts.
  *
  * Every writer of work orders (the services, `bomcore load`, deletes) is covered without knowing: the
