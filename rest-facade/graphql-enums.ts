@@ -1,5 +1,5 @@
 import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { GraphQLEnumType } from 'graphql';
+import { GraphQLEnumType, GraphQLObjectType } from 'graphql';
 import { getSchema } from '../schema/index.ts';
 
 /**
@@ -10,6 +10,13 @@ export function graphqlEnumValues(name: string): string[] {
   const type = getSchema().getType(name);
   if (!(type instanceof GraphQLEnumType)) throw new Error(`${name} is not a GraphQL enum`);
   return type.getValues().map((v) => v.name);
+}
+
+/** The field names of a GraphQL object type (a set the schema builds from a vocabulary, learnt the same way). */
+export function graphqlFieldNames(name: string): string[] {
+  const type = getSchema().getType(name);
+  if (!(type instanceof GraphQLObjectType)) throw new Error(`${name} is not a GraphQL object type`);
+  return Object.keys(type.getFields());
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   LifecycleEvent, QcReview, QcReviewItem, ReworkItem, WorkOrderDocument, WorkOrderMessage,
 } from './work-orders/work-order-records.entity.ts';
 import {
-  BuildRun, BuildRunItem, BuildRunPick, WorkOrder, WorkOrderItem, WorkOrderManualMaterial,
+  BuildRun, BuildRunItem, BuildRunPick, WorkOrder, WorkOrderFacetCount, WorkOrderItem, WorkOrderManualMaterial,
 } from './work-orders/work-order.entity.ts';
 
 /** Every entity, in one list for the ORM and the migration check. */
@@ -31,7 +31,7 @@ export const entities = [
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,
   PreassembledStock, Residual, Reservation, PlatformPush, OrderFulfilment,
   Assignee, Flow, Task,
-  WorkOrder, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
+  WorkOrder, WorkOrderFacetCount, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,
   QcReview, QcReviewItem, ReworkItem, WorkOrderDocument, WorkOrderMessage, LifecycleEvent,
   EventSequence, Event, WebhookEndpoint, WebhookDelivery,
 ];

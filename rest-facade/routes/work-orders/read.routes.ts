@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../define-route.ts';
-import { EnumOf, graphqlEnumValues, withArgDefaults } from '../../graphql-enums.ts';
+import { EnumOf, graphqlEnumValues, graphqlFieldNames, withArgDefaults } from '../../graphql-enums.ts';
 import { BUILD_RUN_OVERRIDES, HEADER_OVERRIDES, PLAN_OVERRIDES, under, WARNING_OVERRIDES, WorkOrderIdParams } from './schemas.ts';
 import { INT32_MAX, ListParameter, MIN0, MIN1, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
@@ -32,7 +32,8 @@ the location's name, the assignee's display name and the tag; work orders with n
   asc | desc, by default desc for updatedAt, createdAt and priority (urgent first) and asc for the rest; dueDate puts work
   orders without one last; status follows the state table (draft … cancelled). Ties break on workOrderId ascending.
 - \`page\` ≥ 1, \`pageSize\` 1–${PAGE_LIMITS.workOrders} (default 50); a page past the end is 200 with no rows.
-- Cost: 3 SQL round trips whatever the page size or the number of work orders.`,
+- Cost: 3 SQL round trips whatever the page size or the number of work orders. Without a filter the facets and total are
+  the shop's stored counts (kept on every write); with one they are counted over the matching work orders.`,
   tag: 'work-orders',
   querystring: withArgDefaults('workOrders', Type.Object({
     q: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
@@ -48,7 +49,7 @@ the location's name, the assignee's display name and the tag; work orders with n
   }, { additionalProperties: false })),
   dataOverrides: {
     rows: { title: 'WorkOrderListRow' }, ...under('rows', HEADER_OVERRIDES), total: MIN0,
-    ...Object.fromEntries(['status', 'location', 'assignee', 'tag'].flatMap((f) => [[`facets.${f}`, { title: 'WorkOrderFacetValue' }], [`facets.${f}.count`, MIN1]])),
+    ...Object.fromEntries(graphqlFieldNames('WorkOrderFacets').flatMap((f) => [[`facets.${f}`, { title: 'WorkOrderFacetValue' }], [`facets.${f}.count`, MIN1]])),
   },
   operation: [at('./list.graphql'), HEADER],
   variables: ({ query }) => ({

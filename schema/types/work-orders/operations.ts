@@ -7,6 +7,7 @@ import { listWorkOrders, type FacetEntry, type WorkOrderFacets, type WorkOrderLi
 import { requireWorkOrder, wholeWorkOrder } from '../../../src/modules/work-orders/work-order-read.service.ts';
 import { loadParts } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { BuildRunView } from '../../../src/modules/work-orders/build-run-view.ts';
+import { WORK_ORDER_FACETS } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder } from '../../builder.ts';
 import { payloadField } from '../common/payload.ts';
 import {
@@ -26,12 +27,10 @@ const FacetRef = builder.objectRef<FacetEntry>('WorkOrderFacetEntry').implement(
 
 const FacetsRef = builder.objectRef<WorkOrderFacets>('WorkOrderFacets').implement({
   description: 'Counts over the filtered, unpaged result.',
-  fields: (t) => ({
-    status: t.field({ type: [FacetRef], resolve: (f) => f.status }),
-    location: t.field({ type: [FacetRef], resolve: (f) => f.location, description: 'By productionLocationId.' }),
-    assignee: t.field({ type: [FacetRef], resolve: (f) => f.assignee }),
-    tag: t.field({ type: [FacetRef], resolve: (f) => f.tag }),
-  }),
+  // One field per facet of the vocabulary, in its order.
+  fields: (t) => Object.fromEntries(WORK_ORDER_FACETS.map((facet) => [facet, t.field({
+    type: [FacetRef], resolve: (f) => f[facet], description: facet === 'location' ? 'By productionLocationId.' : undefined,
+  })])),
 });
 
 const ListRef = builder.objectRef<WorkOrderListPage>('WorkOrderListPage').implement({

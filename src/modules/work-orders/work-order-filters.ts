@@ -48,18 +48,26 @@ export const buildsBom = (bomId: Expression<string>) => sql<SqlBool>`exists (${w
 
 const likePattern = (text: string) => `%${text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`;
 
-/** q: case-insensitive substring of the name, the short id or the assignee's name; the list filters are ANDed, their values ORed. */
-export function workOrderFilter(shopId: string, query: WorkOrderFilterParams): RawBuilder<SqlBool> {
-  const parts = [sql`w.shop_id = ${shopId}`];
+/** The conditions the query's filters put on work orders `w` (none: every work order of the shop). */
+function filterParts(query: WorkOrderFilterParams): RawBuilder<SqlBool>[] {
+  const parts: RawBuilder<SqlBool>[] = [];
   if (query.q) {
     const pattern = likePattern(query.q);
-    parts.push(sql`(w.name ilike ${pattern} or w.short_id ilike ${pattern} or a.display_name ilike ${pattern})`);
+    parts.push(sql<SqlBool>`(w.name ilike ${pattern} or w.short_id ilike ${pattern} or a.display_name ilike ${pattern})`);
   }
-  if (query.statuses.length > 0) parts.push(sql`w.status = any(${textArrayLiteral(query.statuses)}::text[])`);
-  if (query.tags.length > 0) parts.push(sql`w.tags && ${textArrayLiteral(query.tags)}::text[]`);
-  if (query.locationId) parts.push(sql`w.production_location_id = ${query.locationId}`);
-  if (query.assignedTo) parts.push(sql`w.assignee_id = ${query.assignedTo}`);
-  if (query.sourceType) parts.push(sql`w.source_type = ${query.sourceType}`);
+  if (query.statuses.length > 0) parts.push(sql<SqlBool>`w.status = any(${textArrayLiteral(query.statuses)}::text[])`);
+  if (query.tags.length > 0) parts.push(sql<SqlBool>`w.tags && ${textArrayLiteral(query.tags)}::text[]`);
+  if (query.locationId) parts.push(sql<SqlBool>`w.production_location_id = ${query.locationId}`);
+  if (query.assignedTo) parts.push(sql<SqlBool>`w.assignee_id = ${query.assignedTo}`);
+  if (query.sourceType) parts.push(sql<SqlBool>`w.source_type = ${query.sourceType}`);
   if (query.bomId) parts.push(buildsBom(sql.val(query.bomId)));
-  return sql<SqlBool>`${sql.join(parts, sql` and `)}`;
+  return parts;
 }
+
+/** q: case-insensitive substring of the name, the short id or the assignee's name; the list filters are ANDed, their values ORed. */
+export function workOrderFilter(shopId: string, query: WorkOrderFilterParams): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.join([sql<SqlBool>`w.shop_id = ${shopId}`, ...filterParts(query)], sql` and `)}`;
+}
+
+/** Whether the query's filters leave out any work order of the shop (an empty q or list filters nothing). */
+export const narrowsWorkOrders = (query: WorkOrderFilterParams): boolean => filterParts(query).length > 0;

@@ -23,6 +23,10 @@ export type WorkOrderPriority = (typeof WORK_ORDER_PRIORITIES)[number];
 export const WORK_ORDER_SOURCE_TYPES = ['flow', 'bom', 'sa', 'empty', 'orders'] as const;
 export type WorkOrderSourceType = (typeof WORK_ORDER_SOURCE_TYPES)[number];
 
+/** The facets of the work-order list: what its work orders are counted by (status, production location, assignee, tag). */
+export const WORK_ORDER_FACETS = ['status', 'location', 'assignee', 'tag'] as const;
+export type WorkOrderFacet = (typeof WORK_ORDER_FACETS)[number];
+
 /** What the work-order lists sort by (`sortBy`; default updatedAt, the first). */
 export const WORK_ORDER_SORTS = ['updatedAt', 'createdAt', 'dueDate', 'priority', 'name', 'status'] as const;
 export type WorkOrderSort = (typeof WORK_ORDER_SORTS)[number];

@@ -3,7 +3,7 @@ import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
 import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import {
-  BUILD_RUN_STATUSES, BUILD_RUN_TYPES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
+  BUILD_RUN_STATUSES, BUILD_RUN_TYPES, WORK_ORDER_FACETS, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './work-order-vocabulary.ts';
 
 
@@ -49,6 +49,24 @@ export const WorkOrder = defineEntity({
     { name: 'work_orders_tags_gin', expression: 'create index "work_orders_tags_gin" on "work_orders" using gin ("tags")' },
   ],
   uniques: [{ properties: ['shopId', 'shortId'] }],
+});
+
+/**
+ * How many work orders of a shop have a facet value (a status, a production location, an assignee,
+ * a tag), for the work-order list without a narrowing filter. Only values with work orders have a
+ * row. Kept by the triggers on `work_orders` (Migration20261202100000) in the transaction of every
+ * write; no code writes it.
+ */
+export const WorkOrderFacetCount = defineEntity({
+  name: 'WorkOrderFacetCount',
+  tableName: 'work_order_facet_counts',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    facet: p.enum(WORK_ORDER_FACETS).primary(),
+    value: p.text().primary(),
+    count: p.integer(),
+  },
 });
 
 const woChild = { shopId: p.text().primary(), workOrderId: p.text().primary() };
