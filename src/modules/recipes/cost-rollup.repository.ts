@@ -13,7 +13,9 @@ import { recipesSql, type RecipesTables } from './tables.ts';
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
 // by ONE function, `refreshCostRollup`, that every write changing a recipe, a cost factor or a
 // material cost calls inside its transaction with what it changed. This file is the only code that
-// writes those two tables (the migration that created them backfilled them once).
+// writes those two tables (the migration that created them backfilled them once). The list's stats
+// (`bom_list_stats`) follow the entries through the database's triggers (Migration20261202090000):
+// every statement here that writes entries also moves them, under the same advisory lock.
 
 /** What a write changed. Every field is optional; absent = nothing of that kind. */
 export interface CostRollupChanges {
