@@ -17,6 +17,7 @@ import { Migration20261130080000 } from './Migration20261130080000.ts';
 import { Migration20261130100000 } from './Migration20261130100000.ts';
 import { Migration20261201090000 } from './Migration20261201090000.ts';
 import { Migration20261201100000 } from './Migration20261201100000.ts';
+import { Migration20261202090000 } from './Migration20261202090000.ts';
 import { Migration20261202100000 } from './Migration20261202100000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
@@ -40,5 +41,6 @@ export const migrationsList = [
   { name: 'Migration20261130100000', class: Migration20261130100000 },
   { name: 'Migration20261201090000', class: Migration20261201090000 },
   { name: 'Migration20261201100000', class: Migration20261201100000 },
+  { name: 'Migration20261202090000', class: Migration20261202090000 },
   { name: 'Migration20261202100000', class: Migration20261202100000 },
 ];

@@ -190,12 +190,12 @@ export function pageKeys(alias: string, w: WindowSql) {
 /**
  * The two columns a page's statement adds beside its rows: the filtered total (`total_count`) and
  * whether rows lie on the far side of the cursor the page starts from (`outside`). `rows` are the
- * list's rows under its filters (a select without columns); `countRows` those the total counts,
- * when cheaper to read than `rows`.
+ * list's rows under its filters (a select without columns); `total` the count, when the list has a
+ * cheaper one than counting `rows` (a stored count of the unfiltered list).
  */
-export function keysetTotals(rows: () => AnySelect, w: WindowSql, countRows: () => AnySelect = rows) {
+export function keysetTotals(rows: () => AnySelect, w: WindowSql, total?: RawBuilder<string | number>) {
   return [
-    sql<string>`${countRows().select(sql<string>`count(*)`.as('n'))}`.as('total_count'),
+    (total ?? sql<string>`${rows().select(sql<string>`count(*)`.as('n'))}`).as('total_count'),
     (w.outside ? sql<boolean>`exists ${rows().select(sql.lit(1).as('one')).where(w.outside)}` : sql<boolean>`false`).as('outside'),
   ] as const;
 }

@@ -1,6 +1,6 @@
 import { ApiKey } from './auth/api-key.entity.ts';
 import { Event, EventSequence, WebhookDelivery, WebhookEndpoint } from './events/event.entity.ts';
-import { Material } from './materials/material.entity.ts';
+import { Material, MaterialListCount } from './materials/material.entity.ts';
 import { OrderFulfilment } from './orders/order-fulfilment.entity.ts';
 import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
@@ -9,7 +9,7 @@ import {
 import { PlatformConnection } from '../platform/shopify/connection.entity.ts';
 import { ShopifyWebhookEvent } from '../platform/shopify/webhooks/inbox.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
-import { BillCost, BomListEntry } from './recipes/cost-rollup.entity.ts';
+import { BillCost, BomListEntry, BomListStats } from './recipes/cost-rollup.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency.entity.ts';
 import { ShopDataVersion, ShopDataVersionMark } from './shops/data-version.entity.ts';
 import { Shop } from './shops/shop.entity.ts';
@@ -27,8 +27,8 @@ import {
 export const entities = [
   Shop, ShopDataVersion, ShopDataVersionMark, ApiKey, IdempotencyKey,
   PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent,
-  Material, MaterialLevel, InventoryAdjustment,
-  CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry,
+  Material, MaterialListCount, MaterialLevel, InventoryAdjustment,
+  CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry, BomListStats,
   PreassembledStock, Residual, Reservation, PlatformPush, OrderFulfilment,
   Assignee, Flow, Task,
   WorkOrder, WorkOrderFacetCount, WorkOrderItem, WorkOrderManualMaterial, BuildRun, BuildRunItem, BuildRunPick,

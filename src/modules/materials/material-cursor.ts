@@ -6,7 +6,7 @@ import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
 import { sql } from 'kysely';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialCount, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,
 } from './material-filters.ts';
 import { materialColumns, toMaterialView, type MaterialView } from './material-view.ts';
 import { materialsSql } from './tables.ts';
@@ -29,8 +29,8 @@ function sortColumns(sort: MaterialSort, dir: SortDirection): SortColumn[] {
 /**
  * A cursor page of the shop's raw materials with the REST list's filters and sorts (ties on
  * variantId ascending). One statement: the page seeks from its cursor and stops at the page's end
- * (O(page) on every sort: the quantity sort reads the stored quantity); the total count reads every
- * matching row, as the REST list does.
+ * (O(page) on every sort: the quantity sort reads the stored quantity); the total count is the
+ * REST list's (`materialCount`: stored without a filter, counted over the matches with one).
  */
 export async function materialConnection(ctx: ShopContext, params: MaterialConnectionParams): Promise<Connection<MaterialView>> {
   const sort = materialSortOf(params.sortBy);
@@ -45,7 +45,7 @@ export async function materialConnection(ctx: ShopContext, params: MaterialConne
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())
     .select((eb) => [
-      ...keysetTotals(() => materialsSql.selectFrom('materials as m').where(filter), w, () => materialsSql.selectFrom('materials as m').where(filter)),
+      ...keysetTotals(() => materialsSql.selectFrom('materials as m').where(filter), w, materialCount(ctx.shopId, params)),
       ...materialColumns(eb), ...pageKeys('m', w),
     ])
     .orderBy('m.ord_'));

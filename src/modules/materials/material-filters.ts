@@ -1,10 +1,10 @@
 // The raw-material list's filters and sort keys, shared by the paged list (REST, `rawMaterials`)
 // and the cursor connection (`rawMaterialConnection`), so both select and order the same rows.
 
-import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { rawLinesNaming } from '../recipes/for-materials.ts';
 import { MATERIAL_SORTS, type MaterialOriginFilter, type MaterialSort, type MaterialUsageFilter } from './material-vocabulary.ts';
-import { type MaterialsTables } from './tables.ts';
+import { materialsSql, type MaterialsTables } from './tables.ts';
 
 export { MATERIAL_SORTS, type MaterialSort };
 
@@ -46,6 +46,18 @@ export function materialFilter(shopId: string, params: MaterialFilterParams): Ex
   }
   if (params.vendorFilter.length > 0) where.push(eb('m.vendor', 'in', [...new Set(params.vendorFilter)]));
   return eb.and(where);
+}
+
+/**
+ * How many rows `materialFilter` selects, as one scalar of the list's statement. Without a filter
+ * (no search, usage, origin or vendor) it is the shop's stored list count (`material_list_counts`,
+ * kept by the database on every write), read by primary key: O(1), whatever the size of the shop.
+ * A filter counts its matches (O(matches): a substring search has no index that counts).
+ */
+export function materialCount(shopId: string, params: MaterialFilterParams): RawBuilder<string | number> {
+  const narrowed = Boolean(params.search) || params.usageFilter !== 'all' || params.originFilter !== 'all' || params.vendorFilter.length > 0;
+  if (narrowed) return sql<string>`(${materialsSql.selectFrom('materials as m').select(sql<string>`count(*)`.as('n')).where(materialFilter(shopId, params))})`;
+  return sql<number>`coalesce((${materialsSql.selectFrom('material_list_counts').select('listed').where('shop_id', '=', shopId)}), 0)`;
 }
 
 /** An unrecognised sort is the default one (productName), as in the REST list. */

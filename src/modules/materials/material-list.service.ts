@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
 import { rawUseCount } from '../recipes/for-materials.ts';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialFilter, materialSortOf, type MaterialFilterParams,
+  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialCount, materialFilter, materialSortOf, type MaterialFilterParams,
 } from './material-filters.ts';
 import { materialColumns, toMaterialView } from './material-view.ts';
 import { materialsSql } from './tables.ts';
@@ -27,8 +27,9 @@ export interface MaterialListParams extends MaterialFilterParams, PageRequest {
  * O(page) where it can be: a search is one byte-compared `like` on the stored lowered
  * `search_text` (the same match as `ilike` on each field); every sort walks its index and stops
  * at the page (the quantity sort reads the stored `inventory_quantity`); the inventory quantities
- * and usage counts are computed for the page's rows only. The total count still reads every
- * matching row (a substring search has no index that counts).
+ * and usage counts are computed for the page's rows only; without a filter the total count is the
+ * shop's stored list count. A filtered total count reads every matching row (a substring search
+ * has no index that counts).
  */
 export async function listMaterials(ctx: ShopContext, params: MaterialListParams) {
   const { page, pageSize } = pageOf(params, 'rows');
@@ -51,7 +52,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())
     .select((eb) => [
-      eb.selectFrom('materials as m').select(eb.fn.countAll<string | number>().as('count')).where(filter).$asScalar().as('totalCount'),
+      materialCount(ctx.shopId, params).as('totalCount'),
       eb.selectFrom('vendors as v').select(sql<string[] | string>`coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]'::json)`.as('vendors'))
         .where('v.vendor', 'is not', null).$asScalar().as('vendors'),
       ...materialColumns(eb),

@@ -80,3 +80,19 @@ export const Material = defineEntity({
     { properties: ['shopId', 'vendor'] },
   ],
 });
+
+/**
+ * How many materials the shop's raw-material lists show with no filter (both origins, archived ones
+ * left out): the unfiltered list's `totalCount`, read from one row instead of counted over the shop.
+ * Kept by the database: triggers on `materials` add each statement's net change per shop
+ * (migration Migration20261202090000). No code writes it; a shop without a row has none.
+ */
+export const MaterialListCount = defineEntity({
+  name: 'MaterialListCount',
+  tableName: 'material_list_counts',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    listed: p.integer(),
+  },
+});

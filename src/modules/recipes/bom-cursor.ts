@@ -5,7 +5,7 @@ import {
 } from '../../db/keyset.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../limits.ts';
-import { BOM_SORT_KEYS, bomFilter, bomSortExpression, bomSortOf, currentRank, type BomFilterParams } from './bom-filters.ts';
+import { BOM_SORT_KEYS, bomCount, bomFilter, bomSortExpression, bomSortOf, currentRank, type BomFilterParams } from './bom-filters.ts';
 import { bomRows } from './bom-rows.ts';
 import type { BomView } from './bom-views.ts';
 import { recipesSql } from './tables.ts';
@@ -18,7 +18,8 @@ export interface BomConnectionParams extends BomFilterParams, ConnectionArgs { s
 /**
  * A cursor page of BOMs with the paged list's filters and sorts (ties on bomId ascending), each
  * row as the list gives it (lines, costs, shelves). One statement whatever the page size: the page
- * seeks on the list entries from its cursor; the total count reads every matching entry.
+ * seeks on the list entries from its cursor; the total count is `bomCount`'s (stored without a
+ * search, counted over the matches with one).
  */
 export async function bomConnection(ctx: ShopContext, params: BomConnectionParams): Promise<Connection<BomView>> {
   const sort = bomSortOf(params.sortBy);
@@ -42,7 +43,7 @@ export async function bomConnection(ctx: ShopContext, params: BomConnectionParam
     .with('page', () => entries().select(['e.bom_id', 'e.product_id', 'e.sku', 'e.price', ...w.keys]).where(w.bounds).orderBy(w.order).limit(w.limit))
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin(boms.query.select(pageKeys('p', w)).as('r'), (j) => j.onTrue())
-    .select(keysetTotals(entries, w))
+    .select(keysetTotals(entries, w, bomCount(ctx.shopId, params)))
     .selectAll('r')
     .orderBy('r.ord_'));
   return toConnection(rows, window, tag, columns.length, boms.toView);

@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { BOM_SORTS, type BomSort, type BomStatusFilter } from './recipe-vocabulary.ts';
 import { recipesSql, type RecipesTables } from './tables.ts';
 
@@ -23,6 +23,19 @@ export function bomFilter(shopId: string, params: BomFilterParams): Expression<S
     where.push(eb.or((['e.search_name', 'e.search_sku', 'e.search_bom_id'] as const).map((column) => eb(eb.fn('strpos', [column, eb.val(needle)]), '>', 0))));
   }
   return eb.and(where);
+}
+
+/**
+ * How many entries `bomFilter` selects, as one scalar of the list's statement. Without a search it
+ * is read from the shop's stored stats (`bom_list_stats`, kept by the database on every write):
+ * O(1), whatever the size of the shop. A search counts its matches (O(matches)).
+ */
+export function bomCount(shopId: string, params: BomFilterParams): RawBuilder<string | number> {
+  if ((params.search ?? '') !== '') {
+    return sql<string>`(${recipesSql.selectFrom('bom_list_entries as e').select(sql<string>`count(*)`.as('n')).where(bomFilter(shopId, params))})`;
+  }
+  const stored = params.statusFilter === 'all' ? sql<number>`st.active + st.inactive` : sql.ref<number>(`st.${params.statusFilter}`);
+  return sql<number>`coalesce((${recipesSql.selectFrom('bom_list_stats as st').select(stored.as('n')).where('st.shop_id', '=', shopId)}), 0)`;
 }
 
 /** An unknown sort is the default one (name), as in the paged list. */

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import type { SortDirection } from '../../db/keyset.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { pageOf, type PageRequest } from '../../limits.ts';
@@ -22,7 +22,9 @@ export interface BomListPage { items: BomView[]; totalCount: number; page: numbe
  * (filtered, sorted, limited in SQL over the BOM list entries), the filtered count (with a search),
  * the stats over every BOM of the shop, and the page's lines (with their materials and cost factors)
  * and finished-good shelves. Nothing here computes a cost: `refreshCostRollup` keeps the roll-up
- * current on every write.
+ * current on every write. Nothing here aggregates the shop either: the stats are the stored row the
+ * database keeps with the entries (`bom_list_stats`), so without a search the list is O(page); with
+ * one, its count reads every entry that matches (a substring search has no index that counts).
  *
  * search: case-insensitive literal substring of name, sku or bomId (lower-cased when the keys are
  * written, so it matches exactly as `toLowerCase().includes` does). Sort keys: BOM_SORTS (the
@@ -37,7 +39,6 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
     .map((k) => sql`${bomSortExpression(k)} ${sql.raw(`${k.fixedAsc ? 'asc' : dir}${k.nullable ? ' nulls last' : ''}`)}`));
   const searching = (input.search ?? '') !== '';
   const s = ctx.shopId;
-  const count = (where?: RawBuilder<SqlBool>) => sql<string>`count(*)${where ? sql` filter (where ${where})` : sql``}`;
 
   // Every part reads one table, or probes by primary key for the page's rows (bom-rows.ts).
   const boms = bomRows(ctx.catalog, ctx.shopId);
@@ -45,19 +46,20 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
     .with('page', (db) => db.selectFrom('bom_list_entries as e')
       .select(['e.bom_id', 'e.product_id', 'e.sku', 'e.price', sql<string>`row_number() over (order by ${order})`.as('ord_')])
       .where(filter).orderBy(order).limit(pageSize).offset((page - 1) * pageSize))
-    .with('counts', (db) => db.selectFrom('boms')
-      .select([count().as('total'), count(sql`status = 'active'`).as('active'), count(sql`status = 'inactive'`).as('inactive'),
-        sql<string>`count(variant_id)`.as('platform_linked')])
-      .where('shop_id', '=', s).where('archived_at', 'is', null))
-    .with('value', (db) => db.selectFrom('bom_list_entries').select(sql<string>`coalesce(sum(total_cost), 0)`.as('total_value')).where('shop_id', '=', s))
-    .selectFrom(['counts as n', 'value as v'])
+    // The stored stats row (none yet: a shop without BOMs), read by primary key.
+    .with('n', (db) => db.selectFrom(sql`(select 1)`.as('one')).leftJoin('bom_list_stats as st', (j) => j.on('st.shop_id', '=', s)).select([
+      sql<number>`coalesce(st.active, 0) + coalesce(st.inactive, 0)`.as('total'), sql<number>`coalesce(st.active, 0)`.as('active'),
+      sql<number>`coalesce(st.inactive, 0)`.as('inactive'), sql<number>`coalesce(st.platform_linked, 0)`.as('platform_linked'),
+      sql<string>`coalesce(st.total_value, 0)`.as('total_value'),
+    ]))
+    .selectFrom('n')
     .leftJoin(boms.query.select(sql.ref<string>('p.ord_').as('ord_')).as('r'), (j) => j.onTrue())
     .select([
-      'n.total', 'n.active', 'n.inactive', 'n.platform_linked', sql<string>`trim_scale(v.total_value)::text`.as('total_value'),
+      'n.total', 'n.active', 'n.inactive', 'n.platform_linked', sql<string>`trim_scale(n.total_value)::text`.as('total_value'),
       // avgCost = totalValue / total rounded half-up to 6 places, exactly (no intermediate rounding)
       sql<string>`case when n.total = 0 then '0'
-        else trim_scale(sign(v.total_value) * div(abs(v.total_value) * 2000000 + n.total, n.total * 2) / 1000000)::text end`.as('avg_cost'),
-      (searching ? sql<string | null>`${recipesSql.selectFrom('bom_list_entries as e').select(count().as('n')).where(filter)}` : sql<string | null>`null`)
+        else trim_scale(sign(n.total_value) * div(abs(n.total_value) * 2000000 + n.total, n.total * 2) / 1000000)::text end`.as('avg_cost'),
+      (searching ? sql<string | null>`${recipesSql.selectFrom('bom_list_entries as e').select(sql<string>`count(*)`.as('n')).where(filter)}` : sql<string | null>`null`)
         .as('total_count'),
     ])
     .selectAll('r')

@@ -34,8 +34,9 @@ export const BillCost = defineEntity({
  * One row per BOM: everything the list filters, sorts, searches and sums on, so a page is read
  * from this one table. Ranks are the order of the list's collation (case- and accent-insensitive,
  * digit runs by value; equal values share a rank), computed when a BOM or its finished good
- * changes. `status` and `totalCost` are copies of the BOM's status and its roll-up total; the
- * finished good's productId, sku and price mirror its platform variant as of the last refresh.
+ * changes. `status`, `variantId` and `totalCost` are copies of the BOM's status, finished-good variant
+ * and roll-up total; the finished good's productId, sku and price mirror its platform variant as of the
+ * last refresh (null when the platform does not know the variant).
  */
 export const BomListEntry = defineEntity({
   name: 'BomListEntry',
@@ -45,6 +46,7 @@ export const BomListEntry = defineEntity({
     shopId: p.text().primary(),
     bomId: p.text().primary(),
     status: p.enum(BOM_STATUSES),
+    variantId: p.text().nullable(),
     totalCost: exactNumeric(),
     nameRank: p.integer(),
     bomIdRank: p.integer(),
@@ -64,4 +66,24 @@ export const BomListEntry = defineEntity({
     { properties: ['shopId', 'totalCost', 'bomIdRank'] },
     { properties: ['shopId', 'status', 'bomIdRank'] },
   ],
+});
+
+/**
+ * The BOM list's stats over every entry of the shop (every BOM not archived), stored so the list
+ * reads one row instead of aggregating the shop per request: entries by status (the total is
+ * `active + inactive`), entries with a finished-good variant, and the sum of their total costs
+ * (exact). Kept by the database: triggers on `bom_list_entries` add each statement's net change per
+ * shop (migration Migration20261202090000). No code writes it; a shop without a row has no BOMs listed.
+ */
+export const BomListStats = defineEntity({
+  name: 'BomListStats',
+  tableName: 'bom_list_stats',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    active: p.integer(),
+    inactive: p.integer(),
+    platformLinked: p.integer(),
+    totalValue: exactNumeric(),
+  },
 });

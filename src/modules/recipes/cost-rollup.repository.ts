@@ -13,7 +13,9 @@ import { recipesSql, type RecipesTables } from './tables.ts';
 // The stored cost roll-up (`bill_costs`) and the BOM list's entries (`bom_list_entries`), kept current
 // by ONE function, `refreshCostRollup`, that every write changing a recipe, a cost factor or a
 // material cost calls inside its transaction with what it changed. This file is the only code that
-// writes those two tables (the migration that created them backfilled them once).
+// writes those two tables (the migration that created them backfilled them once). The list's stats
+// (`bom_list_stats`) follow the entries through the database's triggers (Migration20261202090000):
+// every statement here that writes entries also moves them, under the same advisory lock.
 
 /** What a write changed. Every field is optional; absent = nothing of that kind. */
 export interface CostRollupChanges {
@@ -225,11 +227,11 @@ async function rewriteListEntries(scope: RollupScope): Promise<void> {
   const skuRanks = denseRanks(finished.map((v) => v?.sku ?? null));
   await runSql(em, recipesSql.deleteFrom('bom_list_entries').where('shop_id', '=', shopId));
   await bulkInsert(em, 'bom_list_entries',
-    ['shop_id', 'bom_id', 'status', 'total_cost', 'name_rank', 'bom_id_rank', 'sku_rank', 'product_id', 'sku', 'price', 'search_name', 'search_sku', 'search_bom_id'],
+    ['shop_id', 'bom_id', 'status', 'variant_id', 'total_cost', 'name_rank', 'bom_id_rank', 'sku_rank', 'product_id', 'sku', 'price', 'search_name', 'search_sku', 'search_bom_id'],
     boms.map((b, i) => {
       const v = finished[i];
       if (b.total_cost === null) throw new Error(`BOM ${b.bom_id} of shop ${shopId} has no cost roll-up row`);
-      return [shopId, b.bom_id, b.status, b.total_cost, nameRanks[i], bomIdRanks[i], skuRanks[i], v?.productId ?? null, v?.sku ?? null,
+      return [shopId, b.bom_id, b.status, b.variant_id, b.total_cost, nameRanks[i], bomIdRanks[i], skuRanks[i], v?.productId ?? null, v?.sku ?? null,
         v?.price ?? null, b.name.toLowerCase(), v?.sku?.toLowerCase() ?? null, b.bom_id.toLowerCase()];
     }));
 }
