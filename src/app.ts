@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { getSchema } from '../schema/index.ts';
 import { checkOperationInput } from '../schema/input-limits.ts';
@@ -41,6 +42,7 @@ import { registerShopifyWebhooks } from './http/shopify-webhooks.ts';
 import type { PlatformGatewayFactory } from './platform/gateway.ts';
 import { contextDeps } from './composition.ts';
 import { watchPlatformHealth, type PlatformHealthWatch } from './platform/shopify/health.ts';
+import { createWarmUp, type WarmUpReport } from './http/warm-up.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,15 +67,23 @@ export interface AppOptions {
 export interface App extends FastifyInstance {
   /** Stops taking requests: everything but health checks answers 503 from here on. */
   beginShutdown(): void;
+  /**
+   * Runs each read route once in-process, for a shop no shop has, before the server listens
+   * (BOMCORE_WARM_UP; src/http/warm-up.ts): the first client request then costs what later ones do.
+   * Reads no shop's data, writes nothing, never throws.
+   */
+  warmUp(options?: { budgetMs?: number }): Promise<WarmUpReport>;
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
+  const warmUp = createWarmUp();
   const app = Fastify({
     // Repeated failures logged once per window with a count, every logged value cut at 2 KB (src/http/log-limits.ts).
     logger: options.logger ?? { level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }) },
     genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // The start-up warm-up's requests log nothing of their own (it logs what it did, src/http/warm-up.ts).
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: (request: { headers: IncomingHttpHeaders }) => warmUp.owns(request) }),
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
     return503OnClosing: false,
@@ -94,7 +104,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorateRequest('auth', null);
   // Cheap requests go first: a costly request's yields wait for them (src/cooperative.ts). First hook, so all run in the turn.
   registerRequestTurns(app);
+  const silent = app.log.child({}, { level: 'silent' });
   app.addHook('onRequest', async (request, reply) => {
+    if (warmUp.owns(request)) {
+      request.log = reply.log = silent;
+      warmUp.primeSerializer(request, reply);
+    }
     reply.header('X-Request-Id', request.id);
     if (shuttingDown && !request.url.startsWith('/healthz')) {
       reply.header('Retry-After', '5');
@@ -170,14 +185,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config, orm, logger: app.log.child({ component: 'auth-throttle' }), counter: options.sharedCounters?.failureCounter,
   });
   app.addHook('onClose', closeAuthThrottle);
+  // The warm-up's requests: their own bucket, no throttle, and a stand-in key once the lookup finds theirs unknown.
+  const warmUpAuth = { orm, limiter: warmUp.limiter, standIn: warmUp.standIn };
   const authorize = (request: Parameters<typeof authorizeRequest>[1], reply: Parameters<typeof authorizeRequest>[2], scope: 'read' | 'write') =>
-    authorizeRequest({ orm, limiter, authThrottle }, request, reply, scope);
+    authorizeRequest(warmUp.owns(request) ? warmUpAuth : { orm, limiter, authThrottle }, request, reply, scope);
   // Rate-limit tokens: one per REST call, one per root field of a /graphql operation (the REST calls it stands for).
   // Work (rows, ids) decides admission: a costly request waits its turn, fairly by shop, and its costly root fields
   // run one at a time (src/http/work-gate.ts): heavy work of one shop does not hold the others.
   const gate = registerWorkGate(app, { concurrency: config.heavyConcurrency, heavyWork: config.heavyWork });
   const charge = async (request: Parameters<typeof chargeRequest>[1], reply: Parameters<typeof chargeRequest>[2], price: OperationPrice) =>
-    (await chargeRequest({ limiter }, request, reply, price.tokens)) && gate.admit(request, reply, price.work);
+    (await chargeRequest({ limiter: warmUp.owns(request) ? warmUp.limiter : limiter }, request, reply, price.tokens)) && gate.admit(request, reply, price.work);
   // The platform port of every request's context: the given adapter (the local store by default) with the outbox's pending pushes.
   const deps = contextDeps(orm, config, options.platform);
   const makeContext = (request: Parameters<typeof createShopContext>[1]) =>
@@ -202,6 +219,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installWorkLanes(schema);
   registerValidators(app, [ProblemSchema, MetaSchema]);
   await registerSwagger(app);
+  // The routes the warm-up runs: the facade's reads (registered next).
+  warmUp.collectRoutes(app, '/api/v1/');
   // The REST reference page at /api/v1/docs, from the same document (BOMCORE_API_DOCS; src/http/api-reference.ts).
   if (config.apiDocs) await registerApiReference(app);
   // The facade goes through GraphQL only; the SQL round-trip count (X-Query-Count) is taken here.
@@ -226,6 +245,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   // GET /: a public index of what this server offers, registered last (src/http/index-page.ts).
   registerIndexPage(app);
+
+  // After the REST reads, one /graphql operation: mercurius's own path (parse, validate, compile, execute).
+  const graphqlWarmUp = { method: 'POST' as const, url: '/graphql', body: { query: 'query WarmUp { locations { locationId locationGid name } }' } };
+  app.warmUp = (warmUpOptions) => warmUp.run(app, app.log.child({ component: 'warm-up' }), { ...warmUpOptions, extra: [graphqlWarmUp] });
 
   return app;
 }

@@ -42,6 +42,8 @@ export interface Config {
   exposeQueryCount: boolean;
   /** The REST API reference page at /api/v1/docs (BOMCORE_API_DOCS; default on, off under NODE_ENV=production). */
   apiDocs: boolean;
+  /** `serve` runs each read route once in-process before it listens, so a fresh process's first request is not slow (BOMCORE_WARM_UP; default on). */
+  warmUp: boolean;
   /** Limits and tools of the `/graphql` endpoint (docs/graphql.md). */
   graphql: GraphqlConfig;
   /** REDIS_URL: when set, the rate-limit buckets live in Redis, shared by every instance (default unset: in process memory). */
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),
     exposeQueryCount: env.BOMCORE_EXPOSE_QUERY_COUNT === '1',
     apiDocs: flag(env, 'BOMCORE_API_DOCS', env.NODE_ENV !== 'production'),
+    warmUp: flag(env, 'BOMCORE_WARM_UP', true),
     graphql: graphqlConfig(env),
     redisUrl: env.REDIS_URL ? env.REDIS_URL : null,
     redisKeyPrefix: env.BOMCORE_REDIS_PREFIX || 'bomcore:rl:',

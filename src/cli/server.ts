@@ -146,6 +146,8 @@ export async function runServer(config: Config): Promise<void> {
       }
     });
   }
+  // Each read route once, in-process, before the first client's request (BOMCORE_WARM_UP; src/http/warm-up.ts).
+  if (config.warmUp) await app.warmUp();
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });

@@ -14,7 +14,14 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthDeps { orm: Orm; limiter: RateLimiter; authThrottle?: AuthThrottle }
+export interface AuthDeps {
+  orm: Orm; limiter: RateLimiter; authThrottle?: AuthThrottle;
+  /**
+   * The start-up warm-up's only (src/http/warm-up.ts): the key a request stands for when the lookup
+   * finds no key for it. Never set for a request from a client.
+   */
+  standIn?: AuthenticatedKey;
+}
 
 /**
  * Spends `spend` tokens of the key's bucket for a request costing `cost` tokens in all; sets the
@@ -79,6 +86,7 @@ export async function authorizeRequest(deps: AuthDeps, request: FastifyRequest, 
   let result: AuthenticatedKey | AuthFailure;
   try {
     result = await authenticate(deps.orm.em.fork(), request.headers.authorization);
+    if (result === 'unknown' && deps.standIn) result = deps.standIn;
   } catch (error) {
     await attempt?.end('undecided');
     throw error;

@@ -43,6 +43,26 @@ describe('bomcore serve (npm start)', () => {
     expect(await again.exited).toBe(0);
   }, 240_000);
 
+  it('runs each read route once before it listens (the warm-up, logged at info with what it ran), and BOMCORE_WARM_UP=0 turns it off', async () => {
+    const warmUpLines = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"start-up warm-up')).map((l) => JSON.parse(l) as { level: number; msg: string; warmUp: { ran: number; skipped: number; unexpected: string[] } });
+    const env = { DATABASE_URL: undefined, BOMCORE_DATA_DIR: 'memory://', LOG_LEVEL: 'info' };
+    const on = await startServer(env);
+    const [line, ...more] = warmUpLines(on.stdout());
+    expect(more).toEqual([]);
+    // At info; every route it ran answered 2xx or 404. (A busy machine may stop it at its 2 s bound: the
+    // line then says incomplete. Every route running is test/api/warm-up.test.ts's rule.)
+    expect(line).toMatchObject({ level: 30, warmUp: { unexpected: [] } });
+    expect(line!.warmUp.ran).toBeGreaterThan(0);
+    // Logged before the server said it listens: the first client request finds it done.
+    expect(on.stdout().indexOf('"msg":"start-up warm-up')).toBeLessThan(on.stdout().indexOf('listening on'));
+    on.child.kill('SIGTERM');
+    expect(await on.exited).toBe(0);
+    const off = await startServer({ ...env, BOMCORE_WARM_UP: '0' });
+    expect(warmUpLines(off.stdout())).toEqual([]);
+    off.child.kill('SIGTERM');
+    expect(await off.exited).toBe(0);
+  }, 240_000);
+
   it('on a busy port exits 1 with one line naming the port, before loading anything (no demo, no database)', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
