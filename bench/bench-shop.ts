@@ -22,7 +22,7 @@ export interface ScenarioResult {
   runs: Partial<Record<Side, { sql: number | null; unloaded: Measurement; loaded: Measurement | null }>>;
   /** The floor answered the same `data` as REST (keys sorted); null without a floor. */
   floorSameData: boolean | null;
-  /** The first request of a freshly started server (before any warm-up), ms; null where the server was not fresh. */
+  /** The first request of a freshly started server (after its start-up warm-up, before the load generator's), ms; null where the server was not fresh. */
   firstReadMs: number | null;
   /** REST at N connections on `serve` with more workers, per worker count (the runs above use the first of --workers). */
   workers: Record<string, Measurement>;

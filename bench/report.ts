@@ -112,7 +112,7 @@ export function renderMarkdown(report: RunReport): string {
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, ${m.os}; Node ${m.node}; ${m.postgres}; load average ${m.loadBefore.toFixed(2)} before, ${m.loadAfter.toFixed(2)} after`,
     `- Each measurement: ${s.warmupSeconds} s warm-up, then ${s.durationSeconds} s; p50 at 1 connection ("unloaded"), req/s and p99 at ${s.connections} connections; servers log at \`${s.logLevel}\` to files`,
     `- Load, the user's path (\`bomcore migrate\`, \`bomcore load\` — which analyzes what it wrote — then \`bomcore serve\`, no other step): into PostgreSQL ${report.loads.postgres.seconds.toFixed(0)} s, peak RSS ${report.loads.postgres.peakRssMB ?? 'n/a'} MB; into PGlite ${report.loads.pglite ? `${report.loads.pglite.seconds.toFixed(0)} s, peak RSS ${report.loads.pglite.peakRssMB ?? 'n/a'} MB` : 'not run'}`,
-    `- First read: the first request a freshly started server answers (before any warm-up; a fresh server per scenario). Rows run on ${s.workers[0]} worker(s)${s.workers.length > 1 ? `; "N workers" columns: the reads again on one \`serve --workers N\`` : ''}.`,
+    `- First read: the first request a freshly started server answers (after `serve`'s own start-up warm-up, before the load generator's; a fresh server per scenario). Rows run on ${s.workers[0]} worker(s)${s.workers.length > 1 ? `; "N workers" columns: the reads again on one \`serve --workers N\`` : ''}.`,
     '- SQL/req: `X-Query-Count` of one request (statements of the operation; the API-key lookup adds one). Peak RSS: the server\'s VmHWM over that side\'s runs (/graphql runs in the REST server). `*`: fewer than 3 answers in the window, p50 from sequential requests after it.',
     '',
     ...scenarioRows(report),
