@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { createGunzip } from 'node:zlib';
 
@@ -69,57 +69,67 @@ export async function embeddedEngineOptions(dataDir: string | null): Promise<{ s
 }
 
 /**
- * Unpacks the template into `dataDir`, streamed (a file at a time), owner-only as PostgreSQL keeps
- * its files. `PG_VERSION`, which marks a cluster, is written last: an unpacking cut short leaves a
- * directory that is still new, and the next start unpacks it again over what is there.
+ * Unpacks the template into `dataDir`, streamed: each file's bytes go to disk as they are inflated,
+ * never held whole (the WAL segment alone is 16 MB), owner-only as PostgreSQL keeps its files.
+ * `PG_VERSION`, which marks a cluster, is written last: an unpacking cut short leaves a directory
+ * that is still new, and the next start unpacks it again over what is there. The archive is ustar
+ * with files and directories only, as PGlite's dump writes it.
  */
 export async function unpackTemplate(dataDir: string): Promise<void> {
-  let marker: Buffer | null = null;
-  for await (const entry of tarEntries(createReadStream(TEMPLATE).pipe(createGunzip()))) {
-    const path = normalize(entry.name).replace(/^(\.\.(\/|$)|\/)+/, '');
-    if (path === '' || path === '.') continue;
-    const target = join(dataDir, path);
-    if (entry.type === 'directory') mkdirSync(target, { recursive: true, mode: 0o700 });
-    else if (path === 'PG_VERSION') marker = entry.data;
-    else {
-      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      writeFileSync(target, entry.data, { mode: 0o600 });
+  let header: Buffer = Buffer.alloc(0);
+  let file: { fd: number | null; left: number; padding: number; marker: boolean } | null = null;
+  let marker: Buffer[] | null = null;
+  for await (const inflated of createReadStream(TEMPLATE).pipe(createGunzip()) as AsyncIterable<Buffer>) {
+    let chunk = inflated;
+    while (chunk.length > 0) {
+      if (file !== null) {
+        const take = Math.min(chunk.length, file.left + file.padding);
+        const data = chunk.subarray(0, Math.min(take, file.left));
+        if (data.length > 0) {
+          if (file.fd !== null) writeSync(file.fd, data);
+          else if (file.marker) marker!.push(Buffer.from(data));
+        }
+        const fromData = Math.min(take, file.left);
+        file.left -= fromData;
+        file.padding -= take - fromData;
+        chunk = chunk.subarray(take);
+        if (file.left === 0 && file.padding === 0) {
+          if (file.fd !== null) closeSync(file.fd);
+          file = null;
+        }
+        continue;
+      }
+      const need = 512 - header.length;
+      header = Buffer.concat([header, chunk.subarray(0, need)]);
+      chunk = chunk.subarray(need);
+      if (header.length < 512) break;
+      const block = header;
+      header = Buffer.alloc(0);
+      if (block.every((byte) => byte === 0)) continue;
+      const text = (from: number, length: number) => block.subarray(from, from + length).toString('utf8').replace(/\0.*$/s, '');
+      const prefix = text(345, 155);
+      const name = prefix ? `${prefix}/${text(0, 100)}` : text(0, 100);
+      const size = parseInt(text(124, 12).trim() || '0', 8);
+      const flag = text(156, 1);
+      if (flag !== '' && flag !== '0' && flag !== '5') throw new Error(`the cluster template holds a tar entry of type "${flag}" (${name}): only files and directories are expected`);
+      const path = normalize(name).replace(/^(\.\.(\/|$)|\/)+/, '');
+      const target = join(dataDir, path);
+      if (flag === '5') {
+        if (path !== '' && path !== '.') mkdirSync(target, { recursive: true, mode: 0o700 });
+        continue;
+      }
+      const isMarker = path === 'PG_VERSION';
+      if (isMarker) marker = [];
+      else mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+      file = { fd: isMarker ? null : openSync(target, 'w', 0o600), left: size, padding: (512 - (size % 512)) % 512, marker: isMarker };
+      if (file.left === 0 && file.padding === 0) {
+        if (file.fd !== null) closeSync(file.fd);
+        file = null;
+      }
     }
   }
   if (marker === null) throw new Error(`${TEMPLATE.pathname} holds no PG_VERSION: run npm run pglite:template`);
-  writeFileSync(join(dataDir, 'PG_VERSION'), marker, { mode: 0o600 });
-}
-
-interface TarEntry { name: string; type: 'file' | 'directory'; data: Buffer }
-
-/** The regular files and directories of a ustar stream (what PGlite's dump writes), one at a time. */
-async function* tarEntries(stream: AsyncIterable<Buffer>): AsyncGenerator<TarEntry> {
-  let pending: Buffer = Buffer.alloc(0);
-  let wanted: { name: string; type: TarEntry['type']; size: number } | null = null;
-  for await (const chunk of stream) {
-    pending = pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([pending, chunk]);
-    for (;;) {
-      if (wanted === null) {
-        if (pending.length < 512) break;
-        const header = pending.subarray(0, 512);
-        pending = pending.subarray(512);
-        if (header.every((byte) => byte === 0)) continue;
-        const text = (from: number, length: number) => header.subarray(from, from + length).toString('utf8').replace(/\0.*$/s, '');
-        const prefix = text(345, 155);
-        const name = prefix ? `${prefix}/${text(0, 100)}` : text(0, 100);
-        const size = parseInt(text(124, 12).trim() || '0', 8);
-        const flag = text(156, 1);
-        wanted = { name, type: flag === '5' ? 'directory' : 'file', size };
-        if (flag !== '' && flag !== '0' && flag !== '5') throw new Error(`the cluster template holds a tar entry of type "${flag}" (${name}): only files and directories are expected`);
-      }
-      const padded = Math.ceil(wanted.size / 512) * 512;
-      if (pending.length < padded) break;
-      const data = Buffer.from(pending.subarray(0, wanted.size));
-      pending = pending.subarray(padded);
-      yield { name: wanted.name, type: wanted.type, data };
-      wanted = null;
-    }
-  }
+  writeFileSync(join(dataDir, 'PG_VERSION'), Buffer.concat(marker), { mode: 0o600 });
 }
 
 /** Writes the template and its record next to this file: a fresh initdb, as PGlite runs it. */
