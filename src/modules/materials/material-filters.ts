@@ -23,13 +23,13 @@ function likePattern(search: string): string {
 const SEARCH_SEPARATOR = '\u001f';
 
 /**
- * The filters over `materials m` of a shop: a search is one byte-compared `like` on the stored
- * lowered `search_text` (the same match as `ilike` on each field).
+ * The conditions the list's filters put on `materials m` (none: every listed material of the shop):
+ * a search is one byte-compared `like` on the stored lowered `search_text` (the same match as
+ * `ilike` on each field).
  */
-export function materialFilter(shopId: string, params: MaterialFilterParams): Expression<SqlBool> {
+function filterParts(params: MaterialFilterParams): Expression<SqlBool>[] {
   const eb = expressionBuilder<{ m: MaterialsTables['materials'] }, 'm'>();
-  // Archived materials leave the lists (they stay readable by id and in the recipes that name them).
-  const where: Expression<SqlBool>[] = [eb('m.shop_id', '=', shopId), eb('m.archived_at', 'is', null)];
+  const where: Expression<SqlBool>[] = [];
   if (params.search) {
     const pattern = likePattern(params.search);
     if (params.search.includes(SEARCH_SEPARATOR)) {
@@ -45,18 +45,23 @@ export function materialFilter(shopId: string, params: MaterialFilterParams): Ex
     where.push(params.usageFilter === 'used' ? used : eb.not(used));
   }
   if (params.vendorFilter.length > 0) where.push(eb('m.vendor', 'in', [...new Set(params.vendorFilter)]));
-  return eb.and(where);
+  return where;
+}
+
+/** The listed materials of a shop (archived ones leave the lists; they stay readable by id and in the recipes that name them) under the filters. */
+export function materialFilter(shopId: string, params: MaterialFilterParams): Expression<SqlBool> {
+  const eb = expressionBuilder<{ m: MaterialsTables['materials'] }, 'm'>();
+  return eb.and([eb('m.shop_id', '=', shopId), eb('m.archived_at', 'is', null), ...filterParts(params)]);
 }
 
 /**
  * How many rows `materialFilter` selects, as one scalar of the list's statement. Without a filter
- * (no search, usage, origin or vendor) it is the shop's stored list count (`material_list_counts`,
- * kept by the database on every write), read by primary key: O(1), whatever the size of the shop.
- * A filter counts its matches (O(matches): a substring search has no index that counts).
+ * it is the shop's stored list count (`material_list_counts`, kept by the database on every write),
+ * read by primary key: O(1), whatever the size of the shop. A filter counts its matches
+ * (O(matches): a substring search has no index that counts).
  */
 export function materialCount(shopId: string, params: MaterialFilterParams): RawBuilder<string | number> {
-  const narrowed = Boolean(params.search) || params.usageFilter !== 'all' || params.originFilter !== 'all' || params.vendorFilter.length > 0;
-  if (narrowed) return sql<string>`(${materialsSql.selectFrom('materials as m').select(sql<string>`count(*)`.as('n')).where(materialFilter(shopId, params))})`;
+  if (filterParts(params).length > 0) return sql<string>`(${materialsSql.selectFrom('materials as m').select(sql<string>`count(*)`.as('n')).where(materialFilter(shopId, params))})`;
   return sql<number>`coalesce((${materialsSql.selectFrom('material_list_counts').select('listed').where('shop_id', '=', shopId)}), 0)`;
 }
 

@@ -4,7 +4,7 @@ import { runSql } from '../../db/typed-sql.ts';
 import { pageOf, type PageRequest } from '../../limits.ts';
 import type { ShopContext } from '../../shop-context.ts';
 import type { BomStatusFilter } from './recipe-vocabulary.ts';
-import { BOM_SORT_KEYS, bomFilter, bomSortExpression, bomSortOf } from './bom-filters.ts';
+import { BOM_SORT_KEYS, bomCount, bomFilter, bomSortExpression, bomSortOf } from './bom-filters.ts';
 import { bomRows } from './bom-rows.ts';
 import type { BomView } from './bom-views.ts';
 import { recipesSql } from './tables.ts';
@@ -37,7 +37,6 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
   const dir = input.sortOrder === 'desc' ? 'desc' : 'asc';
   const order = sql.join(BOM_SORT_KEYS[bomSortOf(input.sortBy)]
     .map((k) => sql`${bomSortExpression(k)} ${sql.raw(`${k.fixedAsc ? 'asc' : dir}${k.nullable ? ' nulls last' : ''}`)}`));
-  const searching = (input.search ?? '') !== '';
   const s = ctx.shopId;
 
   // Every part reads one table, or probes by primary key for the page's rows (bom-rows.ts).
@@ -59,15 +58,13 @@ export async function listBoms(ctx: ShopContext, input: BomListInput): Promise<B
       // avgCost = totalValue / total rounded half-up to 6 places, exactly (no intermediate rounding)
       sql<string>`case when n.total = 0 then '0'
         else trim_scale(sign(n.total_value) * div(abs(n.total_value) * 2000000 + n.total, n.total * 2) / 1000000)::text end`.as('avg_cost'),
-      (searching ? sql<string | null>`${recipesSql.selectFrom('bom_list_entries as e').select(sql<string>`count(*)`.as('n')).where(filter)}` : sql<string | null>`null`)
-        .as('total_count'),
+      bomCount(s, input).as('total_count'),
     ])
     .selectAll('r')
     .orderBy('r.ord_'));
 
   const first = rows[0]!;
-  // Without a search the filtered count is one of the stats.
-  const totalCount = Number(first.total_count ?? (input.statusFilter === 'all' ? first.total : first[input.statusFilter]));
+  const totalCount = Number(first.total_count);
   return {
     // The row of an empty page has no BOM (the left join finds none).
     items: rows.filter((r) => r.ord_ !== null).map(boms.toView),
