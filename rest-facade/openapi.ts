@@ -36,7 +36,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   422: 'The Idempotency-Key was used with another request in the last 24 h (IDEMPOTENCY_KEY_REUSED).',
   429: 'Over the API key\'s rate limit (RATE_LIMITED); see Retry-After.',
   500: 'Unexpected error (INTERNAL), logged with the request id.',
-  503: 'Database or platform unreachable, or shutting down (UNAVAILABLE); see Retry-After.',
+  503: 'Database or platform unreachable, shutting down, or a write rolled back whole because it collided with a concurrent one (a deadlock): nothing was written (UNAVAILABLE); see Retry-After.',
 };
 
 /** Headers of every PATCH: the optional Idempotency-Key (src/http/idempotency-hooks.ts). */

@@ -13,9 +13,12 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 /**
  * PostgreSQL SQLSTATEs of a server that went away or is not taking work: admin_shutdown 57P01,
  * crash_shutdown 57P02, cannot_connect_now 57P03, too_many_connections 53300, query_canceled 57014
- * (the statement timeout), and class 08 (connection exception) as a whole.
+ * (the statement timeout), and class 08 (connection exception) as a whole. Also the two ways a
+ * transaction loses a race with another one, deadlock_detected 40P01 and serialization_failure 40001:
+ * PostgreSQL rolled it back whole, so nothing of the request was written and sending it again is safe
+ * (a write with an Idempotency-Key keeps no answer for a 503: its retry runs).
  */
-const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '40P01', '40001']);
 
 /** Error names of connection failures (MikroORM) and of the request's own time budget (src/http/deadline.ts). */
 const NAMES = new Set(['ConnectionException', 'DeadlineExceededError']);
@@ -77,7 +80,8 @@ function anyInChain(error: unknown, test: (error: object) => boolean): boolean {
 /**
  * True when `error` (or what it wraps: `originalError` of a GraphQL error, `cause`, the `errors` of
  * an AggregateError) is a lost, refused or timed-out database connection, a statement cancelled
- * by its timeout, or the request's deadline.
+ * by its timeout, a transaction rolled back by a deadlock or a serialization failure, or the
+ * request's deadline.
  */
 export function isUnavailable(error: unknown): boolean {
   return anyInChain(error, classifiesAlone);
