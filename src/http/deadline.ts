@@ -52,17 +52,23 @@ export function registerDeadline(app: FastifyInstance, deadlineMs: number): void
   };
   app.addHook('onResponse', clear);
   app.addHook('onRequestAbort', clear);
-  // What a handler returns or throws after the deadline answered is dropped, not sent twice.
+  // What a handler returns or throws after the deadline answered is dropped, not sent twice. This
+  // wrapper makes every handler async; where the reply is already on its way (the deadline's 503, or
+  // a synchronous handler that called reply.send itself, as the reference page's do) it resolves to
+  // `reply`, which Fastify awaits. Not undefined: while the answer is still in its async onSend hooks,
+  // Fastify would send an async handler's undefined a second time ("Reply was already sent").
   app.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = async function deadlineAware(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       try {
-        const value: unknown = await handler.call(this, request, reply);
-        return pastDeadline(request) ? undefined : value;
+        const result: unknown = handler.call(this, request, reply);
+        const value: unknown = await result;
+        if (pastDeadline(request)) return reply;
+        return value === undefined && !(result instanceof Promise) ? reply : value;
       } catch (error) {
         if (pastDeadline(request)) {
           request.log.info({ err: error }, 'request failed after its deadline');
-          return undefined;
+          return reply;
         }
         throw error;
       }

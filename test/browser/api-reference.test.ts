@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import type { Orm } from '../../src/database.ts';
 import { openTestOrm } from '../helpers/database.ts';
@@ -80,6 +81,24 @@ describe('/api/v1/docs, the REST API reference page', () => {
     for (const url of ['/api/v1/openapi.json', '/api/v1/locations', '/api/v1/docsx']) {
       const res = await on.request({ method: 'GET', url });
       expect(res.headers['content-security-policy'], url).toBe("default-src 'none'; frame-ancestors 'none'");
+    }
+  });
+
+  it('serving the page, its redirect and its assets logs no warning and no error (no answer is sent twice)', async () => {
+    const lines: { level: number; msg?: string }[] = [];
+    const logged = await buildApp({
+      config: on.config, orm, logger: { level: 'warn', stream: { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg?: string }) } },
+    });
+    try {
+      for (const url of ['/api/v1/docs', '/api/v1/docs/', '/api/v1/docs/static/index.html', '/api/v1/docs/json', '/api/v1/docs/static/swagger-initializer.js', '/api/v1/docs/static/swagger-ui.css']) {
+        const res = await logged.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBeLessThan(400);
+      }
+      // Before: each of these synchronous handlers' answers was sent a second time by the deadline's async
+      // wrapper ("Reply was already sent, did you forget to \"return reply\"", then ERR_HTTP_HEADERS_SENT).
+      expect(lines.map((l) => `${l.level} ${l.msg ?? ''}`)).toEqual([]);
+    } finally {
+      await logged.close();
     }
   });
 
