@@ -2,9 +2,10 @@ import { AnswerClock } from './answer-clock.ts';
 import type { Config } from './config.ts';
 import type { Orm } from './db/orm.ts';
 import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
-import { mirrorPlatformMaterials } from './modules/materials/platform-mirror.ts';
+import { mirrorPlatformMaterials, platformMaterialIds } from './modules/materials/platform-mirror.ts';
 import { executeOrderChange, reserveSyncedOrders } from './modules/orders/order-execution.service.ts';
 import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
+import { recordPlatformLevelEvents } from './modules/stock/stock-events.ts';
 import type { PlatformGatewayFactory, PlatformOpenOrder } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
 import { mirroredVariantPages } from './platform/mirror.ts';
@@ -74,9 +75,10 @@ export function syncedOrdersFollower(config: Config, adapter?: PlatformGatewayFa
 }
 
 /**
- * What follows a Shopify webhook once it changed the mirror: platform-linked materials take their
- * variants' new catalogue fields and level totals (the materials module's mirror, as after a full
- * sync), and an order event runs order execution (reservations, fulfilments consumed once,
+ * What follows a Shopify webhook (or a reconciliation read) once it changed the mirror: platform-linked
+ * materials take their variants' new catalogue fields and level totals (the materials module's mirror,
+ * as after a full sync), their levels that moved become `inventory.level_changed` events (source
+ * `platform`), and an order event runs order execution (reservations, fulfilments consumed once,
  * release). No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
  * synced cost and no material's cost moves.
  */
@@ -85,6 +87,11 @@ export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactor
   return {
     async variantsChanged(em, shopId, variantIds) {
       await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
+    },
+    async levelsChanged(em, shopId, changes) {
+      // Events for the levels of platform-linked materials only: the shop's other variants (what it sells) are not bomcore's stock.
+      const materials = await platformMaterialIds(em, shopId, changes.map((c) => c.variantId));
+      await recordPlatformLevelEvents(em, shopId, changes.filter((c) => materials.has(c.variantId)));
     },
     async orderChanged(em, shopId, change, eventId) {
       // A fulfilment shipped before the store was connected consumed stock bomcore did not keep yet.

@@ -16,6 +16,13 @@ export interface PlatformVariantInfo {
 export interface PlatformOrderLineInfo { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 export interface PlatformOrderInfo { orderId: string; name: string; lineItems: PlatformOrderLineInfo[] }
 
+/**
+ * A level of a variant at a location that the mirror took from the platform (a webhook, a
+ * reconciliation read) with another value than it held: what it held and what it holds now, as
+ * exact decimal text, null where it held no level (new) or holds none any more (disconnected).
+ */
+export interface PlatformLevelChange { variantId: string; locationId: string; before: string | null; after: string | null }
+
 /** One line of an order as the platform reports it: its current quantity (removed units excluded). */
 export interface PlatformOrderChangeLine { lineId: string; variantId: string | null; quantity: string }
 

@@ -61,6 +61,7 @@ const ENUMS: Record<string, readonly string[]> = {
   StockItemType: stock.SHELF_ITEM_TYPES,
   StockCommitmentHolderType: stock.COMMITMENT_HOLDER_TYPES,
   InventoryAdjustmentSource: stock.MOVEMENT_SOURCES,
+  StockLevelChangeSource: stock.LEVEL_CHANGE_SOURCES,
   // events and webhooks (a topic's GraphQL name has no dot)
   WebhookTopic: events.EVENT_TOPICS.map(events.topicEnumName),
   WebhookDeliveryStatus: events.WEBHOOK_DELIVERY_STATUSES,

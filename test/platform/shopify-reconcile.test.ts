@@ -76,6 +76,10 @@ function withWebhooksLost(store: EmulatedShop, change: () => void): number {
   return store.deliveries.filter((d) => d.status === 'dropped').length - before;
 }
 
+function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, record[k]]));
+}
+
 async function mirroredLevel(shopId: string, variantId: string, locationId: string): Promise<number | null> {
   const rows = await t.orm.em.fork().getConnection().execute('select available from platform_levels where shop_id = ? and variant_id = ? and location_id = ?', [shopId, variantId, locationId]);
   return rows[0] ? Number(rows[0].available) : null;
@@ -108,6 +112,8 @@ describe(`Shopify reconciliation on ${databaseLabel}`, () => {
     const order = a.dataset.platform.orders[0]!;
     expect((await t.get(`/api/v1/order-bom-breakdown/${order.orderId}`, a.key)).status).toBe(200);
 
+    const heldBefore = await mirroredLevel(a.shopId, levelled.variantId, location);
+    const last = (await t.orm.em.fork().execute<{ last: string }[]>('select coalesce(max(sequence), 0)::text as last from events where shop_id = ?', [a.shopId]))[0]!.last;
     const lost = withWebhooksLost(a.store, () => {
       a.store.setAvailable(levelled.variantId, location, 4321);
       a.store.updateProduct(renamed.productId, { title: 'Renamed while the webhooks were down' });
@@ -125,6 +131,12 @@ describe(`Shopify reconciliation on ${databaseLabel}`, () => {
     expect(report.drift).toEqual({ locations: 0, variants: productVariants, levels: 1, orders: 1 });
 
     expect(JSON.stringify((await t.get(`/api/v1/raw-materials/${levelled.variantId}/inventory`, a.key)).body)).toContain('4321');
+    // The healed level of the platform-linked material is an event as a webhook's would have been (source platform).
+    const events = await t.orm.em.fork().execute<{ resource: string; data: string }[]>(
+      `select resource, data from events where shop_id = ? and type = 'inventory.level_changed' and sequence > ? order by sequence`, [a.shopId, last]);
+    expect(events.map((e) => ({ resource: e.resource, ...pick(JSON.parse(e.data) as Record<string, unknown>, ['source', 'before', 'after', 'adjustmentId']) }))).toEqual([
+      { resource: `inventory:material:${levelled.variantId}@${location}`, source: 'platform', before: heldBefore ?? 0, after: 4321, adjustmentId: null },
+    ]);
     const materialRead = await t.get(`/api/v1/raw-materials/${material.variantId}`, a.key);
     expect(materialRead.status).toBe(200);
     expect(JSON.stringify(materialRead.body)).toContain('Renamed while the webhooks were down');

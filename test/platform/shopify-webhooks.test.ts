@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, status, sync } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/composition.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
+import { enqueuePlatformPushes } from '../../src/modules/stock/platform-push.repository.ts';
 import { exact } from '../../src/numbers/index.ts';
 import type { Dataset } from '../../src/dataset/types.ts';
+import { shopEm } from '../../src/shop-context.ts';
 import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { WEBHOOK_TOPICS } from '../../src/platform/shopify/webhook-topics.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
@@ -191,6 +193,53 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
     const top = (await t.get('/api/v1/raw-materials?sortBy=inventoryQuantity&sortOrder=desc&pageSize=1', a.key)).body.data.items[0];
     expect(top.variantId).toBe(material.variantId);
     await expectQuantitySortExact(t, a.shopId, a.key);
+  });
+
+  it('a level Shopify changed for a platform-linked material is one inventory.level_changed event (source platform, before and after as bomcore reads them, pending pushes included); the same value again, an older update and a variant that is no material send none', async () => {
+    const materialIds = new Set(a.dataset.materials.map((m) => m.variantId));
+    const material = a.dataset.materials.filter((m) => m.origin === 'platform').at(-1)!.variantId;
+    const other = a.dataset.platform.variants.find((v) => !materialIds.has(v.variantId))!.variantId;
+    const location = a.dataset.platform.locations[0]!.id;
+    const view = async () => {
+      const read = await t.get(`/api/v1/raw-materials/${material}/inventory?locationIds=${location}`, a.key);
+      expect(read.status).toBe(200);
+      return read.body.data.totalAvailable as number;
+    };
+    const last = (await t.orm.em.fork().execute<{ last: string }[]>('select coalesce(max(sequence), 0)::text as last from events where shop_id = ?', [a.shopId]))[0]!.last;
+    const levelEvents = async () => (await t.orm.em.fork().execute<{ resource: string; data: string }[]>(
+      `select resource, data from events where shop_id = ? and type = 'inventory.level_changed' and sequence > ? order by sequence`, [a.shopId, last]))
+      .map((e) => ({ resource: e.resource, data: JSON.parse(e.data) as Record<string, unknown> }));
+
+    // A stock move bomcore has not pushed yet (as a build run's picks leave it; no drainer runs here): every read shows Shopify's level plus it.
+    await shopEm(t.orm, a.shopId).transactional((em) => enqueuePlatformPushes(em, a.shopId, [{ variantId: material, locationId: location, delta: '-2', workOrderId: null, buildRunId: null, reason: 'build_run' }]));
+    const seen = await view();
+    const moved = (await levelEvents()).length;
+
+    a.store.setAvailable(material, location, 500);
+    await settle();
+    expect(await view()).toBe(498);
+    const events = (await levelEvents()).slice(moved);
+    expect(events).toEqual([{
+      resource: `inventory:material:${material}@${location}`,
+      data: {
+        stock: 'material', variantId: material, locationId: location, before: seen, after: 498, delta: 498 - seen,
+        source: 'platform', adjustmentId: null, workOrderId: null, buildRunId: null, orderId: null, fulfilmentId: null,
+      },
+    }]);
+
+    // The same value again (a newer updated_at only), an older update arriving late, a variant bomcore keeps no material of: no event.
+    a.store.setAvailable(material, location, 500);
+    a.store.holdWebhooks();
+    a.store.setAvailable(material, location, 7);
+    a.store.setAvailable(material, location, 8);
+    const [older, newer] = a.store.deliveries.filter((d) => d.status === 'held' && d.topic === 'inventory_levels/update').slice(-2);
+    await a.store.releaseWebhooks(() => [newer!]);
+    await settle();
+    await a.store.send(older!);
+    a.store.setAvailable(other, location, 321);
+    await settle();
+    expect((await levelEvents()).slice(moved + 1).map((e) => [e.data.source, e.data.before, e.data.after])).toEqual([['platform', 498, 6]]);
+    expect(await view()).toBe(6);
   });
 
   it('products/update renames a platform-linked material (the REST read shows it)', async () => {

@@ -1,11 +1,11 @@
 import { DomainError } from '../../../src/domain-error.ts';
 import { liveTopic, type LiveEvent } from '../../../src/modules/events/event-feed.ts';
 import type { EventTopic } from '../../../src/modules/events/event-vocabulary.ts';
-import type { MovementSourceKind } from '../../../src/modules/stock/stock-vocabulary.ts';
+import type { LevelChangeSource } from '../../../src/modules/stock/stock-vocabulary.ts';
 import type { WorkOrderStatus } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';
-import { InventoryAdjustmentSourceEnum } from '../materials/enums.ts';
+import { StockLevelChangeSourceEnum } from '../materials/enums.ts';
 import { WebhookTopicEnum } from '../webhooks/enums.ts';
 import { WorkOrderStatusEnum } from '../work-orders/enums.ts';
 
@@ -78,7 +78,7 @@ const StockLevelChangeRef = builder.objectRef<LiveEvent>('StockLevelChange').imp
     before: t.field({ type: 'Decimal', resolve: (e) => text(e, 'before') ?? '0' }),
     after: t.field({ type: 'Decimal', resolve: (e) => text(e, 'after') ?? '0' }),
     delta: t.field({ type: 'Decimal', resolve: (e) => text(e, 'delta') ?? '0' }),
-    source: t.field({ type: InventoryAdjustmentSourceEnum, resolve: (e) => text(e, 'source') as MovementSourceKind }),
+    source: t.field({ type: StockLevelChangeSourceEnum, resolve: (e) => text(e, 'source') as LevelChangeSource }),
     workOrderId: t.string({ nullable: true, resolve: (e) => text(e, 'workOrderId') }),
     buildRunId: t.string({ nullable: true, resolve: (e) => text(e, 'buildRunId') }),
   }),

@@ -2,7 +2,7 @@ import { SORT_DIRECTIONS } from '../../../src/db/keyset.ts';
 import {
   MATERIAL_ORIGIN_FILTERS, MATERIAL_ORIGINS, MATERIAL_USAGE_FILTERS, MATERIAL_USAGE_SOURCES,
 } from '../../../src/modules/materials/material-vocabulary.ts';
-import { COMMITMENT_HOLDER_TYPES, MOVEMENT_SOURCES, SHELF_ITEM_TYPES, STOCK_KINDS } from '../../../src/modules/stock/stock-vocabulary.ts';
+import { COMMITMENT_HOLDER_TYPES, LEVEL_CHANGE_SOURCES, MOVEMENT_SOURCES, SHELF_ITEM_TYPES, STOCK_KINDS } from '../../../src/modules/stock/stock-vocabulary.ts';
 import { builder } from '../../builder.ts';
 
 // The raw-material and stock vocabularies as GraphQL enums (values from the vocabulary modules,
@@ -39,6 +39,12 @@ export const StockCommitmentHolderTypeEnum = builder.enumType('StockCommitmentHo
 
 export const InventoryAdjustmentSourceEnum = builder.enumType('InventoryAdjustmentSource', {
   description: 'What moved the stock: `api` (an inventory update), `build_run` (a run\'s picks), `build_run_reversal`, '
-    + '`build_run_completion`, `build_run_completion_reversal`.',
+    + '`build_run_completion`, `build_run_completion_reversal`, `order_fulfilment` (a platform order\'s fulfilment).',
   values: MOVEMENT_SOURCES,
+});
+
+export const StockLevelChangeSourceEnum = builder.enumType('StockLevelChangeSource', {
+  description: 'What changed a stock level: one of `InventoryAdjustmentSource` (bomcore moved it), or `platform` '
+    + '(the platform changed a platform-linked material\'s level itself, e.g. a sale; seen through its webhook or a reconciliation).',
+  values: LEVEL_CHANGE_SOURCES,
 });

@@ -48,3 +48,12 @@ export async function mirrorPlatformMaterials(em: Em, shopId: string, pages: Asy
   }
   return { changed, costChanged };
 }
+
+/** Which of `variantIds` are the shop's platform-linked materials (archived ones left out). One statement. */
+export async function platformMaterialIds(em: Em, shopId: string, variantIds: readonly string[]): Promise<Set<string>> {
+  if (variantIds.length === 0) return new Set();
+  const rows = await runSql(em, materialsSql.selectFrom('materials').select('variant_id')
+    .where('shop_id', '=', shopId).where('origin', '=', sql.lit('platform')).where('archived_at', 'is', null)
+    .where('variant_id', 'in', [...new Set(variantIds)]));
+  return new Set(rows.map((r) => r.variant_id));
+}

@@ -17,6 +17,15 @@ export type StockKind = (typeof STOCK_KINDS)[number];
 export const MOVEMENT_SOURCES = ['api', 'build_run', 'build_run_reversal', 'build_run_completion', 'build_run_completion_reversal', 'order_fulfilment'] as const;
 export type MovementSourceKind = (typeof MOVEMENT_SOURCES)[number];
 
+/**
+ * What an `inventory.level_changed` event names as its cause: a movement of the ledger, or
+ * `platform`, a level of a platform-linked material the platform itself changed (a sale, an edit
+ * in the platform's admin), taken from a webhook or a reconciliation read. Not in the adjustment
+ * history: bomcore did not move that stock.
+ */
+export const LEVEL_CHANGE_SOURCES = [...MOVEMENT_SOURCES, 'platform'] as const;
+export type LevelChangeSource = (typeof LEVEL_CHANGE_SOURCES)[number];
+
 export const RESIDUAL_KINDS = ['buildRun', 'safetyStock'] as const;
 export type ResidualKind = (typeof RESIDUAL_KINDS)[number];
 

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
+import { exact } from '../../numbers/index.ts';
+import type { PlatformLevelChange } from '../gateway.ts';
 import { recordAppliedPush } from '../mirror.ts';
 import { platformStoreSql } from '../tables.ts';
 import type { WebhookEventEffect, WebhookEventStatus } from './webhooks/inbox.entity.ts';
@@ -48,21 +50,41 @@ async function removedSince(em: Em, shopId: string, resource: string, version: D
 
 export interface LevelWrite { variantId: string; inventoryItemId: string; locationId: string; available: string; version: Date }
 
-/** Available levels, each unless newer is held or the level was disconnected since; returns the rows written. Two statements. */
-export async function writeLevels(em: Em, shopId: string, rows: readonly LevelWrite[]): Promise<LevelWrite[]> {
+/** A level written, with what the mirror held before (null: it held none). */
+export interface WrittenLevel extends LevelWrite { before: string | null }
+
+/** The levels whose value moved (a rewrite with the same value, a newer `updated_at` only, moved none). */
+export function movedLevels(written: readonly WrittenLevel[]): PlatformLevelChange[] {
+  return written.filter((w) => w.before === null || !exact(w.before).eq(exact(w.available)))
+    .map((w) => ({ variantId: w.variantId, locationId: w.locationId, before: w.before, after: w.available }));
+}
+
+/**
+ * Available levels, each unless newer is held or the level was disconnected since; returns the rows
+ * written, each with the value held before (read in the upsert's own statement, from its snapshot).
+ * Two statements.
+ */
+export async function writeLevels(em: Em, shopId: string, rows: readonly LevelWrite[]): Promise<WrittenLevel[]> {
   if (rows.length === 0) return [];
   const removed = await removedResources(em, shopId, rows.map((r) => ({ resource: resourceOf.level(r.inventoryItemId, r.locationId), version: r.version })));
   // One row per level (the last given wins): an upsert may not touch a row twice.
   const byKey = new Map<string, LevelWrite>();
   for (const r of rows) if (!removed.has(resourceOf.level(r.inventoryItemId, r.locationId))) byKey.set(`${r.variantId}:${r.locationId}`, r);
   if (byKey.size === 0) return [];
-  const written = await runSql(em, platformStoreSql.insertInto('platform_levels')
-    .values([...byKey.values()].map((r) => ({ shop_id: shopId, variant_id: r.variantId, location_id: r.locationId, available: r.available, updated_at: r.version })))
-    .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
-      .doUpdateSet((eb) => ({ available: eb.ref('excluded.available'), updated_at: eb.ref('excluded.updated_at') }))
-      .where((eb) => eb.or([eb('platform_levels.updated_at', 'is', null), eb('platform_levels.updated_at', '<=', eb.ref('excluded.updated_at'))])))
-    .returning(['variant_id', 'location_id']));
-  return written.map((w) => byKey.get(`${w.variant_id}:${w.location_id}`)!);
+  const levels = [...byKey.values()];
+  const written = await runSql(em, platformStoreSql
+    .with('prior', (db) => db.selectFrom('platform_levels').select(['variant_id', 'location_id', sql<string>`available::text`.as('available')])
+      .where('shop_id', '=', shopId).where('variant_id', 'in', [...new Set(levels.map((r) => r.variantId))])
+      .where('location_id', 'in', [...new Set(levels.map((r) => r.locationId))]))
+    .with('w', (db) => db.insertInto('platform_levels')
+      .values(levels.map((r) => ({ shop_id: shopId, variant_id: r.variantId, location_id: r.locationId, available: r.available, updated_at: r.version })))
+      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
+        .doUpdateSet((eb) => ({ available: eb.ref('excluded.available'), updated_at: eb.ref('excluded.updated_at') }))
+        .where((eb) => eb.or([eb('platform_levels.updated_at', 'is', null), eb('platform_levels.updated_at', '<=', eb.ref('excluded.updated_at'))])))
+      .returning(['variant_id', 'location_id']))
+    .selectFrom('w').leftJoin('prior', (join) => join.onRef('prior.variant_id', '=', 'w.variant_id').onRef('prior.location_id', '=', 'w.location_id'))
+    .select(['w.variant_id', 'w.location_id', 'prior.available as before']));
+  return written.map((w) => ({ ...byKey.get(`${w.variant_id}:${w.location_id}`)!, before: w.before ?? null }));
 }
 
 /**
@@ -80,14 +102,14 @@ export async function recordPushedLevel(
   });
 }
 
-/** Removes a level (the item is no longer stocked at the location) unless a newer one is held; returns the variants whose level left. */
-export async function removeLevel(em: Em, shopId: string, inventoryItemId: string, locationId: string, version: Date): Promise<string[]> {
+/** Removes a level (the item is no longer stocked at the location) unless a newer one is held; returns the levels that left. */
+export async function removeLevel(em: Em, shopId: string, inventoryItemId: string, locationId: string, version: Date): Promise<PlatformLevelChange[]> {
   const removed = await runSql(em, platformStoreSql.deleteFrom('platform_levels')
     .where('shop_id', '=', shopId).where('location_id', '=', locationId)
     .where('variant_id', 'in', platformStoreSql.selectFrom('platform_variants').select('variant_id').where('shop_id', '=', shopId).where('inventory_item_id', '=', inventoryItemId))
     .where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', version)]))
-    .returning('variant_id'));
-  return removed.map((r) => r.variant_id);
+    .returning(['variant_id', sql<string>`available::text`.as('available')]));
+  return removed.map((r) => ({ variantId: r.variant_id, locationId, before: r.available, after: null }));
 }
 
 export interface VariantWrite {

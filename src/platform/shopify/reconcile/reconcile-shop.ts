@@ -88,6 +88,7 @@ export async function reconcileShop(options: ReconcileShopOptions): Promise<Reco
     const done = await fork.transactional(async (tx) => {
       const r = await page(tx);
       if (r.variantIds.length > 0 && options.followers) await options.followers.variantsChanged(tx, shopId, [...new Set(r.variantIds)]);
+      if (r.levels?.length && options.followers?.levelsChanged) await options.followers.levelsChanged(tx, shopId, r.levels);
       // Order execution applies each fulfilment id once, so an order read again (the window's overlap, a later pass) moves nothing twice.
       for (const order of r.orders ?? []) await options.followers?.orderChanged?.(tx, shopId, order, `reconcile:${order.orderId}@${state.until}`);
       return r;

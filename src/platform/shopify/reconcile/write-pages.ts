@@ -1,10 +1,10 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
 import { exact } from '../../../numbers/index.ts';
-import type { PlatformOrderChange } from '../../gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange } from '../../gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import { fromGid } from '../ids.ts';
-import { removeOrder, writeLevels, writeLocation, writeOpenOrder, writeProduct, type LevelWrite, type ProductWrite } from '../mirror-guard.ts';
+import { movedLevels, removeOrder, writeLevels, writeLocation, writeOpenOrder, writeProduct, type LevelWrite, type ProductWrite } from '../mirror-guard.ts';
 import { availableOf, toOrderChange, toOrderLines, toProductWrite, type LevelNode, type LocationNode, type OrderNode, type ProductNode } from './reads.ts';
 
 // One page of a reconciliation read, written to the mirror in the caller's transaction through the
@@ -20,7 +20,7 @@ export const noDrift = (): Drift => ({ locations: 0, variants: 0, levels: 0, ord
  * What a page changed: drift by kind, the variants whose catalogue fields or levels moved
  * (platform-linked materials follow them), and the orders order execution follows.
  */
-export interface PageResult { drift: Drift; variantIds: string[]; unmatched: number; orders?: PlatformOrderChange[] }
+export interface PageResult { drift: Drift; variantIds: string[]; unmatched: number; orders?: PlatformOrderChange[]; levels?: PlatformLevelChange[] }
 
 const same = (a: string | null, b: string | null) => (a === null || b === null ? a === b : exact(a).eq(exact(b)));
 
@@ -78,15 +78,10 @@ export async function writeLevelsPage(em: Em, shopId: string, locationId: string
     else rows.push({ variantId, inventoryItemId: level.itemId, locationId, available: level.available, version: level.version });
   }
   if (rows.length === 0) return result;
-  const held = new Map((await runSql(em, platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'available'])
-    .where('shop_id', '=', shopId).where('location_id', '=', locationId).where('variant_id', 'in', rows.map((r) => r.variantId)))).map((r) => [r.variant_id, r.available]));
-  for (const row of await writeLevels(em, shopId, rows)) {
-    const before = held.get(row.variantId);
-    if (before === undefined || !same(before, row.available)) {
-      result.drift.levels += 1;
-      result.variantIds.push(row.variantId);
-    }
-  }
+  // What the mirror held comes with the write (writeLevels reads it in the upsert's statement).
+  result.levels = movedLevels(await writeLevels(em, shopId, rows));
+  result.drift.levels = result.levels.length;
+  result.variantIds.push(...result.levels.map((l) => l.variantId));
   return result;
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Em, Orm } from '../../../db/orm.ts';
-import type { PlatformOrderChange } from '../../gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange } from '../../gateway.ts';
 import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
 import { startPeriodicPass } from '../../../jobs/periodic-pass.ts';
 import { markUninstalled } from '../connections.ts';
@@ -18,11 +18,13 @@ export interface WebhookApplierLogger {
 
 /**
  * What follows the mirror outside src/platform, wired by the composition root: platform-linked
- * materials take their variants' new catalogue fields and level totals. Runs in the event's
- * transaction.
+ * materials take their variants' new catalogue fields and level totals, and their moved levels
+ * become events. Runs in the event's transaction.
  */
 export interface WebhookFollowers {
   variantsChanged(em: Em, shopId: string, variantIds: readonly string[]): Promise<void>;
+  /** Levels whose value the mirror moved (a webhook's, a reconciliation's): their `inventory.level_changed` events. */
+  levelsChanged?(em: Em, shopId: string, changes: readonly PlatformLevelChange[]): Promise<void>;
   /**
    * An order event the mirror took: order execution reserves, consumes the fulfilments not applied
    * yet and releases (idempotent: replays move nothing). `eventId` names the event in the records.
@@ -135,6 +137,7 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
       const apply = TOPIC_APPLIERS[e.topic];
       const applied = apply ? await apply(tx, e) : { effect: 'none' as const, variantIds: [] };
       if (applied.variantIds.length > 0 && options.followers) await options.followers.variantsChanged(tx, e.shopId, applied.variantIds);
+      if (applied.levels?.length && options.followers?.levelsChanged) await options.followers.levelsChanged(tx, e.shopId, applied.levels);
       if (applied.order && options.followers?.orderChanged) await options.followers.orderChanged(tx, e.shopId, applied.order, e.eventId);
       await runSqlWrite(tx, webhookInboxSql.updateTable('shopify_webhook_events')
         .set((eb) => ({ status: sql.lit('applied'), effect: applied.effect, applied_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))

@@ -1,9 +1,9 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
-import type { PlatformOrderChange } from '../../gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange } from '../../gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import {
-  removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,
+  movedLevels, removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,
 } from '../mirror-guard.ts';
 import { decimalOrNull, variantNameOf } from '../values.ts';
 import type { WebhookEventEffect } from './inbox.entity.ts';
@@ -21,6 +21,8 @@ export interface InboxEvent { shopId: string; eventId: string; topic: string; re
 export interface Applied {
   effect: WebhookEventEffect;
   variantIds: string[];
+  /** The levels whose value it moved (their events follow). */
+  levels?: PlatformLevelChange[];
   uninstalled?: boolean;
   /** An order event the mirror took (not an older copy): order execution follows it. */
   order?: PlatformOrderChange;
@@ -56,7 +58,7 @@ export async function applyLevel(em: Em, e: InboxEvent): Promise<Applied> {
     .where('shop_id', '=', e.shopId).where('inventory_item_id', '=', item).limit(1));
   if (!variant) throw new NotYetApplicable(`inventory item ${item} is not mirrored (its products/create may come later)`);
   const written = await writeLevels(em, e.shopId, [{ variantId: variant.variant_id, inventoryItemId: item, locationId: location, available: String(available), version: e.version }]);
-  return written.length > 0 ? { effect: 'upsert', variantIds: [variant.variant_id] } : NOTHING;
+  return written.length > 0 ? { effect: 'upsert', variantIds: [variant.variant_id], levels: movedLevels(written) } : NOTHING;
 }
 
 /** inventory_levels/disconnect: the item is no longer stocked at the location. */
@@ -64,7 +66,8 @@ export async function disconnectLevel(em: Em, e: InboxEvent): Promise<Applied> {
   const item = id(e.payload.inventory_item_id);
   const location = id(e.payload.location_id);
   if (item === null || location === null) return NOTHING;
-  return { effect: 'remove', variantIds: await removeLevel(em, e.shopId, item, location, e.version) };
+  const levels = await removeLevel(em, e.shopId, item, location, e.version);
+  return { effect: 'remove', variantIds: levels.map((l) => l.variantId), levels };
 }
 
 interface ProductVariantPayload { id?: unknown; title?: unknown; sku?: unknown; price?: unknown; inventory_item_id?: unknown }
