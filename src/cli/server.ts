@@ -9,7 +9,7 @@ import { primaryCounters } from '../http/cluster-counters.ts';
 import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { startWebhookDispatcher } from '../modules/events/webhook-dispatcher.ts';
-import { webhookFollowers } from '../composition.ts';
+import { platformAdapter, webhookFollowers } from '../composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
 import { startReconciler } from './shop-link.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
@@ -51,9 +51,11 @@ function trackInFlight(server: Server): { count: () => number; drain: () => void
 
 /** The background passes of `serve`, started together, stopped together. */
 function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger): { stop(): Promise<void> } {
-  // Pushes platform-linked stock moves from the outbox to the platform, in the background.
+  // Pushes platform-linked stock moves from the outbox to the platform, in the background: to Shopify
+  // for a shop connected to a store, else to the local platform store (the demo, a loaded dataset).
   const drainer = startOutboxDrainer({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'outbox' }),
+    platform: platformAdapter(config),
   });
   // Delivers events to the shops' webhook endpoints (signed, retried, in order per resource).
   const webhooks = startWebhookDispatcher({ orm, config, logger: log.child({ component: 'webhooks' }) });
