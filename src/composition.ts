@@ -5,7 +5,7 @@ import { recipeCatalogSources } from './modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials, platformMaterialIds } from './modules/materials/platform-mirror.ts';
 import { executeOrderChange, reserveSyncedOrders } from './modules/orders/order-execution.service.ts';
 import { platformPushOutboxReader } from './modules/stock/platform-push.repository.ts';
-import { recordPlatformLevelEvents } from './modules/stock/stock-events.ts';
+import { recordPlatformLevelEvents } from './modules/stock/platform-level-events.ts';
 import type { PlatformGatewayFactory, PlatformOpenOrder } from './platform/gateway.ts';
 import { localPlatformGateway } from './platform/local-gateway.ts';
 import { mirroredVariantPages } from './platform/mirror.ts';

@@ -60,6 +60,15 @@ export interface PlatformOpenOrder { orderId: string; locationId: string | null;
  */
 export interface PlatformLevelAdjustment { pushId: string; variantId: string; locationId: string; delta: string; workOrderId?: string | null; buildRunId?: string | null }
 
+/**
+ * A push the platform confirmed in this call, where the platform's level as bomcore holds it did
+ * not simply move by the push's delta: `levelChange` is how much writing the platform's answer
+ * moved it (exact decimal text; "0" when a newer level was already held, e.g. one a webhook of the
+ * push's own change brought while its answer was lost). The outbox drainer turns the difference
+ * into an event when it marks the push pushed.
+ */
+export interface ConfirmedPush { pushId: string; levelChange: string }
+
 export interface OrderMetafieldInfo { orderId: string; namespace: string; key: string; value: unknown; updatedAt: Date }
 
 export interface PlatformGateway {
@@ -79,9 +88,10 @@ export interface PlatformGateway {
    * at 0, and levels may go negative (the caller has already clamped). Idempotent by `pushId`: a
    * push the platform has already applied is skipped, so a retried batch moves each level exactly
    * once. When it throws, the caller retries the whole batch later: whatever part of it was applied
-   * is skipped then (the local store applies a batch all or nothing).
+   * is skipped then (the local store applies a batch all or nothing). Returns the pushes confirmed
+   * with a level change other than their delta (none, or nothing, when every level moved by its delta).
    */
-  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void>;
+  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void>;
 }
 
 export type PlatformGatewayFactory = (shop: { shopId: string; em: import('../db/orm.ts').Em }) => PlatformGateway;
@@ -96,12 +106,15 @@ export class PlatformPushFailure extends Error {
   readonly pushId: string;
   readonly applied: readonly string[];
   readonly permanent: boolean;
+  /** Of `applied`, the confirmations `applyLevelAdjustments` would have returned. */
+  readonly confirmed: readonly ConfirmedPush[];
 
-  constructor(message: string, details: { pushId: string; applied: readonly string[]; permanent: boolean }) {
+  constructor(message: string, details: { pushId: string; applied: readonly string[]; permanent: boolean; confirmed?: readonly ConfirmedPush[] }) {
     super(message);
     this.name = 'PlatformPushFailure';
     this.pushId = details.pushId;
     this.applied = details.applied;
     this.permanent = details.permanent;
+    this.confirmed = details.confirmed ?? [];
   }
 }

@@ -4,7 +4,7 @@ import { runSql, runSqlWrite } from '../db/typed-sql.ts';
 import { platformStoreSql } from './tables.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
 import type {
-  OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from './gateway.ts';
 
 /** Adjustments per statement: 4 bind parameters each, under PostgreSQL's 65,535. */
@@ -86,7 +86,7 @@ export class LocalPlatformGateway implements PlatformGateway {
    * in one statement per 10,000 adjustments, all in one transaction: a push already applied, by
    * an earlier call or a concurrent one, is skipped. Exact numeric arithmetic in SQL.
    */
-  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void> {
     const unique = new Map<string, PlatformLevelAdjustment>();
     for (const a of adjustments) if (!unique.has(a.pushId)) unique.set(a.pushId, a);
     if (unique.size === 0) return;

@@ -1,7 +1,7 @@
 import { exact } from '../numbers/index.ts';
 import type { Em } from '../db/orm.ts';
 import type {
-  OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from './gateway.ts';
 
 /** Key of a (variant, location) level in the reader's map: `${variantId}|${locationId}`. */
@@ -90,7 +90,7 @@ export class PendingAwarePlatformGateway implements PlatformGateway {
     return this.#inner.readOrderMetafields(orderIds, namespace, key);
   }
 
-  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void> {
     return this.#inner.applyLevelAdjustments(adjustments);
   }
 }

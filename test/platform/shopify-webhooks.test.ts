@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, status, sync } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/composition.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
+import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { enqueuePlatformPushes } from '../../src/modules/stock/platform-push.repository.ts';
+import { platformGatewayFactory } from '../../src/platform/shopify/shopify-gateway.ts';
+import { resolveSecretKey, SecretBox } from '../../src/secret-box.ts';
 import { exact } from '../../src/numbers/index.ts';
 import type { Dataset } from '../../src/dataset/types.ts';
 import { shopEm } from '../../src/shop-context.ts';
@@ -240,6 +243,42 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
     await settle();
     expect((await levelEvents()).slice(moved + 1).map((e) => [e.data.source, e.data.before, e.data.after])).toEqual([['platform', 498, 6]]);
     expect(await view()).toBe(6);
+  });
+
+  it('a push whose answer was lost and whose own webhook came first: bomcore counts it twice until the retry confirms it, and the events say both, so each level event starts where the last ended and the last ends at Shopify\'s level', async () => {
+    const material = a.dataset.materials.filter((m) => m.origin === 'platform').at(-2)!.variantId;
+    const location = a.dataset.platform.locations[1]!.id;
+    const drainer = startOutboxDrainer({
+      orm: t.orm, intervalMs: 0, batchSize: 50, logger: { warn: () => {} }, shopIds: [a.shopId], retryBaseMs: 1, retryMaxMs: 1,
+      platform: platformGatewayFactory({ secretBox: () => new SecretBox(resolveSecretKey(t.config)), api: { endpoint: emu.url, backoffBaseMs: 2 } }),
+    });
+    const view = async () => (await t.get(`/api/v1/raw-materials/${material}/inventory?locationIds=${location}`, a.key)).body.data.totalAvailable as number;
+    try {
+      await drainer.drainOnce(); // what earlier tests left pending
+      await settle();
+      const last = (await t.orm.em.fork().execute<{ last: string }[]>('select coalesce(max(sequence), 0)::text as last from events where shop_id = ?', [a.shopId]))[0]!.last;
+      await shopEm(t.orm, a.shopId).transactional((em) => enqueuePlatformPushes(em, a.shopId, [{ variantId: material, locationId: location, delta: '-3', workOrderId: null, buildRunId: null, reason: 'build_run' }]));
+      const start = await view();
+      const shopify = a.store.available(material, location)!;
+
+      // Shopify applies the push, every answer is lost; its webhook of the change arrives while the push is still pending.
+      a.store.timeoutAfterApply(5);
+      expect(await drainer.drainOnce()).toMatchObject({ pushed: 0, failed: 1 });
+      expect(a.store.available(material, location)).toBe(shopify - 3);
+      await settle();
+      expect(await view()).toBe(start - 3); // counted twice: Shopify's level and the pending push
+      // The retry is answered (replayed under the same idempotency key) and the push leaves the outbox.
+      expect(await drainer.drainOnce()).toMatchObject({ pushed: 1, failed: 0 });
+      expect(await view()).toBe(start);
+      expect(await view()).toBe(a.store.available(material, location));
+
+      const events = (await t.orm.em.fork().execute<{ data: string }[]>(
+        `select data from events where shop_id = ? and type = 'inventory.level_changed' and resource = ? and sequence > ? order by sequence`,
+        [a.shopId, `inventory:material:${material}@${location}`, last])).map((e) => JSON.parse(e.data) as { before: number; after: number; delta: number; source: string });
+      expect(events.map((e) => [e.source, e.before, e.after])).toEqual([['platform', start, start - 3], ['platform', start - 3, start]]);
+    } finally {
+      await drainer.stop();
+    }
   });
 
   it('products/update renames a platform-linked material (the REST read shows it)', async () => {

@@ -1,8 +1,10 @@
-import type { Orm } from '../../db/orm.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
-import { PlatformPushFailure, type PlatformGatewayFactory } from '../../platform/gateway.ts';
+import { PlatformPushFailure, type ConfirmedPush, type PlatformGateway, type PlatformGatewayFactory } from '../../platform/gateway.ts';
 import { localPlatformGateway } from '../../platform/local-gateway.ts';
 import { shopEm } from '../../shop-context.ts';
+import { recordPushConfirmationEvents } from './platform-level-events.ts';
+import type { PushEventRow } from './stock-events.ts';
 import {
   claimDuePlatformPushes, markPlatformPushesFailed, markPlatformPushesPushed, markPlatformPushesStopped, MAX_PUSH_ERROR_LENGTH, releasePlatformPushes,
   type ClaimedPlatformPush,
@@ -78,17 +80,25 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
     const failures: { shopId: string; pushes: number; error: string }[] = [];
     for (const [shopId, pushes] of byShop) {
       const pushIds = pushes.map((push) => push.pushId);
+      let gateway: PlatformGateway | null = null;
+      // Pushes confirmed with a level change other than their delta: told as events when marked (platform-level-events.ts).
+      const confirming = (confirmed: readonly ConfirmedPush[]) => {
+        const platform = gateway;
+        if (confirmed.length === 0 || platform === null) return undefined;
+        return (tx: Em, rows: PushEventRow[]) => recordPushConfirmationEvents(tx, shopId, rows, confirmed, (variantIds, locationIds) => platform.getLevels(variantIds, locationIds));
+      };
+      let confirmed: readonly ConfirmedPush[];
       try {
-        const gateway = (options.platform ?? localPlatformGateway)({ shopId, em: shopEm(orm, shopId) });
-        await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId }) => ({
+        gateway = (options.platform ?? localPlatformGateway)({ shopId, em: shopEm(orm, shopId) });
+        confirmed = (await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId }) => ({
           pushId, variantId, locationId, delta, workOrderId, buildRunId,
-        })));
+        })))) ?? [];
       } catch (err) {
         const error = errorMessage(err);
         if (err instanceof PlatformPushFailure) {
           // Part of the batch went through: those are pushed; the failing push is retried or, refused
           // for good, stopped; the pushes after it were not tried and go back to the next pass.
-          result.pushed += await markPlatformPushesPushed(em, shopId, err.applied);
+          result.pushed += await markPlatformPushesPushed(em, shopId, err.applied, confirming(err.confirmed));
           const untried = pushIds.filter((id) => id !== err.pushId && !err.applied.includes(id));
           await releasePlatformPushes(em, shopId, untried);
           if (err.permanent) {
@@ -106,7 +116,7 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
         failures.push({ shopId, pushes: pushIds.length, error });
         continue;
       }
-      result.pushed += await markPlatformPushesPushed(em, shopId, pushIds);
+      result.pushed += await markPlatformPushesPushed(em, shopId, pushIds, confirming(confirmed));
     }
     if (failures.length > 0) {
       logger.warn(

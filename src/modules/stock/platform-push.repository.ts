@@ -168,21 +168,27 @@ export async function claimDuePlatformPushes(
  * failure, `platform.push_recovered` on a success after failures) in one transaction: two round
  * trips when an event is due, one otherwise.
  */
-async function markWithEvents(em: Em, shopId: string, mark: (tx: Em) => Promise<PushEventRow[]>, outcome: 'failed' | 'stopped' | 'pushed'): Promise<number> {
+async function markWithEvents(
+  em: Em, shopId: string, mark: (tx: Em) => Promise<PushEventRow[]>, outcome: 'failed' | 'stopped' | 'pushed', then?: (tx: Em, rows: PushEventRow[]) => Promise<void>,
+): Promise<number> {
   return em.transactional(async (tx) => {
     const rows = await mark(tx as Em);
     await recordEvents({ shopId, em: tx as Em }, pushEvents(rows, outcome));
+    if (then) await then(tx as Em, rows);
     return rows.length;
   });
 }
 
-/** Marks pushes the platform accepted as pushed (an attempt counted). Already-pushed rows are left alone. */
-export async function markPlatformPushesPushed(em: Em, shopId: string, pushIds: readonly string[]): Promise<number> {
+/**
+ * Marks pushes the platform accepted as pushed (an attempt counted). Already-pushed rows are left
+ * alone. `then` runs in the same transaction with the rows marked (the drainer's confirmation events).
+ */
+export async function markPlatformPushesPushed(em: Em, shopId: string, pushIds: readonly string[], then?: (tx: Em, rows: PushEventRow[]) => Promise<void>): Promise<number> {
   if (pushIds.length === 0) return 0;
   return markWithEvents(em, shopId, (tx) => runSql(tx, stockSql.updateTable('platform_pushes')
     .set((eb) => ({ status: sql.lit<PlatformPushStatus>('pushed'), pushed_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))
     .where('shop_id', '=', shopId).where('push_id', 'in', [...new Set(pushIds)]).where('status', '=', PENDING)
-    .returning(PUSH_EVENT_COLUMNS)), 'pushed');
+    .returning(PUSH_EVENT_COLUMNS)), 'pushed', then);
 }
 
 /**

@@ -1,11 +1,7 @@
-import type { Em } from '../../db/orm.ts';
 import type { NewEvent } from '../events/event-log.ts';
-import { jsonDecimal, recordEvents } from '../events/event-log.ts';
-import { exact } from '../../numbers/index.ts';
-import type { PlatformLevelChange } from '../../platform/gateway.ts';
-import { levelKey } from '../../platform/pending-aware-gateway.ts';
+import { jsonDecimal } from '../events/event-log.ts';
+import { exact, type Exact } from '../../numbers/index.ts';
 import type { AdjustmentRecord, MovementSource } from './ledger.ts';
-import { pendingLevelDeltas } from './platform-push.repository.ts';
 import type { LevelChangeSource } from './stock-vocabulary.ts';
 
 // The stock module's events: what the ledger tells integrators about each level it moved.
@@ -34,29 +30,21 @@ export function inventoryLevelEvents(records: readonly AdjustmentRecord[], ids: 
 }
 
 /**
- * `inventory.level_changed` of levels the platform moved (source `platform`), for the platform-linked
- * materials among them: bomcore's view, as every read shows it, so before and after include the
- * outbox's pending pushes (which the platform's change left as they were). A level the platform
- * dropped reads as 0 plus what is pending. Three round trips at most, in the caller's transaction.
+ * `inventory.level_changed` of a platform-linked material's level that moved without a movement of
+ * the ledger (source `platform`): `before` and `after` are bomcore's view (the platform's level plus
+ * pending pushes), as every read shows it.
  */
-export async function recordPlatformLevelEvents(em: Em, shopId: string, changes: readonly PlatformLevelChange[]): Promise<void> {
-  if (changes.length === 0) return;
-  const pending = await pendingLevelDeltas(em, shopId, changes.map((c) => c.variantId), [...new Set(changes.map((c) => c.locationId))]);
+export function platformLevelEvent(variantId: string, locationId: string, before: Exact, after: Exact): NewEvent {
   const source: LevelChangeSource = 'platform';
-  await recordEvents({ shopId, em }, changes.map((c): NewEvent => {
-    const held = exact(pending.get(levelKey(c.variantId, c.locationId)) ?? '0');
-    const before = held.plus(c.before ?? '0');
-    const after = held.plus(c.after ?? '0');
-    return {
-      type: 'inventory.level_changed',
-      resource: `inventory:material:${c.variantId}@${c.locationId}`,
-      data: {
-        stock: 'material', variantId: c.variantId, locationId: c.locationId,
-        before: jsonDecimal(before.toFixed()), after: jsonDecimal(after.toFixed()), delta: jsonDecimal(after.minus(before).toFixed()),
-        source, adjustmentId: null, workOrderId: null, buildRunId: null, orderId: null, fulfilmentId: null,
-      },
-    };
-  }));
+  return {
+    type: 'inventory.level_changed',
+    resource: `inventory:material:${variantId}@${locationId}`,
+    data: {
+      stock: 'material', variantId, locationId,
+      before: jsonDecimal(before.toFixed()), after: jsonDecimal(after.toFixed()), delta: jsonDecimal(after.minus(before).toFixed()),
+      source, adjustmentId: null, workOrderId: null, buildRunId: null, orderId: null, fulfilmentId: null,
+    },
+  };
 }
 
 /** The columns of a marked push its events need. */

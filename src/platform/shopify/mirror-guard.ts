@@ -92,13 +92,15 @@ export async function writeLevels(em: Em, shopId: string, rows: readonly LevelWr
  * batch skips it) and the level Shopify answered, stamped with Shopify's time of the change,
  * through the guarded level write: a webhook of a later change that arrived first is not
  * overwritten, and a replayed (older) answer never moves the level back. One transaction.
+ * Returns how much the mirror's level moved ("0" when it was not written).
  */
 export async function recordPushedLevel(
   em: Em, shopId: string, push: { pushId: string; variantId: string; inventoryItemId: string; locationId: string }, available: string, at: Date,
-): Promise<void> {
-  await em.transactional(async (tx) => {
+): Promise<string> {
+  return em.transactional(async (tx) => {
     await recordAppliedPush(tx, shopId, push.pushId);
-    await writeLevels(tx, shopId, [{ variantId: push.variantId, inventoryItemId: push.inventoryItemId, locationId: push.locationId, available, version: at }]);
+    const [written] = await writeLevels(tx, shopId, [{ variantId: push.variantId, inventoryItemId: push.inventoryItemId, locationId: push.locationId, available, version: at }]);
+    return written ? exact(written.available).minus(written.before ?? '0').toFixed() : '0';
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Em } from '../../db/orm.ts';
 import { exact } from '../../numbers/index.ts';
 import {
-  PlatformPushFailure,
+  PlatformPushFailure, type ConfirmedPush,
   type OrderMetafieldInfo, type PlatformGateway, type PlatformGatewayFactory, type PlatformLevelAdjustment, type PlatformLevelInfo, type PlatformLocationInfo, type PlatformOrderInfo,
   type PlatformVariantInfo,
 } from '../gateway.ts';
@@ -65,25 +65,31 @@ export class ShopifyPlatformGateway implements PlatformGateway {
    * (userErrors, a deleted variant, a fraction of a unit, a revoked token) is permanent and stops
    * that push; a passing one (timeout, 5xx, throttled too long) is retried by the drainer.
    */
-  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
-    if (adjustments.length === 0) return;
+  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {
+    if (adjustments.length === 0) return [];
     const done = await appliedPushIds(this.#em, this.#shopId, adjustments.map((a) => a.pushId));
     const todo = adjustments.filter((a) => !done.has(a.pushId));
-    if (todo.length === 0) return;
+    if (todo.length === 0) return [];
     const variants = new Map((await this.#mirror.getVariants(todo.map((a) => a.variantId))).map((v) => [v.variantId, v]));
     const applied: string[] = [];
+    const confirmed: ConfirmedPush[] = [];
     for (const push of todo) {
       try {
-        await this.#push(push, variants.get(push.variantId)?.inventoryItemId ?? null);
+        const levelChange = await this.#push(push, variants.get(push.variantId)?.inventoryItemId ?? null);
+        // The mirror's level moved by other than the push's delta: Shopify's answer folded in another change, or a
+        // webhook of this very change came first (its answer was lost): the drainer's events make up the difference.
+        if (levelChange !== null && !exact(levelChange).eq(exact(push.delta))) confirmed.push({ pushId: push.pushId, levelChange });
       } catch (error) {
         const permanent = error instanceof ShopifyApiError ? error.permanent : false;
-        throw new PlatformPushFailure((error as Error).message, { pushId: push.pushId, applied, permanent });
+        throw new PlatformPushFailure((error as Error).message, { pushId: push.pushId, applied, permanent, confirmed });
       }
       applied.push(push.pushId);
     }
+    return confirmed;
   }
 
-  async #push(push: PlatformLevelAdjustment, inventoryItemId: string | null): Promise<void> {
+  /** Pushes one adjustment; returns how much the mirror's level moved (null: the mirror applied the delta itself). */
+  async #push(push: PlatformLevelAdjustment, inventoryItemId: string | null): Promise<string | null> {
     if (inventoryItemId === null) {
       throw new ShopifyApiError(`variant ${push.variantId} is not in the store (deleted on Shopify?)`, { permanent: true, code: 'UNKNOWN_VARIANT' });
     }
@@ -111,10 +117,10 @@ export class ShopifyPlatformGateway implements PlatformGateway {
     if (group && change && typeof change.quantityAfterChange === 'number') {
       // The level Shopify answered, at Shopify's time of the change: a webhook of a later change
       // that came first stays, and a replayed answer (an older time) never moves the level back.
-      await recordPushedLevel(this.#em, this.#shopId, { ...push, inventoryItemId }, String(change.quantityAfterChange), new Date(group.createdAt));
-    } else {
-      await this.#mirror.applyLevelAdjustments([push]);
+      return recordPushedLevel(this.#em, this.#shopId, { ...push, inventoryItemId }, String(change.quantityAfterChange), new Date(group.createdAt));
     }
+    await this.#mirror.applyLevelAdjustments([push]);
+    return null;
   }
 }
 
@@ -182,7 +188,7 @@ class RoutingGateway extends LocalPlatformGateway {
     return (await this.#writer()).writeOrderMetafields(entries);
   }
 
-  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void> {
     if (adjustments.length === 0) return;
     return (await this.#writer()).applyLevelAdjustments(adjustments);
   }

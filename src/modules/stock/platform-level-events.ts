@@ -1,0 +1,62 @@
+import type { Em } from '../../db/orm.ts';
+import { exact, ZERO, type Exact } from '../../numbers/index.ts';
+import type { ConfirmedPush, PlatformLevelChange, PlatformLevelInfo } from '../../platform/gateway.ts';
+import { levelKey } from '../../platform/pending-aware-gateway.ts';
+import { recordEvents } from '../events/event-log.ts';
+import { pendingLevelDeltas } from './platform-push.repository.ts';
+import { platformLevelEvent, type PushEventRow } from './stock-events.ts';
+
+// Levels of platform-linked materials that moved without a movement of bomcore's ledger, told as
+// `inventory.level_changed` events with source `platform`: a change the platform made itself (taken
+// from its webhook or a reconciliation read), and the rare confirmation of a push that moved
+// bomcore's view of a level (its answer was lost and the push's own webhook came first). Each event
+// is bomcore's view, as every read shows it: the platform's level plus the pushes still pending.
+
+/**
+ * Events of levels the platform moved, for the caller's platform-linked materials among them. Two
+ * round trips (pending pushes, the events), in the caller's transaction; none when nothing moved.
+ */
+export async function recordPlatformLevelEvents(em: Em, shopId: string, changes: readonly PlatformLevelChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  // The platform's change left the pending pushes as they were: they are in the view before and after.
+  const pending = await pendingLevelDeltas(em, shopId, changes.map((c) => c.variantId), [...new Set(changes.map((c) => c.locationId))]);
+  await recordEvents({ shopId, em }, changes.map((c) => {
+    const held = exact(pending.get(levelKey(c.variantId, c.locationId)) ?? '0');
+    return platformLevelEvent(c.variantId, c.locationId, held.plus(c.before ?? '0'), held.plus(c.after ?? '0'));
+  }));
+}
+
+/**
+ * After pushes were marked pushed (in that transaction): a push leaving the outbox takes its delta
+ * out of the view, and writing the platform's answer moved the platform's level by `levelChange`.
+ * Usually the two cancel (the answer is the level plus the delta) and nothing is told. When they do
+ * not — the push's own webhook had already moved the level, or the answer folded in another change —
+ * the view moved by the difference, and this tells it. Round trips only then: the platform's
+ * levels, the pending pushes, the events.
+ */
+export async function recordPushConfirmationEvents(
+  em: Em, shopId: string, marked: readonly PushEventRow[], confirmed: readonly ConfirmedPush[],
+  platformLevels: (variantIds: readonly string[], locationIds: readonly string[]) => Promise<PlatformLevelInfo[]>,
+): Promise<void> {
+  const change = new Map(confirmed.map((c) => [c.pushId, c.levelChange]));
+  const moved = new Map<string, { variantId: string; locationId: string; by: Exact }>();
+  for (const row of marked) {
+    const levelChange = change.get(row.push_id);
+    if (levelChange === undefined) continue;
+    const key = levelKey(row.variant_id, row.location_id);
+    const entry = moved.get(key) ?? { variantId: row.variant_id, locationId: row.location_id, by: ZERO };
+    entry.by = entry.by.plus(levelChange).minus(row.delta);
+    moved.set(key, entry);
+  }
+  const told = [...moved.values()].filter((m) => !m.by.isZero());
+  if (told.length === 0) return;
+  const variantIds = told.map((m) => m.variantId);
+  const locationIds = [...new Set(told.map((m) => m.locationId))];
+  const [levels, pending] = await Promise.all([platformLevels(variantIds, locationIds), pendingLevelDeltas(em, shopId, variantIds, locationIds)]);
+  const platform = new Map(levels.map((l) => [levelKey(l.variantId, l.locationId), l.available]));
+  await recordEvents({ shopId, em }, told.map((m) => {
+    const key = levelKey(m.variantId, m.locationId);
+    const after = exact(platform.get(key) ?? '0').plus(pending.get(key) ?? '0');
+    return platformLevelEvent(m.variantId, m.locationId, after.minus(m.by), after);
+  }));
+}
