@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
-import { killServersAfterEach, startServer, useServerDatabase } from '../helpers/server-process.ts';
+import { killServersAfterEach, startServer, useServerDatabase, waitFor } from '../helpers/server-process.ts';
 import { heavyModules, runCli, runCliTracingImports } from './run-cli.ts';
 
 
@@ -47,6 +47,9 @@ describe('bomcore serve (npm start)', () => {
     const warmUpLines = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"start-up warm-up')).map((l) => JSON.parse(l) as { level: number; msg: string; warmUp: { ran: number; skipped: number; unexpected: string[] } });
     const env = { DATABASE_URL: undefined, BOMCORE_DATA_DIR: 'memory://', LOG_LEVEL: 'info' };
     const on = await startServer(env);
+    // startServer returns on the welcome (console.log, written at once); the log's lines are written
+    // asynchronously and may come after it: wait for Fastify's own "Server listening at".
+    await waitFor(() => on.stdout().includes('"msg":"Server listening at'), 'the log line of listen');
     const [line, ...more] = warmUpLines(on.stdout());
     expect(more).toEqual([]);
     // At info; every route it ran answered 2xx or 404. (A busy machine may stop it at its 2 s bound: the
@@ -54,11 +57,8 @@ describe('bomcore serve (npm start)', () => {
     expect(line).toMatchObject({ level: 30, warmUp: { unexpected: [] } });
     expect(line!.warmUp.ran).toBeGreaterThan(0);
     // Logged before the server said it listens: the first client request finds it done. Compared with
-    // Fastify's own "Server listening at" line, which goes through the same logger: the log's writes are
-    // asynchronous, so the welcome (console.log, written at once) may reach stdout before the log line.
-    const listened = on.stdout().indexOf('"msg":"Server listening at');
-    expect(listened).toBeGreaterThan(0);
-    expect(on.stdout().indexOf('"msg":"start-up warm-up')).toBeLessThan(listened);
+    // Fastify's "Server listening at", written through the same logger (so in the order they were logged).
+    expect(on.stdout().indexOf('"msg":"start-up warm-up')).toBeLessThan(on.stdout().indexOf('"msg":"Server listening at'));
     on.child.kill('SIGTERM');
     expect(await on.exited).toBe(0);
     const off = await startServer({ ...env, BOMCORE_WARM_UP: '0' });
