@@ -5,7 +5,7 @@ import {
   enqueuePlatformPushes, pendingLevelDeltas, stuckPushesByWorkOrder, type NewPlatformPush,
 } from '../../src/modules/stock/platform-push.repository.ts';
 import type { PlatformGatewayFactory, PlatformLevelAdjustment } from '../../src/platform/gateway.ts';
-import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
+import { LocalPlatformGateway, localPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { startOutboxDrainer, type OutboxDrainerOptions } from '../../src/modules/stock/outbox-drainer.ts';
 import { shopEm } from '../../src/shop-context.ts';
 import { shopContext } from '../helpers/bom-context.ts';
@@ -109,7 +109,7 @@ function controllablePlatform(): { control: PlatformControl; factory: PlatformGa
 function drainerFor(shopIds: string[], extra: Partial<OutboxDrainerOptions> = {}) {
   const warnings: { details: Record<string, unknown>; message: string }[] = [];
   const drainer = startOutboxDrainer({
-    orm: t.orm, intervalMs: 0, batchSize: 100, shopIds, retryBaseMs: 0, retryMaxMs: 0,
+    orm: t.orm, platform: localPlatformGateway, intervalMs: 0, batchSize: 100, shopIds, retryBaseMs: 0, retryMaxMs: 0,
     logger: { warn: (details, message) => warnings.push({ details, message }) },
     ...extra,
   });

@@ -5,6 +5,7 @@ import { adjustMaterialInventory } from '../../src/modules/materials/inventory-b
 import { completeBuildRun, listBuildRuns, reverseBuildRun, startBuildRun } from '../../src/modules/work-orders/build-run.service.ts';
 import { requireWorkOrder } from '../../src/modules/work-orders/work-order-read.service.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
+import { localPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
@@ -89,7 +90,7 @@ async function runCase(steps: Step[]): Promise<void> {
       const applied = result.results[0]!.appliedDelta;
       if (applied) adjusted.set('VMAT-VAR-0001|101', (adjusted.get('VMAT-VAR-0001|101') ?? new Decimal(0)).plus(applied));
     } else {
-      const drainer = startOutboxDrainer({ orm: t.orm, intervalMs: 0, batchSize: 100, logger: { warn: () => undefined }, shopIds: [shopId] });
+      const drainer = startOutboxDrainer({ orm: t.orm, platform: localPlatformGateway, intervalMs: 0, batchSize: 100, logger: { warn: () => undefined }, shopIds: [shopId] });
       await drainer.drainOnce();
       await drainer.stop();
     }

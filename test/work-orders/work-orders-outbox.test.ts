@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformGatewayFactory } from '../../src/platform/gateway.ts';
-import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
+import { LocalPlatformGateway, localPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
@@ -19,8 +19,8 @@ let t: TestApp;
 let key: string;
 const shop = uniqueShopId('wo-outbox');
 const quiet = { warn: () => undefined };
-const drainer = (platform?: PlatformGatewayFactory) =>
-  startOutboxDrainer({ orm: t.orm, intervalMs: 0, batchSize: 50, logger: quiet, shopIds: [shop], retryBaseMs: 1, retryMaxMs: 1, ...(platform ? { platform } : {}) });
+const drainer = (platform: PlatformGatewayFactory = localPlatformGateway) =>
+  startOutboxDrainer({ orm: t.orm, platform, intervalMs: 0, batchSize: 50, logger: quiet, shopIds: [shop], retryBaseMs: 1, retryMaxMs: 1 });
 
 beforeAll(async () => {
   t = await createTestApp();

@@ -1,7 +1,6 @@
 import type { Em, Orm } from '../../db/orm.ts';
 import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
 import { PlatformPushFailure, type ConfirmedPush, type PlatformGateway, type PlatformGatewayFactory } from '../../platform/gateway.ts';
-import { localPlatformGateway } from '../../platform/local-gateway.ts';
 import { shopEm } from '../../shop-context.ts';
 import { recordPushConfirmationEvents } from './platform-level-events.ts';
 import type { PushEventRow } from './stock-events.ts';
@@ -17,8 +16,11 @@ export interface OutboxLogger {
 
 export interface OutboxDrainerOptions {
   orm: Orm;
-  /** The platform adapter per shop (no outbox view); the local platform store when absent. */
-  platform?: PlatformGatewayFactory;
+  /**
+   * The platform adapter per shop (no outbox view): `platformAdapter(config)` in `serve`, Shopify for a
+   * connected shop. Required: a default of the local store once let serve's pushes miss Shopify.
+   */
+  platform: PlatformGatewayFactory;
   /** Pause between passes (a pass that pushed a full batch is followed at once). 0 = no timer: `drainOnce` only. */
   intervalMs: number;
   /** Pushes claimed per pass. */
@@ -89,7 +91,7 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
       };
       let confirmed: readonly ConfirmedPush[];
       try {
-        gateway = (options.platform ?? localPlatformGateway)({ shopId, em: shopEm(orm, shopId) });
+        gateway = options.platform({ shopId, em: shopEm(orm, shopId) });
         confirmed = (await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId }) => ({
           pushId, variantId, locationId, delta, workOrderId, buildRunId,
         })))) ?? [];
