@@ -1,6 +1,6 @@
 import type { Em, Orm } from '../../db/orm.ts';
 import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
-import { PlatformPushFailure, type ConfirmedPush, type PlatformGateway, type PlatformGatewayFactory } from '../../platform/gateway.ts';
+import { PlatformPushFailure, type ConfirmedPush, type PlatformGatewayFactory } from '../../platform/gateway.ts';
 import { shopEm } from '../../shop-context.ts';
 import { recordPushConfirmationEvents } from './platform-level-events.ts';
 import type { PushEventRow } from './stock-events.ts';
@@ -82,16 +82,14 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
     const failures: { shopId: string; pushes: number; error: string }[] = [];
     for (const [shopId, pushes] of byShop) {
       const pushIds = pushes.map((push) => push.pushId);
-      let gateway: PlatformGateway | null = null;
-      // Pushes confirmed with a level change other than their delta: told as events when marked (platform-level-events.ts).
-      const confirming = (confirmed: readonly ConfirmedPush[]) => {
-        const platform = gateway;
-        if (confirmed.length === 0 || platform === null) return undefined;
-        return (tx: Em, rows: PushEventRow[]) => recordPushConfirmationEvents(tx, shopId, rows, confirmed, (variantIds, locationIds) => platform.getLevels(variantIds, locationIds));
-      };
+      // Pushes confirmed with a level change other than their delta: told as events when marked
+      // (platform-level-events.ts), the platform's levels read in the mark's transaction.
+      const confirming = (confirmed: readonly ConfirmedPush[]) => (confirmed.length === 0 ? undefined
+        : (tx: Em, rows: PushEventRow[]) => recordPushConfirmationEvents(tx, shopId, rows, confirmed,
+          (variantIds, locationIds) => options.platform({ shopId, em: tx }).getLevels(variantIds, locationIds)));
       let confirmed: readonly ConfirmedPush[];
       try {
-        gateway = options.platform({ shopId, em: shopEm(orm, shopId) });
+        const gateway = options.platform({ shopId, em: shopEm(orm, shopId) });
         confirmed = (await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId }) => ({
           pushId, variantId, locationId, delta, workOrderId, buildRunId,
         })))) ?? [];
