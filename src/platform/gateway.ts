@@ -58,7 +58,11 @@ export interface PlatformOpenOrder { orderId: string; locationId: string | null;
  * One stock move to apply to a live level, identified by bomcore's outbox push id; the work order
  * and build run that caused it, when one did (the platform's reference document).
  */
-export interface PlatformLevelAdjustment { pushId: string; variantId: string; locationId: string; delta: string; workOrderId?: string | null; buildRunId?: string | null }
+export interface PlatformLevelAdjustment {
+  pushId: string; variantId: string; locationId: string; delta: string; workOrderId?: string | null; buildRunId?: string | null;
+  /** The platform order whose fulfilment consumed the stock (an order fulfilment's push). */
+  orderId?: string | null;
+}
 
 /**
  * A push the platform confirmed in this call, where the platform's level as bomcore holds it did

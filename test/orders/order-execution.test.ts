@@ -149,13 +149,16 @@ describe(`orders move stock on ${databaseLabel}`, () => {
     ].sort((a, b) => (a[0]! === b[0]! ? 0 : a[0] === fulfilments[0] ? -1 : 1)));
   });
 
-  it('the component deductions are pushed to Shopify exactly once, and the finished good\'s own level never', async () => {
+  it('the component deductions are pushed to Shopify exactly once, naming the order as their reference, and the finished good\'s own level never', async () => {
     const wax = store.available('44001', '101')!;
     const candles = store.available('44100', '101')!;
+    const groups = store.adjustmentGroups.length;
     expect(await drain()).toEqual({ pushed: 1, failed: 0 });
     expect(await drain()).toEqual({ pushed: 0, failed: 0 });
     expect(store.available('44001', '101')).toBe(wax - 2);
     expect(store.available('44100', '101')).toBe(candles);
+    // Shopify's inventory history links the adjustment to the order whose fulfilment consumed the wax.
+    expect(store.adjustmentGroups.slice(groups).map((g) => g.referenceDocumentUri)).toEqual([`gid://shopify/Order/${orderId}`]);
   });
 
   it('the webhooks replayed — the same deliveries, and the same bodies as new events — consume nothing twice and push nothing more', async () => {

@@ -119,7 +119,9 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
   const shelves = moved.filter((c) => c.slot.stock === 'preassembled' && !c.applied.isZero());
   const pushes: NewPlatformPush[] = moved
     .filter((c) => c.slot.stock === 'material' && isPlatformVariantId(c.slot.itemId) && !c.applied.isZero())
-    .map((c) => ({ variantId: c.slot.itemId, locationId: c.slot.locationId, delta: c.applied.toFixed(), workOrderId: by.workOrderId, buildRunId: by.buildRunId, reason: by.source }));
+    .map((c) => ({
+      variantId: c.slot.itemId, locationId: c.slot.locationId, delta: c.applied.toFixed(), workOrderId: by.workOrderId, buildRunId: by.buildRunId, orderId: by.orderId ?? null, reason: by.source,
+    }));
   const now = new Date();
   await Promise.all([
     virtual.length === 0 ? null : runSqlWrite(ctx.em, stockSql.insertInto('material_levels').columns(['shop_id', 'variant_id', 'location_id', 'available'])

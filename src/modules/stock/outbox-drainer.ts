@@ -90,8 +90,8 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
       let confirmed: readonly ConfirmedPush[];
       try {
         const gateway = options.platform({ shopId, em: shopEm(orm, shopId) });
-        confirmed = (await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId }) => ({
-          pushId, variantId, locationId, delta, workOrderId, buildRunId,
+        confirmed = (await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId, orderId }) => ({
+          pushId, variantId, locationId, delta, workOrderId, buildRunId, orderId,
         })))) ?? [];
       } catch (err) {
         const error = errorMessage(err);

@@ -25,6 +25,8 @@ export const PlatformPush = defineEntity({
     delta: decimal(),
     workOrderId: p.text().nullable(),
     buildRunId: p.text().nullable(),
+    /** The platform order an order fulfilment's consumption comes from (its reference on the platform); null otherwise. */
+    orderId: p.text().nullable(),
     /** Why the stock moved, e.g. 'build_run' or 'build_run_reversal'. */
     reason: p.text(),
     status: p.enum(PLATFORM_PUSH_STATUSES).default('pending'),

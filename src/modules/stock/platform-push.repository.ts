@@ -21,6 +21,8 @@ export interface NewPlatformPush {
   delta: string;
   workOrderId: string | null;
   buildRunId: string | null;
+  /** The platform order of an order fulfilment's consumption (absent: none). */
+  orderId?: string | null;
   /** e.g. 'build_run' | 'build_run_reversal'. */
   reason: string;
 }
@@ -36,6 +38,7 @@ export interface ClaimedPlatformPush {
   createdAt: Date;
   workOrderId: string | null;
   buildRunId: string | null;
+  orderId: string | null;
 }
 
 export interface StuckPlatformPushes {
@@ -57,7 +60,7 @@ const PENDING = sql.lit<PlatformPushStatus>('pending');
 export const MAX_PUSH_ERROR_LENGTH = 500;
 
 /** Bind parameters per row (status, attempts and the timestamps are literals). */
-const INSERT_PARAMS_PER_ROW = 8;
+const INSERT_PARAMS_PER_ROW = 9;
 /** PostgreSQL accepts at most 65,535 bind parameters per statement. */
 const MAX_ROWS_PER_INSERT = Math.floor(60_000 / INSERT_PARAMS_PER_ROW);
 
@@ -79,7 +82,7 @@ export async function enqueuePlatformPushes(em: Em, shopId: string, pushes: read
   if (pushes.length === 0) return;
   const rows = pushes.map((push) => ({
     shop_id: shopId, push_id: `push_${randomUUID()}`, variant_id: push.variantId, location_id: push.locationId, delta: checkedDelta(push.delta),
-    work_order_id: push.workOrderId, build_run_id: push.buildRunId, reason: push.reason,
+    work_order_id: push.workOrderId, build_run_id: push.buildRunId, order_id: push.orderId ?? null, reason: push.reason,
     status: PENDING, attempts: sql.lit(0), created_at: sql<Date>`now()`, next_attempt_at: sql<Date>`now()`,
   }));
   for (let start = 0; start < rows.length; start += MAX_ROWS_PER_INSERT) {
@@ -154,11 +157,11 @@ export async function claimDuePlatformPushes(
     .set({ next_attempt_at: sql<Date>`now() + (${options.leaseMs} * interval '1 millisecond')` })
     .from('due')
     .whereRef('p.shop_id', '=', 'due.shop_id').whereRef('p.push_id', '=', 'due.push_id')
-    .returning(['p.shop_id', 'p.push_id', 'p.variant_id', 'p.location_id', 'p.delta', 'p.attempts', 'p.created_at', 'p.work_order_id', 'p.build_run_id']));
+    .returning(['p.shop_id', 'p.push_id', 'p.variant_id', 'p.location_id', 'p.delta', 'p.attempts', 'p.created_at', 'p.work_order_id', 'p.build_run_id', 'p.order_id']));
   return rows
     .map((r) => ({
       shopId: r.shop_id, pushId: r.push_id, variantId: r.variant_id, locationId: r.location_id, delta: exact(r.delta).toFixed(),
-      attempts: Number(r.attempts), createdAt: new Date(r.created_at), workOrderId: r.work_order_id, buildRunId: r.build_run_id,
+      attempts: Number(r.attempts), createdAt: new Date(r.created_at), workOrderId: r.work_order_id, buildRunId: r.build_run_id, orderId: r.order_id,
     }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.pushId < b.pushId ? -1 : a.pushId > b.pushId ? 1 : 0));
 }

@@ -131,11 +131,15 @@ interface InventoryAdjustAnswer {
   } | null;
 }
 
-/** What moved the stock, as Shopify's inventory history shows it: the build run (or the push alone). */
+/**
+ * What moved the stock, as Shopify's inventory history shows it: the build run, the Shopify order
+ * whose fulfilment consumed it (its GID, which Shopify's admin links), or the push alone.
+ */
 function referenceDocument(push: PlatformLevelAdjustment): string {
   if (push.workOrderId && push.buildRunId) {
     return `bomcore://work-orders/${encodeURIComponent(push.workOrderId)}/build-runs/${encodeURIComponent(push.buildRunId)}?push=${encodeURIComponent(push.pushId)}`;
   }
+  if (push.orderId) return toGid('Order', push.orderId);
   return `bomcore://pushes/${encodeURIComponent(push.pushId)}`;
 }
 
