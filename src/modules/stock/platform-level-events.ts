@@ -31,8 +31,8 @@ export async function recordPlatformLevelEvents(em: Em, shopId: string, changes:
  * out of the view, and writing the platform's answer moved the platform's level by `levelChange`.
  * Usually the two cancel (the answer is the level plus the delta) and nothing is told. When they do
  * not — the push's own webhook had already moved the level, or the answer folded in another change —
- * the view moved by the difference, and this tells it. Round trips only then: the platform's
- * levels, the pending pushes, the events.
+ * the view moved by the difference, which is told as a platform change from (level − difference) to
+ * the level. Round trips only then: the platform's levels, then `recordPlatformLevelEvents`.
  */
 export async function recordPushConfirmationEvents(
   em: Em, shopId: string, marked: readonly PushEventRow[], confirmed: readonly ConfirmedPush[],
@@ -50,13 +50,10 @@ export async function recordPushConfirmationEvents(
   }
   const told = [...moved.values()].filter((m) => !m.by.isZero());
   if (told.length === 0) return;
-  const variantIds = told.map((m) => m.variantId);
-  const locationIds = [...new Set(told.map((m) => m.locationId))];
-  const [levels, pending] = await Promise.all([platformLevels(variantIds, locationIds), pendingLevelDeltas(em, shopId, variantIds, locationIds)]);
+  const levels = await platformLevels(told.map((m) => m.variantId), [...new Set(told.map((m) => m.locationId))]);
   const platform = new Map(levels.map((l) => [levelKey(l.variantId, l.locationId), l.available]));
-  await recordEvents({ shopId, em }, told.map((m) => {
-    const key = levelKey(m.variantId, m.locationId);
-    const after = exact(platform.get(key) ?? '0').plus(pending.get(key) ?? '0');
-    return platformLevelEvent(m.variantId, m.locationId, after.minus(m.by), after);
+  await recordPlatformLevelEvents(em, shopId, told.map((m) => {
+    const now = exact(platform.get(levelKey(m.variantId, m.locationId)) ?? '0');
+    return { variantId: m.variantId, locationId: m.locationId, before: now.minus(m.by).toFixed(), after: now.toFixed() };
   }));
 }
