@@ -93,9 +93,9 @@ export interface PlatformGateway {
    * push the platform has already applied is skipped, so a retried batch moves each level exactly
    * once. When it throws, the caller retries the whole batch later: whatever part of it was applied
    * is skipped then (the local store applies a batch all or nothing). Returns the pushes confirmed
-   * with a level change other than their delta (none, or nothing, when every level moved by its delta).
+   * with a level change other than their delta (none when every level moved by its delta).
    */
-  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void>;
+  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]>;
 }
 
 export type PlatformGatewayFactory = (shop: { shopId: string; em: import('../db/orm.ts').Em }) => PlatformGateway;

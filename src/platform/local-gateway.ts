@@ -86,10 +86,10 @@ export class LocalPlatformGateway implements PlatformGateway {
    * in one statement per 10,000 adjustments, all in one transaction: a push already applied, by
    * an earlier call or a concurrent one, is skipped. Exact numeric arithmetic in SQL.
    */
-  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void> {
+  async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {
     const unique = new Map<string, PlatformLevelAdjustment>();
     for (const a of adjustments) if (!unique.has(a.pushId)) unique.set(a.pushId, a);
-    if (unique.size === 0) return;
+    if (unique.size === 0) return [];
     const all = [...unique.values()];
     await this.#em.transactional(async (em) => {
       for (let start = 0; start < all.length; start += ADJUSTMENTS_PER_STATEMENT) {
@@ -113,6 +113,8 @@ export class LocalPlatformGateway implements PlatformGateway {
             .doUpdateSet((eb) => ({ available: sql<string>`${eb.ref('platform_levels.available')} + ${eb.ref('excluded.available')}` }))));
       }
     });
+    // Each level moved by exactly its pushes' deltas: nothing to report.
+    return [];
   }
 }
 

@@ -90,7 +90,7 @@ export class PendingAwarePlatformGateway implements PlatformGateway {
     return this.#inner.readOrderMetafields(orderIds, namespace, key);
   }
 
-  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void> {
+  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {
     return this.#inner.applyLevelAdjustments(adjustments);
   }
 }

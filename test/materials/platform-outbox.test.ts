@@ -4,7 +4,7 @@ import type { Em } from '../../src/db/orm.ts';
 import {
   enqueuePlatformPushes, pendingLevelDeltas, stuckPushesByWorkOrder, type NewPlatformPush,
 } from '../../src/modules/stock/platform-push.repository.ts';
-import type { PlatformGatewayFactory, PlatformLevelAdjustment } from '../../src/platform/gateway.ts';
+import type { ConfirmedPush, PlatformGatewayFactory, PlatformLevelAdjustment } from '../../src/platform/gateway.ts';
 import { LocalPlatformGateway, localPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { startOutboxDrainer, type OutboxDrainerOptions } from '../../src/modules/stock/outbox-drainer.ts';
 import { shopEm } from '../../src/shop-context.ts';
@@ -78,17 +78,18 @@ class ControlledGateway extends LocalPlatformGateway {
     this.#control = control;
   }
 
-  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<void> {
+  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {
     this.#control.handed.push(...adjustments.map((a) => a.pushId));
     if (this.#control.failBefore > 0) {
       this.#control.failBefore -= 1;
       throw new Error(`platform answered 503 Service Unavailable\n${'x'.repeat(2000)}`);
     }
-    await super.applyLevelAdjustments(adjustments);
+    const confirmed = await super.applyLevelAdjustments(adjustments);
     if (this.#control.failAfter > 0) {
       this.#control.failAfter -= 1;
       throw new Error('socket hang up after the platform applied the batch');
     }
+    return confirmed;
   }
 }
 

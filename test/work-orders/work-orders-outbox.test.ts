@@ -10,7 +10,7 @@ import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
 /** A platform that is down: every push fails. */
 class UnreachablePlatform extends LocalPlatformGateway {
-  override async applyLevelAdjustments(): Promise<void> {
+  override async applyLevelAdjustments(): Promise<never> {
     throw new Error('platform unreachable (503)');
   }
 }

@@ -92,7 +92,7 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
         const gateway = options.platform({ shopId, em: shopEm(orm, shopId) });
         confirmed = (await gateway.applyLevelAdjustments(pushes.map(({ pushId, variantId, locationId, delta, workOrderId, buildRunId, orderId }) => ({
           pushId, variantId, locationId, delta, workOrderId, buildRunId, orderId,
-        })))) ?? [];
+        }))));
       } catch (err) {
         const error = errorMessage(err);
         if (err instanceof PlatformPushFailure) {

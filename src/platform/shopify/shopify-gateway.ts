@@ -192,8 +192,8 @@ class RoutingGateway extends LocalPlatformGateway {
     return (await this.#writer()).writeOrderMetafields(entries);
   }
 
-  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[] | void> {
-    if (adjustments.length === 0) return;
+  override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {
+    if (adjustments.length === 0) return [];
     return (await this.#writer()).applyLevelAdjustments(adjustments);
   }
 }
