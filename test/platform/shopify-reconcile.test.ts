@@ -14,6 +14,7 @@ import type { PlatformOrderChange } from '../../src/platform/gateway.ts';
 import type { ShopifyAdminApi } from '../../src/platform/shopify/admin-api.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
+import { lastEventSequence, levelEventsSince } from '../helpers/level-events.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // Reconciliation: a periodic pass re-reads from Shopify what changed since the shop's last pass or
@@ -113,7 +114,7 @@ describe(`Shopify reconciliation on ${databaseLabel}`, () => {
     expect((await t.get(`/api/v1/order-bom-breakdown/${order.orderId}`, a.key)).status).toBe(200);
 
     const heldBefore = await mirroredLevel(a.shopId, levelled.variantId, location);
-    const last = (await t.orm.em.fork().execute<{ last: string }[]>('select coalesce(max(sequence), 0)::text as last from events where shop_id = ?', [a.shopId]))[0]!.last;
+    const last = await lastEventSequence(t.orm, a.shopId);
     const lost = withWebhooksLost(a.store, () => {
       a.store.setAvailable(levelled.variantId, location, 4321);
       a.store.updateProduct(renamed.productId, { title: 'Renamed while the webhooks were down' });
@@ -132,9 +133,8 @@ describe(`Shopify reconciliation on ${databaseLabel}`, () => {
 
     expect(JSON.stringify((await t.get(`/api/v1/raw-materials/${levelled.variantId}/inventory`, a.key)).body)).toContain('4321');
     // The healed level of the platform-linked material is an event as a webhook's would have been (source platform).
-    const events = await t.orm.em.fork().execute<{ resource: string; data: string }[]>(
-      `select resource, data from events where shop_id = ? and type = 'inventory.level_changed' and sequence > ? order by sequence`, [a.shopId, last]);
-    expect(events.map((e) => ({ resource: e.resource, ...pick(JSON.parse(e.data) as Record<string, unknown>, ['source', 'before', 'after', 'adjustmentId']) }))).toEqual([
+    const events = await levelEventsSince(t.orm, a.shopId, last);
+    expect(events.map((e) => ({ resource: e.resource, ...pick(e.data, ['source', 'before', 'after', 'adjustmentId']) }))).toEqual([
       { resource: `inventory:material:${levelled.variantId}@${location}`, source: 'platform', before: heldBefore ?? 0, after: 4321, adjustmentId: null },
     ]);
     const materialRead = await t.get(`/api/v1/raw-materials/${material.variantId}`, a.key);

@@ -16,6 +16,7 @@ import { WEBHOOK_TOPICS } from '../../src/platform/shopify/webhook-topics.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, webhookHmac, type EmulatedShop, type ShopifyEmulator, type WebhookDelivery } from '../helpers/shopify-emulator/index.ts';
 import { expectQuantitySortExact } from '../helpers/stored-quantity.ts';
+import { lastEventSequence, levelEventsSince } from '../helpers/level-events.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 // Shopify webhooks in (POST /webhooks/shopify): signed with the app secret, stored once per event,
@@ -208,10 +209,8 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
       expect(read.status).toBe(200);
       return read.body.data.totalAvailable as number;
     };
-    const last = (await t.orm.em.fork().execute<{ last: string }[]>('select coalesce(max(sequence), 0)::text as last from events where shop_id = ?', [a.shopId]))[0]!.last;
-    const levelEvents = async () => (await t.orm.em.fork().execute<{ resource: string; data: string }[]>(
-      `select resource, data from events where shop_id = ? and type = 'inventory.level_changed' and sequence > ? order by sequence`, [a.shopId, last]))
-      .map((e) => ({ resource: e.resource, data: JSON.parse(e.data) as Record<string, unknown> }));
+    const last = await lastEventSequence(t.orm, a.shopId);
+    const levelEvents = () => levelEventsSince(t.orm, a.shopId, last);
 
     // A stock move bomcore has not pushed yet (as a build run's picks leave it; no drainer runs here): every read shows Shopify's level plus it.
     await shopEm(t.orm, a.shopId).transactional((em) => enqueuePlatformPushes(em, a.shopId, [{ variantId: material, locationId: location, delta: '-2', workOrderId: null, buildRunId: null, reason: 'build_run' }]));
@@ -256,7 +255,7 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
     try {
       await drainer.drainOnce(); // what earlier tests left pending
       await settle();
-      const last = (await t.orm.em.fork().execute<{ last: string }[]>('select coalesce(max(sequence), 0)::text as last from events where shop_id = ?', [a.shopId]))[0]!.last;
+      const last = await lastEventSequence(t.orm, a.shopId);
       await shopEm(t.orm, a.shopId).transactional((em) => enqueuePlatformPushes(em, a.shopId, [{ variantId: material, locationId: location, delta: '-3', workOrderId: null, buildRunId: null, reason: 'build_run' }]));
       const start = await view();
       const shopify = a.store.available(material, location)!;
@@ -272,10 +271,8 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
       expect(await view()).toBe(start);
       expect(await view()).toBe(a.store.available(material, location));
 
-      const events = (await t.orm.em.fork().execute<{ data: string }[]>(
-        `select data from events where shop_id = ? and type = 'inventory.level_changed' and resource = ? and sequence > ? order by sequence`,
-        [a.shopId, `inventory:material:${material}@${location}`, last])).map((e) => JSON.parse(e.data) as { before: number; after: number; delta: number; source: string });
-      expect(events.map((e) => [e.source, e.before, e.after])).toEqual([['platform', start, start - 3], ['platform', start - 3, start]]);
+      const events = await levelEventsSince(t.orm, a.shopId, last, `inventory:material:${material}@${location}`);
+      expect(events.map((e) => [e.data.source, e.data.before, e.data.after])).toEqual([['platform', start, start - 3], ['platform', start - 3, start]]);
     } finally {
       await drainer.stop();
     }
