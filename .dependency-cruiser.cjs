@@ -1,14 +1,14 @@
 // Layer rules of bomcore (docs/architecture.md, "Layers"), checked by `npm run lint:layers` in CI and
 // by test/codebase/architecture.test.ts. Each `forbidden` rule is one "never"; a violation names the rule.
 //
-// Layers, lowest first: the kernel (src/*.ts: config, shop context, limits, errors…), src/db,
-// src/numbers, src/jobs, src/platform (the platform port and its adapters) → the domain modules
-// (src/modules/<module>/) → schema/ (GraphQL) and src/http/ (Fastify hooks) → rest-facade/ (REST over
-// GraphQL) → the composition root (src/app.ts, src/composition.ts) and the CLI (src/cli/).
+// Layers, lowest first, each a folder: the kernel (src/kernel: config, shop context, limits, errors,
+// exact numbers, jobs, clocks and the platform port's types) → src/db → src/platform (the platform
+// adapters) → the domain modules (src/modules/<feature>/) → schema/ (GraphQL) and src/http/ (Fastify
+// hooks) → rest-facade/ (REST over GraphQL) → the shell (src/app: app, composition root, database)
+// and the CLI (src/cli/). src/dataset is a tool over the modules, used by the shell and the CLI.
 
-/** The kernel: files directly under src/, except the composition root. */
-const KERNEL = '^src/[^/]+[.]ts$';
-const COMPOSITION_ROOT = '^src/(app|composition)[.]ts$';
+const KERNEL = '^src/kernel/';
+const SHELL = '^src/app/';
 
 /**
  * Domain modules, lowest tier first. A module may import modules of lower tiers only, never one of
@@ -16,12 +16,12 @@ const COMPOSITION_ROOT = '^src/(app|composition)[.]ts$';
  * may import every module's entities.
  */
 const MODULE_TIERS = [
-  ['shops', 'idempotency', 'platform', 'events'], // a tenant's settings, idempotency keys, locations through the port; events and webhooks (every writer records into it)
-  ['auth', 'people', 'recipes'], // API keys (of a shop); assignees, flows; the catalogue's recipes and cost roll-up
+  ['shops', 'idempotency', 'locations', 'events'], // a tenant's settings, idempotency keys, locations through the port; events and webhooks (every writer records into it)
+  ['auth', 'people', 'boms'], // API keys (of a shop); assignees, flows; the catalogue: BOMs, assembly bills, cost roll-up
   // Stock below materials: materials' level writes (inventory batches, the PATCH of a single level)
   // go through the stock ledger, while stock needs of materials only location helpers and a recipes
-  // query, which sit lower (platform, recipes).
-  ['stock'], // the ledger, levels, holders, the platform-push outbox (reads recipes)
+  // query, which sit lower (locations, boms).
+  ['stock'], // the ledger, levels, live levels, holders, the platform-push outbox (reads boms)
   ['materials'], // raw materials: their writes go through the stock ledger
   ['orders'], // order breakdowns (recipes × platform orders)
   ['work-orders'], // work orders, build runs: consume stock, allocate materials, name people
@@ -49,6 +49,61 @@ const moduleOrderRules = MODULE_TIERS.flatMap((tier, index) => {
 module.exports = {
   forbidden: [
     {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'No import circle anywhere: a file that imports itself through others cannot be read, tested or loaded ' +
+        'without them. Move what both sides need (a type, a helper) into a file of its own that both import.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'kernel-imports-only-kernel',
+      severity: 'error',
+      comment:
+        'src/kernel is the floor every layer stands on (shop context, config, limits, errors, exact numbers, ' +
+        'jobs, clocks, the platform port\'s types): it imports nothing of the project outside src/kernel, with no ' +
+        'exception. Whatever it needs (a gateway, the entity list) is handed to it by the shell (src/app).',
+      from: { path: KERNEL },
+      to: { path: '^(src|schema|rest-facade|migrations|bench|bin|test)/', pathNot: KERNEL },
+    },
+    {
+      name: 'db-not-upper',
+      severity: 'error',
+      comment: 'src/db (the ORM, typed SQL, keyset pages) stands on the kernel and the migrations only: it knows no module, adapter or surface; the shell hands it the entity list.',
+      from: { path: '^src/db/' },
+      to: { path: '^(src|schema|rest-facade)/', pathNot: [KERNEL, '^src/db/'] },
+    },
+    {
+      name: 'platform-not-modules',
+      severity: 'error',
+      comment:
+        'The platform adapters (src/platform: the local store, Shopify) implement the port of the kernel ' +
+        '(src/kernel/platform-port) and report the platform as it is; they import no module. What a module adds ' +
+        'to the platform\'s answer (live levels with pending pushes: src/modules/stock/live-levels.ts) the shell wires around them.',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'infrastructure-not-upper',
+      severity: 'error',
+      comment:
+        'src/db and src/platform are infrastructure: they never import src/http, schema, rest-facade, src/cli, ' +
+        'src/dataset or the shell (src/app).',
+      from: { path: '^src/(db|platform)/' },
+      to: { path: ['^src/(http|cli|dataset)/', '^schema/', '^rest-facade/', SHELL] },
+    },
+    {
+      name: 'modules-not-adapters',
+      severity: 'error',
+      comment:
+        'Domain modules serve every surface alike (GraphQL, REST, the CLI): they never import src/http, schema, ' +
+        'rest-facade, src/cli or the shell. What they need from a request (scopes, identity) reaches them through ' +
+        'the ShopContext (src/kernel/shop-context.ts).',
+      from: { path: '^src/modules/' },
+      to: { path: ['^src/(http|cli)/', '^schema/', '^rest-facade/', SHELL] },
+    },
+    {
       name: 'rest-facade-not-modules-or-db',
       severity: 'error',
       comment:
@@ -56,23 +111,6 @@ module.exports = {
         'REST and GraphQL cannot drift apart. It never imports src/modules or src/db.',
       from: { path: '^rest-facade/' },
       to: { path: '^src/(modules|db)/' },
-    },
-    {
-      name: 'db-not-modules',
-      severity: 'error',
-      comment: 'The database layer knows no module: it is handed the entity list (src/modules/entities.ts via src/database.ts).',
-      from: { path: '^src/db/' },
-      to: { path: '^src/modules/' },
-    },
-    {
-      name: 'modules-not-adapters',
-      severity: 'error',
-      comment:
-        'Domain modules serve every surface alike (GraphQL, REST, the CLI): they never import src/http, schema, ' +
-        'rest-facade, src/cli or the composition root. What they need from a request (scopes, identity) reaches ' +
-        'them through the ShopContext (src/shop-context.ts).',
-      from: { path: '^src/modules/' },
-      to: { path: ['^src/(http|cli)/', '^schema/', '^rest-facade/', COMPOSITION_ROOT] },
     },
     {
       name: 'schema-not-http',
@@ -87,89 +125,32 @@ module.exports = {
       name: 'http-not-schema',
       severity: 'error',
       comment:
-        'The HTTP hooks get the schema and its input check from the composition root (src/app.ts): src/http ' +
+        'The HTTP hooks get the schema and its input check from the shell (src/app/app.ts): src/http ' +
         'never imports schema, so either side can change without the other.',
       from: { path: '^src/http/' },
       to: { path: '^schema/' },
     },
     {
-      name: 'kernel-not-http',
+      name: 'adapters-not-facade-or-shell',
       severity: 'error',
       comment:
-        'The kernel (src/*.ts but the composition root) is below every adapter: it never imports src/http. ' +
-        'Values HTTP and the kernel share (scopes, config parsers) live in the kernel.',
-      from: { path: KERNEL, pathNot: COMPOSITION_ROOT },
-      to: { path: '^src/http/' },
-    },
-    {
-      name: 'kernel-not-upper',
-      severity: 'error',
-      comment:
-        'The kernel never imports the layers built on it: schema, rest-facade, src/cli or the composition root ' +
-        '(src/app.ts, src/composition.ts).',
-      from: { path: KERNEL, pathNot: COMPOSITION_ROOT },
-      to: { path: ['^schema/', '^rest-facade/', '^src/cli/', COMPOSITION_ROOT] },
-    },
-    {
-      name: 'kernel-not-modules',
-      severity: 'error',
-      comment:
-        'The kernel is below the domain modules: it never imports src/modules. The one exception is ' +
-        'src/database.ts, which opens the ORM with the entity list (next rule).',
-      from: { path: KERNEL, pathNot: [COMPOSITION_ROOT, '^src/database[.]ts$'] },
-      to: { path: '^src/modules/' },
-    },
-    {
-      name: 'database-only-entity-list',
-      severity: 'error',
-      comment:
-        'src/database.ts opens the ORM with every entity registered, so it imports the entity list ' +
-        '(src/modules/entities.ts), and nothing else of the modules.',
-      from: { path: '^src/database[.]ts$' },
-      to: { path: '^src/modules/', pathNot: '^src/modules/entities[.]ts$' },
-    },
-    {
-      name: 'kernel-knows-only-the-port',
-      severity: 'error',
-      comment:
-        'The kernel builds no concrete platform gateway: the shop context knows the port (src/platform/gateway.ts) ' +
-        'and is handed a gateway factory by the composition root (src/composition.ts).',
-      from: { path: KERNEL, pathNot: COMPOSITION_ROOT },
-      to: { path: '^src/platform/', pathNot: '^src/platform/gateway[.]ts$' },
-    },
-    {
-      name: 'platform-not-modules',
-      severity: 'error',
-      comment:
-        'The platform port and its adapters (src/platform) are below the modules: what they need of one (the ' +
-        'outbox reader of the stock module) is an interface declared here and wired by the composition root.',
-      from: { path: '^src/platform/' },
-      to: { path: '^src/modules/' },
-    },
-    {
-      name: 'infrastructure-not-upper',
-      severity: 'error',
-      comment:
-        'src/db, src/numbers, src/jobs and src/platform are infrastructure: they never import src/http, schema, ' +
-        'rest-facade, src/cli or the composition root.',
-      from: { path: '^src/(db|numbers|jobs|platform)/' },
-      to: { path: ['^src/(http|cli)/', '^schema/', '^rest-facade/', COMPOSITION_ROOT] },
-    },
-    {
-      name: 'adapters-not-facade-or-root',
-      severity: 'error',
-      comment:
-        'schema and src/http are below the REST facade and the composition root: they never import rest-facade, ' +
-        'src/cli, src/app.ts or src/composition.ts.',
+        'schema and src/http are below the REST facade and the shell: they never import rest-facade, src/cli or src/app.',
       from: { path: '^(schema|src/http)/' },
-      to: { path: ['^rest-facade/', '^src/cli/', COMPOSITION_ROOT] },
+      to: { path: ['^rest-facade/', '^src/cli/', SHELL] },
     },
     {
-      name: 'facade-not-root',
+      name: 'facade-not-shell',
       severity: 'error',
-      comment: 'The REST facade is mounted by the composition root: it never imports src/cli, src/app.ts or src/composition.ts.',
+      comment: 'The REST facade is mounted by the shell: it never imports src/cli or src/app.',
       from: { path: '^rest-facade/' },
-      to: { path: ['^src/cli/', COMPOSITION_ROOT] },
+      to: { path: ['^src/cli/', SHELL] },
+    },
+    {
+      name: 'shell-not-cli',
+      severity: 'error',
+      comment: 'The shell (src/app) builds the app and wires adapters to ports; the CLI drives it, never the other way.',
+      from: { path: SHELL },
+      to: { path: '^src/cli/' },
     },
     {
       name: 'tables-are-private',
@@ -203,26 +184,17 @@ module.exports = {
       severity: 'error',
       comment:
         'src/dataset (load, export, generate, check a shop\'s dataset file) is a tool over every module, used by ' +
-        'the CLI and the composition root: no module, schema, HTTP hook, facade route or kernel file imports it, ' +
-        'so a domain change never has to go through the file format.',
-      from: { path: ['^src/modules/', '^schema/', '^src/http/', '^rest-facade/', KERNEL, '^src/(db|numbers|jobs|platform)/'], pathNot: COMPOSITION_ROOT },
+        'the CLI and the shell: no module, schema, HTTP hook, facade route or lower layer imports it, so a domain ' +
+        'change never has to go through the file format.',
+      from: { path: ['^src/modules/', '^schema/', '^src/http/', '^rest-facade/', KERNEL, '^src/(db|platform)/'] },
       to: { path: '^src/dataset/' },
     },
     {
       name: 'dataset-not-adapters',
       severity: 'error',
-      comment: 'The dataset tool works on the domain directly: it never imports the HTTP layer, the schema, the facade or the CLI.',
+      comment: 'The dataset tool works on the domain directly: it never imports the HTTP layer, the schema, the facade, the CLI or the shell.',
       from: { path: '^src/dataset/' },
-      to: { path: ['^src/(http|cli)/', '^schema/', '^rest-facade/', COMPOSITION_ROOT] },
-    },
-    {
-      name: 'no-module-cycles',
-      severity: 'error',
-      comment:
-        'No import cycle leaves a module: a cycle through two modules means neither can be understood (or ' +
-        'loaded) without the other. Cycles inside one module are its own business.',
-      from: { path: '^src/modules/([^/]+)/' },
-      to: { circular: true, via: { pathNot: '^src/modules/$1/' } },
+      to: { path: ['^src/(http|cli)/', '^schema/', '^rest-facade/', SHELL] },
     },
   ],
   options: {

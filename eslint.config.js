@@ -14,7 +14,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', {
         selector: "CallExpression[callee.name='parseFloat']",
-        message: 'Quantities and money never go through binary floats: use Exact (src/numbers).',
+        message: 'Quantities and money never go through binary floats: use Exact (src/kernel/numbers).',
       }],
     },
   },

@@ -6,9 +6,9 @@ import { Ajv } from 'ajv';
 import type { FastifyRequest } from 'fastify';
 import { routes } from '../rest-facade/routes/index.ts';
 import type { FacadeRoute } from '../rest-facade/define-route.ts';
-import { listParameters, listValidationSchema, splitListParameters } from '../src/http/query-lists.ts';
+import { listParameters, listValidationSchema, splitListParameters } from '../src/http/requests/query-lists.ts';
 
-// Query strings are coerced and defaulted as the facade's validator does (src/http/validators.ts).
+// Query strings are coerced and defaulted as the facade's validator does (src/http/requests/validators.ts).
 const ajv = new Ajv({ removeAdditional: false, useDefaults: true, allErrors: true, strict: false, coerceTypes: 'array' });
 
 function matchRoute(method: string, pathname: string): { route: FacadeRoute; params: Record<string, string> } {

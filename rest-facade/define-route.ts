@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Scope } from '../src/scopes.ts';
-import type { DataOverrides } from './derive-schema.ts';
+import type { Scope } from '../src/kernel/scopes.ts';
+import type { DataOverrides } from './data-overrides.ts';
 
 /** What a route's functions receive: the request as its schemas validated (and coerced) it. */
 export interface RouteInput<Q = Record<string, unknown>, P = Record<string, string>, B = unknown> {

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { API_VERSION } from '../src/http/problem.ts';
-import { PLATFORM_WARNING_CODES, PLATFORM_WARNINGS, type PlatformWarning } from '../src/platform/platform-warnings.ts';
+import { API_VERSION } from '../src/http/errors/problem.ts';
+import { PLATFORM_WARNING_CODES, PLATFORM_WARNINGS, type PlatformWarning } from '../src/kernel/platform-port/platform-warnings.ts';
 
 /** `{ data, meta: { requestId, apiVersion } }` around every 200; `meta.warnings` only when the shop's platform data is stale. */
 export function envelope<T>(requestId: string, data: T, warnings: readonly PlatformWarning[] = []) {

@@ -1,6 +1,6 @@
-import type { ErrorCode } from '../src/domain-error.ts';
-import { API_VERSION, buildProblem, STATUS_BY_CODE, type ProblemInput } from '../src/http/problem.ts';
-import { PAGE_LIMITS } from '../src/limits.ts';
+import type { ErrorCode } from '../src/kernel/domain-error.ts';
+import { API_VERSION, buildProblem, STATUS_BY_CODE, type ProblemInput } from '../src/http/errors/problem.ts';
+import { PAGE_LIMITS } from '../src/kernel/limits.ts';
 import { conditionalGet, responseHeaders } from './openapi-headers.ts';
 
 /**
@@ -19,7 +19,7 @@ import { conditionalGet, responseHeaders } from './openapi-headers.ts';
  *   example per error code of its status (built with buildProblem from the code vocabulary);
  * - responses declare the headers the server sends: X-Request-Id, RateLimit-* (not on the public
  *   document route, which takes no key), Retry-After, Allow on 405;
- * - every GET of shop data (a secured GET) is a conditional GET (src/http/conditional-get.ts): its
+ * - every GET of shop data (a secured GET) is a conditional GET (src/http/requests/conditional-get.ts): its
  *   If-None-Match parameter, ETag and Cache-Control on the 200, and the 304.
  */
 type Json = Record<string, any>;
@@ -94,7 +94,7 @@ export function finishOpenApiDocument(input: Json): Json {
       if (method === 'get' && keyed) conditionalGet(operation);
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false;
-        // A list parameter is repeated (`ids=1&ids=2`); its items may also hold comma-separated values (src/http/query-lists.ts).
+        // A list parameter is repeated (`ids=1&ids=2`); its items may also hold comma-separated values (src/http/requests/query-lists.ts).
         if (parameter.in === 'query' && parameter.schema?.type === 'array') Object.assign(parameter, { style: 'form', explode: true });
         parameter.schema = mergeLiteralUnions(parameter.schema);
       }

@@ -1,4 +1,4 @@
-import { ETAG_PATTERN, MAX_IF_NONE_MATCH_LENGTH } from '../src/http/conditional-get.ts';
+import { ETAG_PATTERN, MAX_IF_NONE_MATCH_LENGTH } from '../src/http/requests/conditional-get.ts';
 
 /**
  * The response headers of the OpenAPI document (a step of finishOpenApiDocument, openapi-finish.ts):
@@ -62,7 +62,7 @@ export function responseHeaders(status: number, keyed: boolean, components: Json
 }
 
 /**
- * A GET of shop data is conditional (src/http/conditional-get.ts): If-None-Match in, ETag and
+ * A GET of shop data is conditional (src/http/requests/conditional-get.ts): If-None-Match in, ETag and
  * Cache-Control on the 200, and a 304 with no body.
  */
 export function conditionalGet(operation: Json): void {

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { API_VERSION, STATUS_BY_CODE } from '../src/http/problem.ts';
+import { API_VERSION, STATUS_BY_CODE } from '../src/http/errors/problem.ts';
 import type { FacadeRoute } from './define-route.ts';
 import { MetaSchema } from './envelope.ts';
 import { EnumOf } from './graphql-enums.ts';
@@ -13,7 +13,7 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    // The vocabulary of src/http/problem.ts: a new code is documented (and validated) at once.
+    // The vocabulary of src/http/errors/problem.ts: a new code is documented (and validated) at once.
     code: Type.Union(Object.keys(STATUS_BY_CODE).map((c) => Type.Literal(c))),
     requestId: Type.String(),
     apiVersion: Type.String(),
@@ -39,7 +39,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   503: 'Database or platform unreachable, shutting down, or a write rolled back whole because it collided with a concurrent one (a deadlock): nothing was written (UNAVAILABLE); see Retry-After.',
 };
 
-/** Headers of every PATCH: the optional Idempotency-Key (src/http/idempotency-hooks.ts). */
+/** Headers of every PATCH: the optional Idempotency-Key (src/http/requests/idempotency-hooks.ts). */
 export const PatchHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
     minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',

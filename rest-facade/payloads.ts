@@ -1,7 +1,7 @@
 import {
   getNamedType, GraphQLError, isObjectType, Kind, type DocumentNode, type ExecutionResult, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
-import { DomainError, type DomainErrorDetails } from '../src/domain-error.ts';
+import { DomainError, type DomainErrorDetails } from '../src/kernel/domain-error.ts';
 
 // Every mutation answers a payload `{ <result>, userErrors }` (schema/types/common/payload.ts): an
 // expected failure is data there, not a GraphQL error. REST answers such a failure as it always

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
-import { DomainError, type ErrorCode } from '../src/domain-error.ts';
-import { yieldToLoop } from '../src/cooperative.ts';
-import { operationPrice, type OperationPrice } from '../src/http/request-price.ts';
-import { sendProblem } from '../src/http/problem.ts';
-import { lostConnectionIn, retryReadOnce } from '../src/http/retry-read.ts';
-import type { Scope } from '../src/scopes.ts';
-import type { ShopContext } from '../src/shop-context.ts';
-import type { PlatformWarning } from '../src/platform/platform-warnings.ts';
+import { DomainError, type ErrorCode } from '../src/kernel/domain-error.ts';
+import { yieldToLoop } from '../src/kernel/cooperative.ts';
+import { operationPrice, type OperationPrice } from '../src/http/admission/request-price.ts';
+import { sendProblem } from '../src/http/errors/problem.ts';
+import { lostConnectionIn, retryReadOnce } from '../src/http/graphql/retry-read.ts';
+import type { Scope } from '../src/kernel/scopes.ts';
+import type { ShopContext } from '../src/kernel/shop-context.ts';
+import type { PlatformWarning } from '../src/kernel/platform-port/platform-warnings.ts';
 import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
 import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';
 import { compileDataConverter } from './derive-data.ts';
@@ -108,13 +108,13 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         };
         // One rate-limit token per call whatever its size; its work (page size, ids) decides whether it waits its turn.
         if (!(await options.charge(request, reply, { tokens: 1, work: storedWork(options.schema, operation, route.variables(input, request)) }))) return reply;
-        // Each attempt gets a fresh context; a GET whose connection broke runs once more (src/http/retry-read.ts).
+        // Each attempt gets a fresh context; a GET whose connection broke runs once more (src/http/graphql/retry-read.ts).
         const run = async (): Promise<ExecutionResult> => operation.compiled.query(undefined, await options.makeContext(request), route.variables(input, request));
         const { value: result, queryCount } = await options.runCounted(route.method === 'GET' ? () => retryReadOnce(run, lostConnectionIn, request.log) : run);
         if (options.exposeQueryCount) reply.header('X-Query-Count', String(queryCount));
         if (result.errors?.length) throw toDomainError(result.errors[0]!);
         // Converting and serializing a large result is CPU work: give other requests' I/O a turn
-        // before each step (src/cooperative.ts), so a 1000-row page does not hold other shops.
+        // before each step (src/kernel/cooperative.ts), so a 1000-row page does not hold other shops.
         await yieldToLoop();
         const data = toRest(source(result.data as GraphQLData, input));
         await yieldToLoop();

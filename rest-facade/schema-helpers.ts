@@ -1,8 +1,8 @@
 import { Type, type StringOptions, type TArray, type TSchema, type TString } from '@sinclair/typebox';
-import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
-import { DomainError, type FieldError } from '../src/domain-error.ts';
-import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../src/limits.ts';
-import { LIST_ITEM } from '../src/http/query-lists.ts';
+import { parseDecimalInput, toDecimalString } from '../src/kernel/decimals.ts';
+import { DomainError, type FieldError } from '../src/kernel/domain-error.ts';
+import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../src/kernel/limits.ts';
+import { LIST_ITEM } from '../src/http/requests/query-lists.ts';
 
 // Building blocks shared by the route schemas of every resource.
 
@@ -12,7 +12,7 @@ export function num(value: string | null | undefined): number | null {
 }
 export const num0 = (value: string): number => num(value)!;
 
-/** A string of one kind of the limits table (src/limits.ts): its maxLength is that kind's maximum. */
+/** A string of one kind of the limits table (src/kernel/limits.ts): its maxLength is that kind's maximum. */
 export const Str = (kind: StringKind, options: Omit<StringOptions, 'maxLength'> = {}) => Type.String({ ...options, maxLength: STRING_LIMITS[kind] });
 /** A nullable string of one kind of the limits table. */
 export const NullableStr = (kind: StringKind, description?: string) =>
@@ -64,7 +64,7 @@ function joinedPattern(item: TSchema): string | undefined {
 
 /**
  * A list-valued query parameter: repeated (`status=draft&status=ready`), comma-separated
- * (`status=draft,ready`) or both, with the same meaning. src/http/query-lists.ts splits the values
+ * (`status=draft,ready`) or both, with the same meaning. src/http/requests/query-lists.ts splits the values
  * before validation, so `maxItems` counts items after splitting and each item is checked against
  * `item` (an enum item refused lists its values). The document shows an exploded form array whose
  * items are values as sent, commas included.

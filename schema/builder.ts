@@ -4,8 +4,8 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { DomainError } from '../src/domain-error.ts';
-import { complexityLimitOf, fieldCost, tooComplex } from '../src/graphql-limits.ts';
+import { DomainError } from '../src/kernel/domain-error.ts';
+import { complexityLimitOf, fieldCost, tooComplex } from '../src/kernel/graphql-limits.ts';
 import type { GraphQLContext } from './context.ts';
 
 interface BuilderTypes {
@@ -34,7 +34,7 @@ export const builder = new SchemaBuilder<BuilderTypes>({
   },
   // Complexity is checked as a /graphql operation starts, with its real arguments and variables (a
   // field may price itself by its page size); REST's stored operations carry no limit. Depth and
-  // aliases are validation rules of /graphql (src/graphql-limits.ts), refused before execution.
+  // aliases are validation rules of /graphql (src/kernel/graphql-limits.ts), refused before execution.
   // A field's cost counts the rows its arguments ask for (page sizes, id lists): see fieldCost.
   complexity: {
     fieldComplexity: (args, _ctx, field) => fieldCost(args, field as never),

@@ -1,5 +1,5 @@
 import { getNamedType, isObjectType, type GraphQLSchema } from 'graphql';
-import { STRING_LIMITS, textLength } from '../src/limits.ts';
+import { STRING_LIMITS, textLength } from '../src/kernel/limits.ts';
 
 /**
  * The Federation 2 entities of this subgraph and the @key field of each: schema/federation.ts

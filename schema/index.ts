@@ -3,17 +3,19 @@ import { GraphQLObjectType, GraphQLSchema, lexicographicSortSchema, printSchema 
 import { builder } from './builder.ts';
 import { applyInputLimits } from './input-limits.ts';
 import './scalars.ts';
-// The schema's types live by type under schema/types/<type>/ (locations, people, materials, boms,
-// orders, work-orders; common/ holds what several use: connections, link fields, mutation payloads).
+// The schema's types live by feature under schema/types/<feature>/ (locations, people, materials,
+// stock, boms, orders, work-orders, events; common/ holds what several use: connections, link fields,
+// mutation payloads), the same names as rest-facade/routes/<feature>, src/modules/<feature> and test/<feature>.
 // Each folder holds the type's reads, links, connections and writes. They register in phases, in
 // this order: the types, then the fields linking them, then connections and the graph, then writes.
 import './types/locations/location.ts';
 import './types/people/assignee.ts';
 import './types/materials/enums.ts';
+import './types/stock/enums.ts';
 import './types/materials/raw-material.ts';
-import './types/materials/inventory.ts';
-import './types/materials/stock.ts';
-import './types/materials/allocation.ts';
+import './types/stock/inventory.ts';
+import './types/stock/stock.ts';
+import './types/stock/allocation.ts';
 import './types/boms/enums.ts';
 import './types/boms/recipe-lines.ts';
 import './types/boms/bom.ts';
@@ -25,11 +27,11 @@ import './types/orders/material-requirements.ts';
 import './types/work-orders/enums.ts';
 import './types/work-orders/work-order.ts';
 import './types/work-orders/operations.ts';
-import './types/webhooks/enums.ts';
-import './types/webhooks/webhook-endpoint.ts';
+import './types/events/webhook-enums.ts';
+import './types/events/webhook-endpoint.ts';
 // Fields that link types to each other (through the per-request loaders of schema/loaders.ts).
 import './types/boms/recipe-links.ts';
-import './types/materials/level-links.ts';
+import './types/stock/level-links.ts';
 import './types/orders/links.ts';
 import './types/boms/bill-links.ts';
 import './types/locations/links.ts';
@@ -40,7 +42,7 @@ import './types/work-orders/header-links.ts';
 import './types/materials/connection.ts';
 import './types/boms/connection.ts';
 import './types/work-orders/connection.ts';
-import './types/materials/adjustments.ts';
+import './types/stock/adjustments.ts';
 import './types/boms/graph.ts';
 import './types/work-orders/graph.ts';
 import './types/boms/work-orders.ts';
@@ -58,7 +60,7 @@ import './types/work-orders/create.ts';
 import './types/work-orders/record-writes.ts';
 import './types/people/writes.ts';
 // Webhook endpoints of the shop (docs/events.md).
-import './types/webhooks/writes.ts';
+import './types/events/webhook-writes.ts';
 // Live subscriptions of the shop's events (graphql-ws on /graphql).
 import './types/events/live.ts';
 // Federation 2 entities last: they reference every type above.
@@ -69,7 +71,7 @@ let built: GraphQLSchema | undefined;
 /** The executable schema: an Apollo Federation 2 subgraph. Built once per process. */
 export function getSchema(): GraphQLSchema {
   if (built) return built;
-  // Every argument states and enforces its maximum (src/limits.ts, schema/input-limits.ts).
+  // Every argument states and enforces its maximum (src/kernel/limits.ts, schema/input-limits.ts).
   const schema = applyInputLimits(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }));
   // The federation plugin prints `_service { sdl }` before the limits join the argument
   // descriptions: serve the SDL of the finished schema, the one schema/subgraph.graphql holds.

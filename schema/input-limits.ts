@@ -4,13 +4,13 @@ import {
   type DocumentNode, type FragmentDefinitionNode, type GraphQLArgument, type GraphQLInputField, type GraphQLInputType,
   type GraphQLSchema, type ASTNode,
 } from 'graphql';
-import { DomainError, type FieldError } from '../src/domain-error.ts';
-import { tooDeepMessage, valueNestsDeeper } from '../src/json-depth.ts';
-import { LIST_LIMITS, MAX_JSON_DEPTH, STRING_LIMITS, textLength, unstorableText, type ListKind, type StringKind } from '../src/limits.ts';
+import { DomainError, type FieldError } from '../src/kernel/domain-error.ts';
+import { tooDeepMessage, valueNestsDeeper } from '../src/kernel/json-depth.ts';
+import { LIST_LIMITS, MAX_JSON_DEPTH, STRING_LIMITS, textLength, unstorableText, type ListKind, type StringKind } from '../src/kernel/limits.ts';
 import { representationProblem } from './entity-keys.ts';
 
 // Every String or ID argument and input field of the schema has a maximum length, and every list
-// argument a maximum number of items (src/limits.ts). They are stated in the argument's description
+// argument a maximum number of items (src/kernel/limits.ts). They are stated in the argument's description
 // and checked once, before execution, over the operation's arguments as coerced from literals and
 // variables alike; text PostgreSQL cannot store (NUL, lone surrogates) is refused in any string.
 
@@ -209,7 +209,7 @@ function fragmentsUsedBy(document: DocumentNode, root: ASTNode): FragmentDefinit
 export function checkOperationInput(schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown> | null | undefined, operationName?: string | null): void {
   const operation = getOperationAST(document, operationName ?? undefined);
   if (!operation) return;
-  // Before anything walks them: variables of a GET (a POST body was measured by its parser, src/http/json-body.ts).
+  // Before anything walks them: variables of a GET (a POST body was measured by its parser, src/http/requests/json-body.ts).
   if (valueNestsDeeper(rawVariables, MAX_JSON_DEPTH)) throw DomainError.invalidFields([{ field: 'variables', message: tooDeepMessage() }]);
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
   if ('errors' in coerced && coerced.errors) return;

@@ -7,16 +7,16 @@ import { buildBreakdowns, type OrderBreakdown } from '../src/modules/orders/brea
 import { parseOrderId } from '../src/modules/orders/order-ids.ts';
 import { assigneesByIds } from '../src/modules/people/assignees.service.ts';
 import type { AssigneeView } from '../src/modules/people/assignees.service.ts';
-import { normaliseScope } from '../src/modules/platform/location-scope.ts';
-import { listLocations, type LocationView } from '../src/modules/platform/locations.service.ts';
-import { billViewsByIds } from '../src/modules/recipes/bill-batch.service.ts';
-import type { AssemblyBillView, BomView } from '../src/modules/recipes/bom-views.ts';
+import { normaliseScope } from '../src/modules/locations/location-scope.ts';
+import { listLocations, type LocationView } from '../src/modules/locations/locations.service.ts';
+import { billViewsByIds } from '../src/modules/boms/bill-batch.service.ts';
+import type { AssemblyBillView, BomView } from '../src/modules/boms/bom-views.ts';
 import { bomWorkOrderConnections, type WorkOrderConnectionParams } from '../src/modules/work-orders/work-order-cursor.ts';
 import { wholeWorkOrders, type WholeWorkOrder } from '../src/modules/work-orders/work-order-read.service.ts';
 import type { WorkOrderHeaderView } from '../src/modules/work-orders/work-order-view.ts';
 import { openWorkOrdersForPeople } from '../src/modules/work-orders/for-people.ts';
 import type { Connection } from '../src/db/keyset.ts';
-import type { PlatformOrderInfo } from '../src/platform/gateway.ts';
+import type { PlatformOrderInfo } from '../src/kernel/platform-port/gateway.ts';
 import type { GraphQLContext } from './context.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { GraphQLError, Kind } from 'graphql';
-import type { FieldError } from '../src/domain-error.ts';
-import { parseDecimalInput, toDecimalString } from '../src/decimals.ts';
+import type { FieldError } from '../src/kernel/domain-error.ts';
+import { parseDecimalInput, toDecimalString } from '../src/kernel/decimals.ts';
 import { builder } from './builder.ts';
 
 /** Inputs may be strings or numbers: the same check as every REST decimal field. */

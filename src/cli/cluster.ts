@@ -1,11 +1,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import type { Config } from '../config.ts';
-import { forBatchWork, migrate, openDatabase } from '../database.ts';
-import { MemoryFailureCounter } from '../http/auth-failure-counter.ts';
-import { PrimaryCounters } from '../http/cluster-counters.ts';
-import { logOptions } from '../http/log-limits.ts';
-import { TokenBucketLimiter } from '../http/rate-limiter.ts';
+import type { Config } from '../kernel/config.ts';
+import { forBatchWork, migrate, openDatabase } from '../app/database.ts';
+import { MemoryFailureCounter } from '../http/auth/auth-failure-counter.ts';
+import { PrimaryCounters } from '../http/limits/cluster-counters.ts';
+import { logOptions } from '../http/errors/log-limits.ts';
+import { TokenBucketLimiter } from '../http/limits/rate-limiter.ts';
 import { CommandError } from './args.ts';
 
 // The primary of `bomcore serve --workers N`: N worker processes (node:cluster) share the port, so a

@@ -1,5 +1,5 @@
-import { loadConfig, type Config } from '../config.ts';
-import { forBatchWork, migrate, openDatabase, type Orm } from '../database.ts';
+import { loadConfig, type Config } from '../kernel/config.ts';
+import { forBatchWork, migrate, openDatabase, type Orm } from '../app/database.ts';
 
 /** Opens the configured database, migrates it, runs `fn`, and always closes it. */
 export async function withDatabase<T>(fn: (orm: Orm, config: Config) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {

@@ -61,7 +61,7 @@ export async function loadCommand(args: string[]): Promise<void> {
   if (!file) throw new UsageError('FILE is required: bomcore load FILE');
   checkReadable(file);
   const [{ closeDatasetFile, validateDatasetFile }, { importDataset }, { withDatabase }, { contextDeps }] = await Promise.all([
-    import('../dataset/dataset-file.ts'), import('../dataset/import.ts'), import('./database.ts'), import('../composition.ts'),
+    import('../dataset/dataset-file.ts'), import('../dataset/import.ts'), import('./database.ts'), import('../app/composition.ts'),
   ]);
   keepHeapNearLiveSet();
   const started = Date.now();
@@ -112,7 +112,7 @@ export async function loadCommand(args: string[]): Promise<void> {
 export async function exportCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { shop: { type: 'string' }, out: { type: 'string' } });
   const shopId = requiredString(values.shop, '--shop');
-  const [{ loadConfig }, { answerBody, onRunningServer }] = await Promise.all([import('../config.ts'), import('./admin-client.ts')]);
+  const [{ loadConfig }, { answerBody, onRunningServer }] = await Promise.all([import('../kernel/config.ts'), import('./admin-client.ts')]);
   const write = async (text: string | Buffer) => {
     if (values.out) await writeFile(values.out, text);
     else await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { contextDeps } from '../composition.ts';
-import type { Config } from '../config.ts';
-import type { Orm } from '../database.ts';
+import { contextDeps } from '../app/composition.ts';
+import type { Config } from '../kernel/config.ts';
+import type { Orm } from '../app/database.ts';
 import { authenticate, createApiKey } from '../modules/auth/keys.ts';
 import { importDataset } from '../dataset/import.ts';
 import { parseDatasetText } from '../dataset/parse.ts';

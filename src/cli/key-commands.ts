@@ -21,7 +21,7 @@ export async function keyCommand(args: string[]): Promise<void> {
  * process opens. Both parse and check the arguments with the same functions of keys.ts.
  */
 async function run<T>(command: AdminRequest, local: (keys: typeof import('../modules/auth/keys.ts'), em: import('../db/orm.ts').Em) => Promise<T>): Promise<T> {
-  const { loadConfig } = await import('../config.ts');
+  const { loadConfig } = await import('../kernel/config.ts');
   return onRunningServer(loadConfig(), command, (answer) => JSON.parse(answerBody(answer).toString('utf8')) as T, async () => {
     const [keys, { withDatabase }] = await Promise.all([import('../modules/auth/keys.ts'), import('./database.ts')]);
     return withDatabase((orm) => local(keys, orm.em.fork()));

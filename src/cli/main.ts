@@ -24,7 +24,7 @@ const commands: Record<string, () => Promise<Command>> = {
 /** Errors that are a sentence for the user (exit 1, no stack): the command's own, bad settings, refused data. */
 async function isExpected(error: unknown): Promise<boolean> {
   if (error instanceof CommandError) return true;
-  const [{ ConfigError }, { DomainError }] = await Promise.all([import('../config.ts'), import('../domain-error.ts')]);
+  const [{ ConfigError }, { DomainError }] = await Promise.all([import('../kernel/config.ts'), import('../kernel/domain-error.ts')]);
   return error instanceof ConfigError || error instanceof DomainError;
 }
 

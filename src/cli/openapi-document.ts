@@ -1,6 +1,6 @@
-import { loadConfig } from '../config.ts';
-import { buildApp } from '../app.ts';
-import { openDatabase } from '../database.ts';
+import { loadConfig } from '../kernel/config.ts';
+import { buildApp } from '../app/app.ts';
+import { openDatabase } from '../app/database.ts';
 
 /** The OpenAPI document as the server serves it (built from the route schemas, no database needed). */
 export async function buildOpenApiDocument(): Promise<unknown> {

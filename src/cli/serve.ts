@@ -1,24 +1,9 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import type { Config } from '../config.ts';
+import type { Config } from '../kernel/config.ts';
 import { CommandError, parse, positiveInt } from './args.ts';
-
-/** Why the server cannot listen on HOST:PORT, in one sentence; null for an error that is not about the address. */
-export function portProblem(error: NodeJS.ErrnoException, host: string, port: number): string | null {
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return `port ${port} is already in use on ${host} (another bomcore, or another program): stop it, or choose another port, e.g. PORT=${port === 65535 ? 3001 : port + 1} npm start`;
-    case 'EACCES':
-      return `port ${port} on ${host} needs privileges this user does not have: choose a port above 1023 (PORT=3000)`;
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `HOST ${host} is not an address of this machine (PORT ${port})`;
-    default:
-      return null;
-  }
-}
+import { portProblem } from './port-problem.ts';
 
 /**
  * Fails fast when HOST:PORT is taken: before the database is opened, migrated or given the demo
@@ -56,7 +41,7 @@ export function workerCount(flag: string | undefined, config: Pick<Config, 'data
 
 export async function serveCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { workers: { type: 'string' } });
-  const { loadConfig } = await import('../config.ts');
+  const { loadConfig } = await import('../kernel/config.ts');
   const config = loadConfig();
   // A worker of `--workers N` (src/cli/cluster.ts): the primary checked the port and holds it.
   if (cluster.isWorker) return (await import('./server.ts')).runServer(config);

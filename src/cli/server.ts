@@ -2,20 +2,20 @@ import cluster from 'node:cluster';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from '../app.ts';
-import type { Config } from '../config.ts';
-import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket, type Orm } from '../database.ts';
-import { primaryCounters } from '../http/cluster-counters.ts';
-import { startBillVersionFiller } from '../modules/recipes/bill-version-filler.ts';
+import { buildApp } from '../app/app.ts';
+import type { Config } from '../kernel/config.ts';
+import { embeddedDataDir, forBatchWork, migrate, openDatabase, recordAdminSocket, type Orm } from '../app/database.ts';
+import { primaryCounters } from '../http/limits/cluster-counters.ts';
+import { startBillVersionFiller } from '../modules/boms/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { startWebhookDispatcher } from '../modules/events/webhook-dispatcher.ts';
-import { platformAdapter, webhookFollowers } from '../composition.ts';
+import { platformAdapter, webhookFollowers } from '../app/composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
 import { startReconciler } from './shop-link.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';
-import { portProblem } from './serve.ts';
+import { portProblem } from './port-problem.ts';
 
 // The server of `bomcore serve`, imported by serve.ts once the port is known to be free.
 
@@ -148,7 +148,7 @@ export async function runServer(config: Config): Promise<void> {
       }
     });
   }
-  // Each read route once, in-process, before the first client's request (BOMCORE_WARM_UP; src/http/warm-up.ts).
+  // Each read route once, in-process, before the first client's request (BOMCORE_WARM_UP; src/http/admission/warm-up.ts).
   if (config.warmUp) await app.warmUp();
   let address: string;
   try {

@@ -69,7 +69,7 @@ async function connectCommand(args: string[]): Promise<void> {
   });
 }
 
-async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db/orm.ts').Orm, config: import('../config.ts').Config, shopId: string, quiet: boolean) {
+async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db/orm.ts').Orm, config: import('../kernel/config.ts').Config, shopId: string, quiet: boolean) {
   const bar = new Progress();
   let phase = '';
   // Memory the sync itself takes: the resident size sampled while it runs, over the size at its start

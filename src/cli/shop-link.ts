@@ -1,9 +1,9 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../kernel/config.ts';
 import { analyzeTables } from '../db/analyze.ts';
 import type { Orm } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials } from '../modules/materials/platform-mirror.ts';
-import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository.ts';
+import { rebuildShopCostRollup } from '../modules/boms/cost-rollup.repository.ts';
 import { ensureShop } from '../modules/shops/shop-settings.ts';
 import { writesMaterialRequirementsMetafield } from '../modules/shops/for-orders.ts';
 import { countPlatformPushes, retryStoppedPlatformPushes } from '../modules/stock/platform-push.repository.ts';
@@ -12,10 +12,10 @@ import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } f
 import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
 import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
 import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
-import { resolveSecretKey, SecretBox, SecretKeyError } from '../secret-box.ts';
+import { resolveSecretKey, SecretBox, SecretKeyError } from '../kernel/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
-import { syncedOrdersFollower, webhookFollowers } from '../composition.ts';
+import { syncedOrdersFollower, webhookFollowers } from '../app/composition.ts';
 import { CommandError } from './args.ts';
 
 // A shop's link to its Shopify store, as the CLI and the server's reconciliation run it:

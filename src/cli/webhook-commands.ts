@@ -1,5 +1,5 @@
-import type { Config } from '../config.ts';
-import type { Orm } from '../database.ts';
+import type { Config } from '../kernel/config.ts';
+import type { Orm } from '../app/database.ts';
 import type { WebhookEndpointView } from '../modules/events/webhook-endpoints.service.ts';
 import { answerBody, onRunningServer, type AdminRequest } from './admin-client.ts';
 import { parse, requiredString, UsageError } from './args.ts';
@@ -21,7 +21,7 @@ export async function webhookCommand(args: string[]): Promise<void> {
 }
 
 async function run<T>(request: AdminRequest, local: (endpoints: Endpoints, orm: Orm, config: Config) => Promise<T>): Promise<T> {
-  const { loadConfig } = await import('../config.ts');
+  const { loadConfig } = await import('../kernel/config.ts');
   return onRunningServer(loadConfig(), request, (answer) => JSON.parse(answerBody(answer).toString('utf8')) as T, async () => {
     const [endpoints, { withDatabase }] = await Promise.all([import('../modules/events/webhook-endpoints.service.ts'), import('./database.ts')]);
     return withDatabase((orm, config) => local(endpoints, orm, config));

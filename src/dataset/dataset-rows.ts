@@ -1,7 +1,7 @@
 import { bulkInsert } from '../db/bulk-insert.ts';
 import type { Em } from '../db/orm.ts';
 import { textArrayLiteral } from '../db/sql-arrays.ts';
-import type { BillOwnerType } from '../modules/recipes/recipe-vocabulary.ts';
+import type { BillOwnerType } from '../modules/boms/recipe-vocabulary.ts';
 import { buildRunShortId, workOrderShortId } from '../modules/work-orders/short-ids.ts';
 import type { SectionName } from './dataset-check.ts';
 import type {

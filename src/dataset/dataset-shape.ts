@@ -6,13 +6,13 @@ import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, COST_FACTOR_KINDS,
   QC_DECISIONS, RESIDUAL_KINDS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './types.ts';
-import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../limits.ts';
+import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../kernel/limits.ts';
 
 // The field-level description of the dataset format (docs/datasets.md). Key order here is the canonical order of the file.
 
 const opt = <S extends Shape>(shape: S): S => ({ ...shape, optional: true });
 /**
- * Text PostgreSQL can store (no NUL, no lone surrogate) within its kind's maximum (src/limits.ts):
+ * Text PostgreSQL can store (no NUL, no lone surrogate) within its kind's maximum (src/kernel/limits.ts):
  * the same bounds as the REST bodies and GraphQL arguments that write these fields.
  */
 const bounded = (kind: StringKind) => (value: string): string | null => {

@@ -1,7 +1,7 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import { Decimal } from 'decimal.js';
 import type { Em } from '../db/orm.ts';
-import { DomainError } from '../domain-error.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import type { Dataset, DatasetLocationOverride, DatasetRecipe, DatasetReservation, DatasetWorkOrder } from './types.ts';
 
 type Row = Record<string, any>;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { shopContextFor, type ContextDeps } from '../shop-context.ts';
+import { shopContextFor, type ContextDeps } from '../kernel/shop-context.ts';
 import { syncMaterialRequirements, type MetafieldSyncResult } from '../modules/orders/metafield-sync.ts';
 import type { DatasetFile } from './dataset-file.ts';
 import { analyzeTables } from '../db/analyze.ts';

@@ -2,7 +2,7 @@ import { datasetTables } from '../modules/entities.ts';
 import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
-import { rebuildShopCostRollup } from '../modules/recipes/cost-rollup.repository.ts';
+import { rebuildShopCostRollup } from '../modules/boms/cost-rollup.repository.ts';
 import { datasetSections, insertRows, rowBatches, tableOf, workOrderShortIds } from './dataset-rows.ts';
 import { fileSections, type DatasetFile } from './dataset-file.ts';
 import type { Dataset } from './types.ts';

@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { MAX_STRING_LENGTH } from '../limits.ts';
+import { MAX_STRING_LENGTH } from '../kernel/limits.ts';
 import { canonicalDecimal, isJsonNumber, readDecimal } from './exact-number.ts';
 import type { ErrorSink } from './problems.ts';
 

@@ -19,14 +19,14 @@ export const DATASET_FORMAT_VERSION = 1;
 export {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS,
   type BillOwnerType, type BillVersionState, type BomStatus, type CostFactorKind, type LocationRuleAction,
-} from '../modules/recipes/recipe-vocabulary.ts';
+} from '../modules/boms/recipe-vocabulary.ts';
 export { RESERVATION_KINDS, RESIDUAL_KINDS, type ReservationKind, type ResidualKind } from '../modules/stock/stock-vocabulary.ts';
 export {
   BUILD_RUN_STATUSES, BUILD_RUN_TYPES, QC_DECISIONS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES,
   WORK_ORDER_STATUSES, type BuildRunStatus, type BuildRunType, type QcDecision, type ReworkItemStatus, type WorkOrderPriority,
   type WorkOrderSourceType, type WorkOrderStatus,
 } from '../modules/work-orders/work-order-vocabulary.ts';
-import type { BillOwnerType, BillVersionState, BomStatus, CostFactorKind } from '../modules/recipes/recipe-vocabulary.ts';
+import type { BillOwnerType, BillVersionState, BomStatus, CostFactorKind } from '../modules/boms/recipe-vocabulary.ts';
 import type { ResidualKind } from '../modules/stock/stock-vocabulary.ts';
 import type {
   BuildRunStatus, BuildRunType, QcDecision, ReworkItemStatus, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus,

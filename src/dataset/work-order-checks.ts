@@ -1,7 +1,7 @@
 import type { CheckContext } from './check-context.ts';
 import { addUniqueId, expectKnown, expectLocation, present, resolveOwner } from './check-context.ts';
 import type { ProblemKind } from './problems.ts';
-import { exact, ZERO, type Exact } from '../numbers/index.ts';
+import { exact, ZERO, type Exact } from '../kernel/numbers/index.ts';
 import type { DatasetWorkOrder } from './types.ts';
 
 // Cross-record rules of work orders, one work order at a time. Item ids and build-run ids are

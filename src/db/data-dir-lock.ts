@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../kernel/config.ts';
 
 /** The embedded data directory of a configuration; null for PostgreSQL and `memory://`. */
 export function embeddedDataDir(config: { databaseUrl: string | null; dataDir: string }): string | null {

@@ -1,5 +1,5 @@
 import { sql, type AliasedExpression, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { DomainError } from '../domain-error.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 
 // Keyset (cursor) pagination for the GraphQL connections. A cursor carries the sort key values of
 // its row (as the database prints them) and the list and sort it belongs to, so a page is a seek

@@ -1,16 +1,16 @@
 import { mkdirSync } from 'node:fs';
-import type { EntitySchema, MikroORM as CoreORM, Options } from '@mikro-orm/core';
+import type { EntitySchema, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Config } from '../config.ts';
+import type { Config } from '../kernel/config.ts';
 import { migrationsList } from '../../migrations/index.ts';
 import { guardPool } from './pool-guard.ts';
 import { installStallBreaker } from './stall-breaker.ts';
 import { waitLimits } from './wait-limits.ts';
 import { CountingLogger } from './query-stats.ts';
 
-export type Orm = CoreORM & { em: SqlEntityManager };
-export type Em = SqlEntityManager;
+import type { Em, Orm } from '../kernel/orm-types.ts';
+
+export type { Em, Orm };
 
 function baseOptions(entities: readonly EntitySchema[]): Partial<Options> {
   return {
@@ -27,7 +27,7 @@ function baseOptions(entities: readonly EntitySchema[]): Partial<Options> {
 
 /**
  * Bounds on waiting for PostgreSQL over the network, so a refused, cut or stalled connection fails
- * (503, src/http/unavailable.ts) instead of holding the request (src/db/wait-limits.ts): the pool's
+ * (503, src/http/errors/unavailable.ts) instead of holding the request (src/db/wait-limits.ts): the pool's
  * `connectionTimeoutMillis` for a pooled connection (waiting for a free one included), the client's
  * own for opening one, `query_timeout` for an answer on the wire (a stall the server's own
  * statement_timeout never sees). `guardPool` drops a connection that died mid-transaction, or whose
@@ -54,7 +54,7 @@ function statementTimeout(ms: number | undefined): string {
 /**
  * Opens the database: PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite persisted under
  * the data directory (`memory://` keeps it in memory, for tests). The entity list comes from the
- * caller (`src/database.ts`): this layer knows no module.
+ * caller (`src/app/database.ts`): this layer knows no module.
  */
 export async function openOrm(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbConnectTimeoutMs' | 'dbReadTimeoutMs' | 'statementTimeoutMs'>> & {
@@ -76,7 +76,7 @@ export async function openOrm(
       // statement_timeout (BOMCORE_STATEMENT_TIMEOUT_MS) for every connection too: a statement still
       // running after it is cancelled (57014, answered 503 like a lost connection) instead of
       // holding a pool connection and the request. PGlite cannot time out a statement (no timer
-      // signal in WebAssembly); there the request deadline (src/http/deadline.ts) is the bound.
+      // signal in WebAssembly); there the request deadline (src/http/admission/deadline.ts) is the bound.
       driverOptions: { options: `-c jit=off${statementTimeout(config.statementTimeoutMs)}`, ...wireOptions(pg, config),
         onPoolCreated: (pool: Parameters<typeof guardPool>[0] & Parameters<typeof installStallBreaker>[0]) => {
           guardPool(pool);

@@ -8,8 +8,8 @@ import {
 } from '../platform/local-store.entity.ts';
 import { PlatformConnection } from '../platform/shopify/connection.entity.ts';
 import { ShopifyWebhookEvent } from '../platform/shopify/webhooks/inbox.entity.ts';
-import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './recipes/recipe.entity.ts';
-import { BillCost, BomListEntry, BomListStats } from './recipes/cost-rollup.entity.ts';
+import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './boms/recipe.entity.ts';
+import { BillCost, BomListEntry, BomListStats } from './boms/cost-rollup.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency.entity.ts';
 import { ShopDataVersion, ShopDataVersionMark } from './shops/data-version.entity.ts';
 import { Shop } from './shops/shop.entity.ts';

@@ -5,7 +5,7 @@ import { platformStoreSql } from './tables.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
 import type {
   ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
-} from './gateway.ts';
+} from '../kernel/platform-port/gateway.ts';
 
 /** Adjustments per statement: 4 bind parameters each, under PostgreSQL's 65,535. */
 const ADJUSTMENTS_PER_STATEMENT = 10_000;

@@ -1,7 +1,7 @@
 import type { Em } from '../db/orm.ts';
-import { exact } from '../numbers/index.ts';
+import { exact } from '../kernel/numbers/index.ts';
 import { runSql, runSqlWrite } from '../db/typed-sql.ts';
-import type { PlatformLevelInfo, PlatformLocationInfo, PlatformVariantInfo } from './gateway.ts';
+import type { PlatformLevelInfo, PlatformLocationInfo, PlatformVariantInfo } from '../kernel/platform-port/gateway.ts';
 import { platformStoreSql } from './tables.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dayAfter } from '../../src/answer-clock.ts';
+import { dayAfter } from '../../src/kernel/answer-clock.ts';
 import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
-import { currentTagIn, entityTag } from '../../src/http/conditional-get.ts';
+import { currentTagIn, entityTag } from '../../src/http/requests/conditional-get.ts';
 import { TRACKED_TABLES } from '../../migrations/Migration20261130100000.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/kernel/config.ts';
 import type { Orm } from '../../src/db/orm.ts';
-import { CORS_MAX_AGE_SECONDS } from '../../src/http/cors.ts';
+import { CORS_MAX_AGE_SECONDS } from '../../src/http/requests/cors.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

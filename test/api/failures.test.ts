@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/database.ts';
+import { buildApp } from '../../src/app/app.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import { openDatabase } from '../../src/app/database.ts';
 import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
 import { LocalPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/app/app.ts';
 import { virtualJson } from '../helpers/bom-context.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -7,10 +7,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../rest-facade/routes/index.ts';
 import { getSchema } from '../../schema/index.ts';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { measureOperation, operationCost } from '../../src/graphql-limits.ts';
-import { LIST_LIMITS } from '../../src/limits.ts';
+import { buildApp } from '../../src/app/app.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import { measureOperation, operationCost } from '../../src/kernel/graphql-limits.ts';
+import { LIST_LIMITS } from '../../src/kernel/limits.ts';
 import { datasetJson, toDataset, workOrderJson } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { manyMaterials } from '../helpers/material-fixtures.ts';
@@ -248,12 +248,12 @@ describe('complexity limit (BOMCORE_GRAPHQL_MAX_COMPLEXITY)', () => {
 
 describe('the complexity counts page sizes and ids, and multiplies what they select (issue 11)', () => {
   const schema = getSchema();
-  const breakdownFields = readFileSync(new URL('../../rest-facade/routes/order-bom-breakdown/breakdown-fields.graphql', import.meta.url), 'utf8');
+  const breakdownFields = readFileSync(new URL('../../rest-facade/routes/orders/breakdown-fields.graphql', import.meta.url), 'utf8');
   const ids = (n: number) => Array.from({ length: n }, (_, i) => String(1000 + i));
   /** `aliases` batches of orderBomBreakdowns, each with the REST route's selection, the ids in a variable. */
   const batches = (aliases: number) =>
     `query B($ids: [String!]!) { ${Array.from({ length: aliases }, (_, i) => `a${i}: orderBomBreakdowns(ids: $ids) { notFound items { ...BreakdownFields } }`).join(' ')} } ${breakdownFields}`;
-  const restBatch = readFileSync(new URL('../../rest-facade/routes/order-bom-breakdown/batch.graphql', import.meta.url), 'utf8') + breakdownFields;
+  const restBatch = readFileSync(new URL('../../rest-facade/routes/orders/batch.graphql', import.meta.url), 'utf8') + breakdownFields;
 
   it('50 order ids cost 50 times one id (within 1%); N aliased batches cost N times one batch', () => {
     const one = operationCost(schema, parse(restBatch), { ids: ids(1) });

@@ -2,7 +2,7 @@ import { getNamedType, getNullableType, isListType, isNonNullType, isObjectType,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadFieldsOf } from '../../rest-facade/payloads.ts';
 import { getSchema } from '../../schema/index.ts';
-import { operationCost } from '../../src/graphql-limits.ts';
+import { operationCost } from '../../src/kernel/graphql-limits.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { getSchema } from '../../schema/index.ts';
-import { operationPrice } from '../../src/http/request-price.ts';
+import { operationPrice } from '../../src/http/admission/request-price.ts';
 
 /**
- * Two measures of a request, never mixed (src/http/request-price.ts): tokens — the REST calls it
+ * Two measures of a request, never mixed (src/http/admission/request-price.ts): tokens — the REST calls it
  * stands for, what the rate limit spends — and work — what its arguments make the server compute,
  * whatever it selects, what admission to costly work counts.
  */
 const schema = getSchema();
 const read = (path: string) => readFileSync(new URL(`../../rest-facade/routes/${path}`, import.meta.url), 'utf8');
-const breakdownFields = read('order-bom-breakdown/breakdown-fields.graphql');
+const breakdownFields = read('orders/breakdown-fields.graphql');
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(1000 + i));
 /** `aliases` breakdown batches selecting `selection`, the ids in a variable. */
 const batches = (aliases: number, selection: string) =>
@@ -27,9 +27,9 @@ describe('work: what the arguments make the server compute, whatever the selecti
 
   it('the REST breakdown batch of 50 orders is 50, one order 1; a page is its size (the default page 50); a single read or the location list 1', () => {
     const work = (query: string, variables: Record<string, unknown> = {}) => price(query, variables).work;
-    expect(work(read('order-bom-breakdown/batch.graphql') + breakdownFields, { ids: ids(50) })).toBe(50);
-    expect(work(read('order-bom-breakdown/batch.graphql') + breakdownFields, { ids: ids(1) })).toBe(1);
-    expect(work(read('bills-of-materials/list.graphql'), { page: 1, pageSize: 1000 })).toBe(1000);
+    expect(work(read('orders/batch.graphql') + breakdownFields, { ids: ids(50) })).toBe(50);
+    expect(work(read('orders/batch.graphql') + breakdownFields, { ids: ids(1) })).toBe(1);
+    expect(work(read('boms/list.graphql'), { page: 1, pageSize: 1000 })).toBe(1000);
     expect(work('{ rawMaterials { items { variantId } } }')).toBe(50);
     expect(work('{ bomConnection(first: 200) { nodes { bomId } } }')).toBe(200);
     expect(work(read('locations/locations.graphql'))).toBe(1);

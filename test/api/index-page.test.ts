@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { prefersHtml } from '../../src/http/index-page.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import { prefersHtml } from '../../src/http/pages/index-page.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fieldErrors, PATTERN_WORDS } from '../../src/http/error-handler.ts';
+import { fieldErrors, PATTERN_WORDS } from '../../src/http/errors/error-handler.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

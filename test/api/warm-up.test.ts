@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
-// The start-up warm-up (src/http/warm-up.ts): `serve` runs each read route once in-process before it
+// The start-up warm-up (src/http/admission/warm-up.ts): `serve` runs each read route once in-process before it
 // listens, so a fresh process's first read costs about what its later reads cost. It reads no shop's
 // data, writes nothing, spends no client's rate-limit tokens nor the failed-authentication budget of
 // any address, and logs nothing at warn or error.

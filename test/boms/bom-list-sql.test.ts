@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Orm } from '../../src/db/orm.ts';
-import { toDecimalString } from '../../src/decimals.ts';
+import { toDecimalString } from '../../src/kernel/decimals.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { loadDataset } from '../../src/dataset/load.ts';
-import { BOM_SORTS, listBoms, type BomListInput, type BomListPage, type BomSort } from '../../src/modules/recipes/bom-list.service.ts';
-import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
-import type { BomView } from '../../src/modules/recipes/bom-views.ts';
-import type { ShopContext } from '../../src/shop-context.ts';
+import { BOM_SORTS, listBoms, type BomListInput, type BomListPage, type BomSort } from '../../src/modules/boms/bom-list.service.ts';
+import { allBomViews } from '../../src/modules/boms/bom.service.ts';
+import type { BomView } from '../../src/modules/boms/bom-views.ts';
+import type { ShopContext } from '../../src/kernel/shop-context.ts';
 import { bomJson, shopContext, variantJson } from '../helpers/bom-context.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, openTestOrm, uniqueShopId } from '../helpers/database.ts';

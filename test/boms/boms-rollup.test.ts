@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toDecimalString } from '../../src/decimals.ts';
+import { toDecimalString } from '../../src/kernel/decimals.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
-import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
+import { allBomViews } from '../../src/modules/boms/bom.service.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { bomShopDataset } from '../helpers/bom-dataset.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -4,7 +4,7 @@ import type { Orm } from '../../src/db/orm.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { loadDataset } from '../../src/dataset/load.ts';
 import type { Dataset, DatasetRecipe } from '../../src/dataset/types.ts';
-import { bomBuildable } from '../../src/modules/recipes/buildable/buildable.service.ts';
+import { bomBuildable } from '../../src/modules/boms/buildable/buildable.service.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
 

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { computeBuildable, type StockView } from '../../src/modules/recipes/buildable/calculate.ts';
-import { effectiveLines } from '../../src/modules/recipes/engine/lines.ts';
-import { Exact, exact } from '../../src/numbers/index.ts';
-import type { BillKey, EngineBill, EngineLine, RecipeForest } from '../../src/modules/recipes/engine/types.ts';
+import { computeBuildable, type StockView } from '../../src/modules/boms/buildable/calculate.ts';
+import { effectiveLines } from '../../src/modules/boms/engine/lines.ts';
+import { Exact, exact } from '../../src/kernel/numbers/index.ts';
+import type { BillKey, EngineBill, EngineLine, RecipeForest } from '../../src/modules/boms/engine/types.ts';
 
 // Random small recipe trees: assemblies A0..An may use only later assemblies (a DAG with sharing),
 // the BOM uses any; random shelves, onlyConsumePreassembled flags, non-essential materials, levels.
-// The engine computes with src/numbers (Exact); the oracle keeps its own decimal.js arithmetic.
+// The engine computes with src/kernel/numbers (Exact); the oracle keeps its own decimal.js arithmetic.
 
 const MATERIALS = ['M0', 'M1', 'M2', 'M3'];
 const line = (lineType: 'raw' | 'sub', nodeId: string, q: string, w: string, position: number): EngineLine =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
-import { createBom, updateAssemblyBill, updateBom } from '../../src/modules/recipes/bill-write.service.ts';
+import { createBom, updateAssemblyBill, updateBom } from '../../src/modules/boms/bill-write.service.ts';
 import { assemblyJson, countQueries, shopContext, virtualJson } from '../helpers/bom-context.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { expectListCostsCurrent, failure, gql, ok } from '../helpers/catalog-helpers.ts';

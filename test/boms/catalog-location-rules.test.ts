@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillPendingBillVersions } from '../../src/modules/recipes/bill-version-write.ts';
+import { fillPendingBillVersions } from '../../src/modules/boms/bill-version-write.ts';
 import { bomShopDataset } from '../helpers/bom-dataset.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

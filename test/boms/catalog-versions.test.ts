@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBillVersionFiller } from '../../src/modules/recipes/bill-version-filler.ts';
-import { fillPendingBillVersions } from '../../src/modules/recipes/bill-version-write.ts';
+import { startBillVersionFiller } from '../../src/modules/boms/bill-version-filler.ts';
+import { fillPendingBillVersions } from '../../src/modules/boms/bill-version-write.ts';
 import { countQueries } from '../helpers/bom-context.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';

@@ -3,15 +3,15 @@ import type { Orm } from '../../src/db/orm.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { loadDataset } from '../../src/dataset/load.ts';
 import type { Dataset } from '../../src/dataset/types.ts';
-import { refreshCostRollup, type CostRollupChanges } from '../../src/modules/recipes/cost-rollup.repository.ts';
-import { CostCalculator } from '../../src/modules/recipes/costs.ts';
-import { loadRecipeForest, type BillKey } from '../../src/modules/recipes/engine/index.ts';
-import { forestNodeIds, loadCostFactors, loadMaterials } from '../../src/modules/recipes/recipe-data.ts';
-import { inShopTransaction, type ShopContext } from '../../src/shop-context.ts';
+import { refreshCostRollup, type CostRollupChanges } from '../../src/modules/boms/cost-rollup.repository.ts';
+import { CostCalculator } from '../../src/modules/boms/costs.ts';
+import { loadRecipeForest, type BillKey } from '../../src/modules/boms/engine/index.ts';
+import { forestNodeIds, loadCostFactors, loadMaterials } from '../../src/modules/boms/recipe-data.ts';
+import { inShopTransaction, type ShopContext } from '../../src/kernel/shop-context.ts';
 import { countQueries, shopContext } from '../helpers/bom-context.ts';
 import { databaseLabel, openTestOrm, uniqueShopId, usingPostgres } from '../helpers/database.ts';
 
-// The stored cost roll-up (bill_costs) against the JS cost calculator (src/modules/recipes/costs.ts)
+// The stored cost roll-up (bill_costs) against the JS cost calculator (src/modules/boms/costs.ts)
 // on a generated shop nobody tuned: deep shared assemblies, waste, cost factors, location rules (which
 // costs ignore). Every comparison is exact (canonical decimal text, no rounding).
 

@@ -6,7 +6,7 @@ import type { Orm } from '../../src/db/orm.ts';
 import { loadDataset } from '../../src/dataset/load.ts';
 import {
   effectiveLines, explodeToLeaves, hasBill, loadRecipeForest, type RecipeForest,
-} from '../../src/modules/recipes/engine/index.ts';
+} from '../../src/modules/boms/engine/index.ts';
 
 let orm: Orm;
 const shop = uniqueShopId('eng');

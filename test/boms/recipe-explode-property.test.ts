@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Decimal as BaseDecimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { explodeToLeaves } from '../../src/modules/recipes/engine/explode.ts';
-import { exact } from '../../src/numbers/index.ts';
-import type { BillKey, EngineBill, EngineOverride } from '../../src/modules/recipes/engine/types.ts';
+import { explodeToLeaves } from '../../src/modules/boms/engine/explode.ts';
+import { exact } from '../../src/kernel/numbers/index.ts';
+import type { BillKey, EngineBill, EngineOverride } from '../../src/modules/boms/engine/types.ts';
 
 // Random DAGs (assembly i uses only assemblies j > i; the BOM is recipe 0) with random location rules at
 // location "L"; the oracle applies the overrides its own way and enumerates every path without memoisation.
@@ -59,7 +59,7 @@ type Decimal = BaseDecimal;
 const keyOf = (i: number): BillKey => (i === 0 ? { ownerType: 'bom', ownerId: 'BOM-1' } : { ownerType: 'sub_assembly', ownerId: `A${i}` });
 const d = (v: string) => new Decimal(v);
 
-/** The forest in the engine's own numbers (src/numbers). */
+/** The forest in the engine's own numbers (src/kernel/numbers). */
 function toForest(recipes: Recipe[]) {
   const bills = new Map<string, EngineBill>();
   recipes.forEach((r, i) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import type { Orm } from '../../src/database.ts';
+import { buildApp } from '../../src/app/app.ts';
+import { ConfigError, loadConfig } from '../../src/kernel/config.ts';
+import type { Orm } from '../../src/app/database.ts';
 import { openTestOrm } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runNodeMeasured } from '../../bench/processes.ts';
-import { openDatabase } from '../../src/database.ts';
+import { openDatabase } from '../../src/app/database.ts';
 import { installedPgliteVersion, SHARED_BUFFERS, templateInfo } from '../../src/db/embedded-engine.ts';
 import { flagsFor } from '../../bin/node-flags.js';
 

@@ -59,7 +59,7 @@ describe.runIf(usingPostgres)('bomcore serve --workers 2 (PostgreSQL)', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(6);
     expect(answeredBy(server).size).toBe(2);
-    // Each worker warmed its read routes up before it listened (src/http/warm-up.ts), on a bucket of its own:
+    // Each worker warmed its read routes up before it listened (src/http/admission/warm-up.ts), on a bucket of its own:
     // the key's 10 tokens above were all the client's. (On a busy machine a worker may pass the warm-up's
     // 2 s and say it is incomplete: the rule here is that each worker runs it.)
     const warmedUp = [...logLines(server, 'start-up warm-up done'), ...logLines(server, 'start-up warm-up incomplete; serving anyway')];

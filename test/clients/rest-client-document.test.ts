@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inlineSchemaRefs } from '../../rest-facade/openapi-finish.ts';
-import { STATUS_BY_CODE } from '../../src/http/problem.ts';
+import { STATUS_BY_CODE } from '../../src/http/errors/problem.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

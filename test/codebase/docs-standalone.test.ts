@@ -87,7 +87,7 @@ describe('docs stand alone (README.md and docs/)', () => {
   });
 
   it('the configuration reference (docs/deployment.md) names every environment variable the server reads', () => {
-    const sources = [join(ROOT, 'src/config.ts'), join(ROOT, 'src/db/orm.ts')].map((f) => readFileSync(f, 'utf8')).join('\n');
+    const sources = [join(ROOT, 'src/kernel/config.ts'), join(ROOT, 'src/db/orm.ts')].map((f) => readFileSync(f, 'utf8')).join('\n');
     const names = new Set<string>();
     for (const m of sources.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
     for (const m of sources.matchAll(/\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);

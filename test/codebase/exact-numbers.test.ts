@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { Decimal as BaseDecimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { parseDecimalInput, toDecimalString } from '../../src/decimals.ts';
-import type { FieldError } from '../../src/domain-error.ts';
-import { ceilDiv, divideToPlaces, Exact, exact, floorDiv, ONE, ZERO } from '../../src/numbers/index.ts';
+import { parseDecimalInput, toDecimalString } from '../../src/kernel/decimals.ts';
+import type { FieldError } from '../../src/kernel/domain-error.ts';
+import { ceilDiv, divideToPlaces, Exact, exact, floorDiv, ONE, ZERO } from '../../src/kernel/numbers/index.ts';
 
-// src/numbers against independent references: the defining laws, BigInt integer arithmetic on
+// src/kernel/numbers against independent references: the defining laws, BigInt integer arithmetic on
 // scaled values, and decimal.js (the previous implementation) at a precision high enough to be exact.
 
 const Decimal = BaseDecimal.clone({ precision: 1000, rounding: BaseDecimal.ROUND_HALF_UP });

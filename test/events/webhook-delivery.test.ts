@@ -3,13 +3,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/kernel/config.ts';
 import type { Orm } from '../../src/db/orm.ts';
 import { createWebhookEndpoint, listWebhookEndpoints, recentDeliveries, rotateWebhookSecret } from '../../src/modules/events/webhook-endpoints.service.ts';
 import { countPendingDeliveries } from '../../src/modules/events/webhook-deliveries.repository.ts';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/modules/events/webhook-dispatcher.ts';
 import { adjustVirtualLevels } from '../../src/modules/stock/ledger.ts';
-import { inShopTransaction, shopEm } from '../../src/shop-context.ts';
+import { inShopTransaction, shopEm } from '../../src/kernel/shop-context.ts';
 import { shopContext } from '../helpers/bom-context.ts';
 import { databaseLabel, openTestOrm, uniqueShopId } from '../helpers/database.ts';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
 import { EVENT_TOPICS } from '../../src/modules/events/event-vocabulary.ts';
 import { postWebhook } from '../../src/modules/events/webhook-dispatcher.ts';
 import { checkWebhookUrl, isRefusedAddress } from '../../src/modules/events/webhook-targets.ts';

@@ -1,8 +1,8 @@
-import { contextDeps } from '../../src/composition.ts';
-import { loadConfig } from '../../src/config.ts';
+import { contextDeps } from '../../src/app/composition.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
 import { withQueryStats, type QueryStats } from '../../src/db/query-stats.ts';
 import type { Orm } from '../../src/db/orm.ts';
-import { shopContextFor, type ShopContext } from '../../src/shop-context.ts';
+import { shopContextFor, type ShopContext } from '../../src/kernel/shop-context.ts';
 
 /** A ShopContext for calling services directly in domain tests (what a request would get). */
 export function shopContext(orm: Orm, shopId: string): ShopContext {

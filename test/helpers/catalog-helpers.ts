@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { toDecimalString } from '../../src/decimals.ts';
-import { allBomViews } from '../../src/modules/recipes/bom.service.ts';
+import { toDecimalString } from '../../src/kernel/decimals.ts';
+import { allBomViews } from '../../src/modules/boms/bom.service.ts';
 import { shopContext } from './bom-context.ts';
 import type { TestApp } from './test-app.ts';
 import { isPayload, outcome, resultOf, type Failure } from './graphql-payloads.ts';

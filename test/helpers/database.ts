@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
-import { migrate, openDatabase, type Orm } from '../../src/database.ts';
+import { migrate, openDatabase, type Orm } from '../../src/app/database.ts';
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 export const databaseLabel = usingPostgres ? 'PostgreSQL' : 'PGlite';

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { prepareEmbeddedDemo } from '../../src/cli/demo-shop.ts';
-import { contextDeps } from '../../src/composition.ts';
-import { loadConfig } from '../../src/config.ts';
-import { forBatchWork, migrate, openDatabase } from '../../src/database.ts';
+import { contextDeps } from '../../src/app/composition.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import { forBatchWork, migrate, openDatabase } from '../../src/app/database.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { parseDatasetText } from '../../src/dataset/parse.ts';

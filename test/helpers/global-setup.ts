@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, renameSync, writeFileSync, existsSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { migrate, openDatabase } from '../../src/database.ts';
+import { migrate, openDatabase } from '../../src/app/database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { exact } from '../../src/numbers/index.ts';
+import { exact } from '../../src/kernel/numbers/index.ts';
 import type { TestApp } from './test-app.ts';
 
 // The lists' stored per-shop aggregates (material_list_counts, bom_list_stats: kept by triggers,

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { exact } from '../../src/numbers/index.ts';
+import { exact } from '../../src/kernel/numbers/index.ts';
 import type { TestApp } from './test-app.ts';
 
 // The stored inventory quantity (materials.inventory_quantity, kept by triggers on the levels) checked

@@ -1,6 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
+import { loadConfig, type Config } from '../../src/kernel/config.ts';
 import type { Orm } from '../../src/db/orm.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
 import { loadDataset } from '../../src/dataset/load.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextDeps } from '../../src/composition.ts';
+import { contextDeps } from '../../src/app/composition.ts';
 import { importDataset } from '../../src/dataset/import.ts';
-import { shopContextFor } from '../../src/shop-context.ts';
+import { shopContextFor } from '../../src/kernel/shop-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { orderDataset } from '../helpers/order-dataset.ts';

@@ -4,7 +4,7 @@ import { connect, retryPushes, status } from '../../src/cli/shop-link.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { recordPushedLevel } from '../../src/platform/shopify/mirror-guard.ts';
 import { platformGatewayFactory } from '../../src/platform/shopify/shopify-gateway.ts';
-import { resolveSecretKey, SecretBox } from '../../src/secret-box.ts';
+import { resolveSecretKey, SecretBox } from '../../src/kernel/secret-box.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';

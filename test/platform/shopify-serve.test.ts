@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/cli/shop-link.ts';
-import { loadConfig } from '../../src/config.ts';
-import { migrate, openDatabase } from '../../src/database.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import { migrate, openDatabase } from '../../src/app/database.ts';
 import { loadDataset } from '../../src/dataset/load.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';

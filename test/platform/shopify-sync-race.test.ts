@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, sync } from '../../src/cli/shop-link.ts';
-import { webhookFollowers } from '../../src/composition.ts';
+import { webhookFollowers } from '../../src/app/composition.ts';
 import { startWebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.ts';
-import type { Orm } from '../../src/database.ts';
-import { MemoryFailureCounter } from '../../src/http/auth-failure-counter.ts';
+import { loadConfig, type Config } from '../../src/kernel/config.ts';
+import type { Orm } from '../../src/app/database.ts';
+import { MemoryFailureCounter } from '../../src/http/auth/auth-failure-counter.ts';
 import { createApiKey, revokeApiKey } from '../../src/modules/auth/keys.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { openTestOrm, uniqueShopId } from '../helpers/database.ts';

@@ -1,10 +1,10 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { beginTurn, CHEAP_PRECEDENCE_MS, cheapRequestsInFlight, endTurn, markCostly, runInTurn, yieldToLoop } from '../../src/cooperative.ts';
-import { markRequestCostly, registerRequestTurns } from '../../src/http/request-turns.ts';
+import { beginTurn, CHEAP_PRECEDENCE_MS, cheapRequestsInFlight, endTurn, markCostly, runInTurn, yieldToLoop } from '../../src/kernel/cooperative.ts';
+import { markRequestCostly, registerRequestTurns } from '../../src/http/admission/request-turns.ts';
 
 /**
- * Cheap requests go first (src/cooperative.ts): a costly request's yield waits while cheap requests
+ * Cheap requests go first (src/kernel/cooperative.ts): a costly request's yield waits while cheap requests
  * are in flight, at most CHEAP_PRECEDENCE_MS per yield; a cheap request's yield never waits for others.
  */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
+import { loadConfig, type Config } from '../../src/kernel/config.ts';
 import { openOrm, type Orm } from '../../src/db/orm.ts';
-import { DeadlineExceededError } from '../../src/http/deadline.ts';
-import { FairWorkGate, registerWorkGate, RequestEndedError, WorkLane } from '../../src/http/work-gate.ts';
-import { isUnavailable } from '../../src/http/unavailable.ts';
+import { DeadlineExceededError } from '../../src/http/admission/deadline.ts';
+import { FairWorkGate, registerWorkGate, RequestEndedError, WorkLane } from '../../src/http/admission/work-gate.ts';
+import { isUnavailable } from '../../src/http/errors/unavailable.ts';
 import { entities } from '../../src/modules/entities.ts';
 import { createApiKey } from '../../src/modules/auth/keys.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';

@@ -30,7 +30,7 @@ const BOUND_MS = Number(process.env.BOMCORE_FAIR_BOUND_MS ?? 500);
 /** How long the ten looping clients of (c) run (ms). */
 const STALL_RUN_MS = Number(process.env.BOMCORE_FAIR_STALL_MS ?? 6000);
 
-const breakdownFields = readFileSync(new URL('../../rest-facade/routes/order-bom-breakdown/breakdown-fields.graphql', import.meta.url), 'utf8');
+const breakdownFields = readFileSync(new URL('../../rest-facade/routes/orders/breakdown-fields.graphql', import.meta.url), 'utf8');
 const stallQuery = (aliases: number) =>
   `query Stall($ids: [String!]!) { ${Array.from({ length: aliases }, (_, i) => `a${i}: orderBomBreakdowns(ids: $ids) { notFound items { ...BreakdownFields } }`).join(' ')} } ${breakdownFields}`;
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TokenBucketLimiter, type RateLimiter } from '../../src/http/rate-limiter.ts';
+import { TokenBucketLimiter, type RateLimiter } from '../../src/http/limits/rate-limiter.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -14,7 +14,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
  */
 const BURST = 40;
 const breakdownBatch = ['batch.graphql', 'breakdown-fields.graphql']
-  .map((f) => readFileSync(new URL(`../../rest-facade/routes/order-bom-breakdown/${f}`, import.meta.url), 'utf8')).join('\n');
+  .map((f) => readFileSync(new URL(`../../rest-facade/routes/orders/${f}`, import.meta.url), 'utf8')).join('\n');
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(5001 + i));
 /** `aliases` breakdown batches of the ids in `$ids`, selecting only notFound. */
 const aliasedBatches = (aliases: number) =>

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
 import { openOrm, type Orm } from '../../src/db/orm.ts';
 import { PROBE_AFTER_MS } from '../../src/db/wait-limits.ts';
-import { DomainError } from '../../src/domain-error.ts';
-import { isConnectionLost, isUnavailable } from '../../src/http/unavailable.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
+import { isConnectionLost, isUnavailable } from '../../src/http/errors/unavailable.ts';
 import { entities } from '../../src/modules/entities.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonTextNestsDeeper } from '../../src/json-depth.ts';
-import { MAX_JSON_DEPTH } from '../../src/limits.ts';
+import { jsonTextNestsDeeper } from '../../src/kernel/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../src/kernel/limits.ts';
 import { getSchema } from '../../schema/index.ts';
 import { operationsFor, rawGraphqlBodies, rootFieldsOf } from '../helpers/fuzz/graphql-operations.ts';
 import { Census, createFuzzShop, describeGraphql, fuzz, fuzzRuns, FUZZ_HINTS, sendGraphql } from '../helpers/fuzz/harness.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonTextNestsDeeper } from '../../src/json-depth.ts';
-import { MAX_JSON_DEPTH } from '../../src/limits.ts';
+import { jsonTextNestsDeeper } from '../../src/kernel/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../src/kernel/limits.ts';
 import { Census, createFuzzShop, fuzz, fuzzRuns, FUZZ_HINTS, sendRest } from '../helpers/fuzz/harness.ts';
 import { describeRequest, operationsOf, requestsFor, type OpenApiDocument } from '../helpers/fuzz/openapi-requests.ts';
 import { OpenApiValidator } from '../helpers/openapi-validator.ts';

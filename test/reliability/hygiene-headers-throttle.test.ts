@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import type { Orm } from '../../src/database.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import type { Orm } from '../../src/app/database.ts';
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { openTestOrm, uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

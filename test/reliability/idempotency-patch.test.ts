@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../rest-facade/routes/index.ts';
-import { requestHash } from '../../src/http/idempotency-hooks.ts';
+import { requestHash } from '../../src/http/requests/idempotency-hooks.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../src/modules/idempotency/idempotency.store.ts';
 import pg from 'pg';
 import { uniqueShopId, usingPostgres } from '../helpers/database.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { STRING_LIMITS } from '../../src/limits.ts';
+import { STRING_LIMITS } from '../../src/kernel/limits.ts';
 import { validateDataset } from '../../src/dataset/parse.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { materialShop } from '../helpers/material-fixtures.ts';
 
 // Rule: a dataset file holds the same text as the API accepts: no NUL or lone surrogate anywhere
-// (ids included), and each text field within the maximum of its kind (src/limits.ts), refused by
+// (ids included), and each text field within the maximum of its kind (src/kernel/limits.ts), refused by
 // validation with its JSONPath before anything reaches the database.
 
 function errorsOf(json: unknown) {

@@ -3,7 +3,7 @@ import { getNamedType, getNullableType, isListType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSchema } from '../../schema/index.ts';
 import { inputLimitsOf, schemaInputs, stringKindOf } from '../../schema/input-limits.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../src/limits.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../src/kernel/limits.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { materialShop } from '../helpers/material-fixtures.ts';

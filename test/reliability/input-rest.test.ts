@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRING_LIMITS, LIST_LIMITS } from '../../src/limits.ts';
-import { MAX_PARAM_LENGTH } from '../../src/http/error-handler.ts';
-import { MAX_REPORTED_FIELDS } from '../../src/http/validators.ts';
+import { STRING_LIMITS, LIST_LIMITS } from '../../src/kernel/limits.ts';
+import { MAX_PARAM_LENGTH } from '../../src/http/errors/error-handler.ts';
+import { MAX_REPORTED_FIELDS } from '../../src/http/requests/validators.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { materialShop } from '../helpers/material-fixtures.ts';

@@ -2,10 +2,10 @@ import { getNamedType, getNullableType, isListType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { getSchema } from '../../schema/index.ts';
 import { inputLimitsOf, schemaInputs } from '../../schema/input-limits.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../src/limits.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../src/kernel/limits.ts';
 import { HEADER_LIMITS } from '../../src/modules/work-orders/header-fields.ts';
 
-// Rule (issue 17, item 13): a limit is stated once, in src/limits.ts, and every place that states or
+// Rule (issue 17, item 13): a limit is stated once, in src/kernel/limits.ts, and every place that states or
 // checks it reads it from there. A GraphQL description that writes a maximum of its own ("at most
 // 500", "up to 500 characters", "1–500 characters") states the number the checker enforces, never
 // another one: the schema said 500 for syncOrderMaterialRequirements(orderIds:) and for a document
@@ -20,7 +20,7 @@ function statedMaxima(description: string): number[] {
 /** Formats stricter than the length limit, checked by the service (a client-chosen id: 1–128 characters of [A-Za-z0-9._:-]). */
 const FORMAT_RULES: Record<string, number> = { 'Mutation.createAssignee.assigneeId': 128 };
 
-describe('every maximum a GraphQL argument or input field states is the one enforced (src/limits.ts)', () => {
+describe('every maximum a GraphQL argument or input field states is the one enforced (src/kernel/limits.ts)', () => {
   it('no description states a number other than its enforced maxLength or maxItems', () => {
     const wrong: string[] = [];
     let stated = 0;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrate, openDatabase } from '../../src/database.ts';
+import { migrate, openDatabase } from '../../src/app/database.ts';
 import { migrationsList } from '../../migrations/index.ts';
 import { usingPostgres } from '../helpers/database.ts';
 

@@ -1,8 +1,8 @@
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { Orm } from '../../src/database.ts';
+import { buildApp, type App } from '../../src/app/app.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import type { Orm } from '../../src/app/database.ts';
 import { openTestOrm } from '../helpers/database.ts';
 import { OpenApiValidator } from '../helpers/openapi-validator.ts';
 

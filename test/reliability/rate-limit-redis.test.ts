@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisRateLimiter } from '../../src/http/redis-rate-limiter.ts';
+import { RedisRateLimiter } from '../../src/http/limits/redis-rate-limiter.ts';
 import { REDIS_URL, redisReachable as isRedisReachable } from '../helpers/redis.ts';
 
 // Rule: the Redis token bucket is taken atomically (one Lua script per take): of N concurrent takes

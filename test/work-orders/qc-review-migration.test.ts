@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Orm } from '../../src/database.ts';
+import { openDatabase, type Orm } from '../../src/app/database.ts';
 
 // Runs on its own in-memory PGlite whatever DATABASE_URL says: migrating a shared PostgreSQL
 // database down and up would drop tables under the other test files.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformGatewayFactory } from '../../src/platform/gateway.ts';
+import type { PlatformGatewayFactory } from '../../src/kernel/platform-port/gateway.ts';
 import { LocalPlatformGateway, localPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';

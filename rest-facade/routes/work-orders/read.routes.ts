@@ -3,7 +3,7 @@ import { defineRoute } from '../../define-route.ts';
 import { EnumOf, graphqlEnumValues, graphqlFieldNames, withArgDefaults } from '../../graphql-enums.ts';
 import { BUILD_RUN_OVERRIDES, HEADER_OVERRIDES, PLAN_OVERRIDES, under, WARNING_OVERRIDES, WorkOrderIdParams } from './schemas.ts';
 import { INT32_MAX, ListParameter, MIN0, MIN1, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
-import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/limits.ts';
+import { LIST_LIMITS, PAGE_LIMITS, STRING_LIMITS } from '../../../src/kernel/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
 const HEADER = at('./header.fragment.graphql');

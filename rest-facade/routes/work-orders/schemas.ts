@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { strictObject as obj } from '../../schema-helpers.ts';
-import { STRING_LIMITS } from '../../../src/limits.ts';
-import { under, type DataOverrides } from '../../derive-schema.ts';
+import { STRING_LIMITS } from '../../../src/kernel/limits.ts';
+import { under, type DataOverrides } from '../../data-overrides.ts';
 
 export { under };
 

@@ -5,7 +5,7 @@ import { EnumOf } from '../../graphql-enums.ts';
 import { WORK_ORDER_STATE_TABLE } from '../../../schema/types/work-orders/enums.ts';
 import { decimalVariable, NUMERIC_ID_PATTERN } from '../../schema-helpers.ts';
 import { BUILD_RUN_OVERRIDES, ExpectedUpdatedAt, obj, WorkOrderIdParams } from './schemas.ts';
-import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../../../src/limits.ts';
+import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../../../src/kernel/limits.ts';
 
 const at = (file: string) => new URL(file, import.meta.url);
 const nullable = (schema: Record<string, unknown>, description?: string) =>

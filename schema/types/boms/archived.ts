@@ -1,5 +1,5 @@
-import { archivedBomIds, nodeStates, type NodeKind } from '../../../src/modules/recipes/recipe-references.ts';
-import type { ShopContext } from '../../../src/shop-context.ts';
+import { archivedBomIds, nodeStates, type NodeKind } from '../../../src/modules/boms/recipe-references.ts';
+import type { ShopContext } from '../../../src/kernel/shop-context.ts';
 import { builder } from '../../builder.ts';
 import { AssemblyBillRef, BomRef } from './bom.ts';
 import { CostFactorRef } from './recipe-lines.ts';

@@ -1,12 +1,12 @@
 import { MaterialUsageRef } from '../materials/raw-material.ts';
-import { CommitmentHolderRef } from '../materials/stock.ts';
-import { ShelfHolderRef, WoHolderRef } from '../materials/allocation.ts';
+import { CommitmentHolderRef } from '../stock/stock.ts';
+import { ShelfHolderRef, WoHolderRef } from '../stock/allocation.ts';
 import { BuildableRef } from './buildable.ts';
 import { BillVersionPageRef } from './bill-version.ts';
 import { BillRuleRef, LocationRulesRef } from './location-rules.ts';
 import { BreakdownBomRef } from '../orders/breakdown.ts';
 import { PlanContributionRef, WorkOrderItemRef } from '../work-orders/work-order.ts';
-import { AdjustmentRef } from '../materials/adjustments.ts';
+import { AdjustmentRef } from '../stock/adjustments.ts';
 import { billOwnerFields, linkField } from '../common/link-field.ts';
 
 // Rows that name a bill (BOM or assembly bill) or a work order lead to it: a material's uses to the

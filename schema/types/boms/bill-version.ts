@@ -1,6 +1,6 @@
-import { listBillVersions, type BillVersionPage, type BillVersionView } from '../../../src/modules/recipes/bill-versions.service.ts';
-import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
-import { BILL_SAVE_TRIGGERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { listBillVersions, type BillVersionPage, type BillVersionView } from '../../../src/modules/boms/bill-versions.service.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
+import { BILL_SAVE_TRIGGERS } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { BillOwnerTypeEnum, BillVersionStateEnum } from './enums.ts';
 

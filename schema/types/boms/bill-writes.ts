@@ -1,7 +1,7 @@
-import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
+import { getAssemblyBill, getBom } from '../../../src/modules/boms/bom.service.ts';
 import {
   createAssemblyBill, createBom, setBillArchived, updateAssemblyBill, updateBom,
-} from '../../../src/modules/recipes/bill-write.service.ts';
+} from '../../../src/modules/boms/bill-write.service.ts';
 import { builder } from '../../builder.ts';
 import { AssemblyBillRef, BomRef } from './bom.ts';
 import { payloadField } from '../common/payload.ts';

@@ -1,8 +1,8 @@
-import type { AssemblyBillView, BomView } from '../../../src/modules/recipes/bom-views.ts';
-import { listBoms, type BomListPage, type BomStats } from '../../../src/modules/recipes/bom-list.service.ts';
-import { getAssemblyBill, getBom } from '../../../src/modules/recipes/bom.service.ts';
-import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
-import { BOM_LIST_DEFAULTS, BOM_SORTS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import type { AssemblyBillView, BomView } from '../../../src/modules/boms/bom-views.ts';
+import { listBoms, type BomListPage, type BomStats } from '../../../src/modules/boms/bom-list.service.ts';
+import { getAssemblyBill, getBom } from '../../../src/modules/boms/bom.service.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
+import { BOM_LIST_DEFAULTS, BOM_SORTS } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';

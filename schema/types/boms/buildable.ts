@@ -1,5 +1,5 @@
-import { bomBuildable, type BuildableLocationView, type BuildableView, type LimitingComponentView } from '../../../src/modules/recipes/buildable/buildable.service.ts';
-import { DomainError } from '../../../src/domain-error.ts';
+import { bomBuildable, type BuildableLocationView, type BuildableView, type LimitingComponentView } from '../../../src/modules/boms/buildable/buildable.service.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
 import { builder } from '../../builder.ts';
 import { LimitingComponentOriginEnum } from './enums.ts';
 

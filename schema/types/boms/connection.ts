@@ -1,5 +1,5 @@
-import { BOM_PAGE_MAX, bomConnection } from '../../../src/modules/recipes/bom-cursor.ts';
-import { BOM_SORTS, BOM_STATUS_FILTERS } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { BOM_PAGE_MAX, bomConnection } from '../../../src/modules/boms/bom-cursor.ts';
+import { BOM_SORTS, BOM_STATUS_FILTERS } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { connectionArgs, connectionType } from '../common/connection.ts';
 import { BomRef } from './bom.ts';

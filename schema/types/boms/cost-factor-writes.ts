@@ -1,7 +1,7 @@
-import { createCostFactor, setCostFactorArchived, updateCostFactor } from '../../../src/modules/recipes/cost-factor-write.service.ts';
-import { loadCostFactors } from '../../../src/modules/recipes/recipe-data.ts';
-import { DomainError } from '../../../src/domain-error.ts';
-import type { ShopContext } from '../../../src/shop-context.ts';
+import { createCostFactor, setCostFactorArchived, updateCostFactor } from '../../../src/modules/boms/cost-factor-write.service.ts';
+import { loadCostFactors } from '../../../src/modules/boms/recipe-data.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
+import type { ShopContext } from '../../../src/kernel/shop-context.ts';
 import { builder } from '../../builder.ts';
 import { CostFactorRef } from './recipe-lines.ts';
 import { payloadField } from '../common/payload.ts';

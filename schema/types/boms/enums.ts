@@ -2,11 +2,11 @@ import { SORT_DIRECTIONS } from '../../../src/db/keyset.ts';
 import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUS_FILTERS, BOM_STATUSES, COST_FACTOR_KINDS, LIMITING_COMPONENT_ORIGINS, LOCATION_RULE_ACTIONS,
   STOCKED_LINE_TYPES,
-} from '../../../src/modules/recipes/recipe-vocabulary.ts';
+} from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder } from '../../builder.ts';
 
 // The recipe vocabulary as GraphQL enums (values from the one vocabulary module,
-// src/modules/recipes/recipe-vocabulary.ts): every field and argument that takes or gives one of
+// src/modules/boms/recipe-vocabulary.ts): every field and argument that takes or gives one of
 // these sets has this type.
 
 export const BillOwnerTypeEnum = builder.enumType('BillOwnerType', {

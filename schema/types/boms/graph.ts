@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
-import { DomainError } from '../../../src/domain-error.ts';
-import { bomsBuildable } from '../../../src/modules/recipes/buildable/buildable.service.ts';
-import type { BuildableView } from '../../../src/modules/recipes/buildable/buildable.service.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
+import { bomsBuildable } from '../../../src/modules/boms/buildable/buildable.service.ts';
+import type { BuildableView } from '../../../src/modules/boms/buildable/buildable.service.ts';
 import { builder } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';
 import { BomRef } from './bom.ts';

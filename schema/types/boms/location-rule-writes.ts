@@ -1,5 +1,5 @@
-import { removeLocationRule, setLocationRule } from '../../../src/modules/recipes/location-rule-write.service.ts';
-import type { BillKey } from '../../../src/modules/recipes/engine/index.ts';
+import { removeLocationRule, setLocationRule } from '../../../src/modules/boms/location-rule-write.service.ts';
+import type { BillKey } from '../../../src/modules/boms/engine/index.ts';
 import { builder } from '../../builder.ts';
 import { BillOwnerTypeEnum, LocationRuleActionEnum } from './enums.ts';
 import { payloadField } from '../common/payload.ts';

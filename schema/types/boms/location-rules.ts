@@ -1,6 +1,6 @@
 import {
   bomLocationRules, type BillRuleView, type LineChangeView, type LocationRulesLocationView, type LocationRulesView, type MaterialNeedChangeView,
-} from '../../../src/modules/recipes/location-rules.service.ts';
+} from '../../../src/modules/boms/location-rules.service.ts';
 import { builder } from '../../builder.ts';
 import { BillOwnerTypeEnum, LocationRuleActionEnum, StockedLineTypeEnum } from './enums.ts';
 

@@ -1,6 +1,6 @@
-import type { CostLineView, RawLineView, SubLineView } from '../../../src/modules/recipes/bom-views.ts';
-import type { CostFactorInfo, MaterialInfo } from '../../../src/modules/recipes/recipe-data.ts';
-import { loadCostFactors } from '../../../src/modules/recipes/recipe-data.ts';
+import type { CostLineView, RawLineView, SubLineView } from '../../../src/modules/boms/bom-views.ts';
+import type { CostFactorInfo, MaterialInfo } from '../../../src/modules/boms/recipe-data.ts';
+import { loadCostFactors } from '../../../src/modules/boms/recipe-data.ts';
 import { builder } from '../../builder.ts';
 import { MaterialOriginEnum } from '../materials/enums.ts';
 import { CostFactorKindEnum } from './enums.ts';

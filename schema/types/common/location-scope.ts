@@ -1,4 +1,4 @@
-import { DomainError } from '../../../src/domain-error.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
 
 /**
  * A `locationIds` argument: bare numeric location ids, as every location scope of the API takes

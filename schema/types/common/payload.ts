@@ -1,7 +1,7 @@
 import type { InputFieldMap, InputShapeFromFields, ObjectRef } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
-import { DomainError, USER_ERROR_CODES, type Blocker, type DomainErrorDetails, type FieldError, type MissingRef } from '../../../src/domain-error.ts';
-import { CATALOG_BLOCKERS, type CatalogBlockerCode } from '../../../src/modules/recipes/recipe-vocabulary.ts';
+import { DomainError, USER_ERROR_CODES, type Blocker, type DomainErrorDetails, type FieldError, type MissingRef } from '../../../src/kernel/domain-error.ts';
+import { CATALOG_BLOCKERS, type CatalogBlockerCode } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { TRANSITION_BLOCKERS, type BlockerCode } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder, describedValues, type SchemaTypes as Types } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';

@@ -1,17 +1,17 @@
-import { DomainError } from '../../../src/domain-error.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
 import { liveTopic, type LiveEvent } from '../../../src/modules/events/event-feed.ts';
 import type { EventTopic } from '../../../src/modules/events/event-vocabulary.ts';
 import type { LevelChangeSource } from '../../../src/modules/stock/stock-vocabulary.ts';
 import type { WorkOrderStatus } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
 import { builder } from '../../builder.ts';
 import type { GraphQLContext } from '../../context.ts';
-import { StockLevelChangeSourceEnum } from '../materials/enums.ts';
-import { WebhookTopicEnum } from '../webhooks/enums.ts';
+import { StockLevelChangeSourceEnum } from '../stock/enums.ts';
+import { WebhookTopicEnum } from './webhook-enums.ts';
 import { WorkOrderStatusEnum } from '../work-orders/enums.ts';
 
 // Live subscriptions for dashboards (docs/events.md, "Subscriptions"): the shop's committed events,
 // as webhooks get them, over graphql-ws on /graphql. The server publishes each event on its shop's
-// topic only (src/http/live-events.ts); a field filters them by its arguments. No SQL per event
+// topic only (src/http/graphql/live-events.ts); a field filters them by its arguments. No SQL per event
 // and subscriber: what a field returns is in the event.
 
 /** At most this many ids in one filter argument. */

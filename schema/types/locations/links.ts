@@ -1,10 +1,10 @@
-import { AdjustmentRef } from '../materials/adjustments.ts';
+import { AdjustmentRef } from '../stock/adjustments.ts';
 import { BuildableLocationRef } from '../boms/buildable.ts';
 import { LocationRulesLocationRef } from '../boms/location-rules.ts';
-import { LevelRef as InventoryLevelRef, RowRef as InventoryRowRef } from '../materials/inventory.ts';
+import { LevelRef as InventoryLevelRef, RowRef as InventoryRowRef } from '../stock/inventory.ts';
 import { MaterialUsageRef } from '../materials/raw-material.ts';
-import { CommitmentLevelRef, PreassembledLevelRef, ResidualLevelRef } from '../materials/stock.ts';
-import { ShelfLevelRef, WoLevelRef } from '../materials/allocation.ts';
+import { CommitmentLevelRef, PreassembledLevelRef, ResidualLevelRef } from '../stock/stock.ts';
+import { ShelfLevelRef, WoLevelRef } from '../stock/allocation.ts';
 import {
   ItemConsumptionRef, PickRef, PlanConsumptionRowRef, PlanContributionRef, PlanMaterialRef, WarningRef, WorkOrderHeaderRef,
 } from '../work-orders/work-order.ts';

@@ -1,4 +1,4 @@
-import { listLocations, type LocationView } from '../../../src/modules/platform/locations.service.ts';
+import { listLocations, type LocationView } from '../../../src/modules/locations/locations.service.ts';
 import { builder } from '../../builder.ts';
 
 export const LocationRef = builder.objectRef<LocationView>('Location').implement({

@@ -1,7 +1,7 @@
-import { AdjustmentRef } from './adjustments.ts';
+import { AdjustmentRef } from '../stock/adjustments.ts';
 import { LimitingComponentRef } from '../boms/buildable.ts';
 import { LineChangeRef, MaterialNeedChangeRef } from '../boms/location-rules.ts';
-import { PreassembledRef } from './stock.ts';
+import { PreassembledRef } from '../stock/stock.ts';
 import { OrderMaterialRef } from '../orders/breakdown.ts';
 import { PickRef, PlanConsumptionRowRef, PlanContributionRef, PlanMaterialRef, WarningRef } from '../work-orders/work-order.ts';
 import { linkField } from '../common/link-field.ts';

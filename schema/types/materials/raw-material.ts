@@ -2,7 +2,7 @@ import type { MaterialConnection, MaterialConnections } from '../../../src/modul
 import { listMaterials, type MaterialListRow, type MaterialPage } from '../../../src/modules/materials/material-list.service.ts';
 import { updateMaterial } from '../../../src/modules/materials/material-update.service.ts';
 import { findMaterialRow, toMaterialView, type MaterialView } from '../../../src/modules/materials/material-view.ts';
-import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
 import { MATERIAL_LIST_DEFAULTS, MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';

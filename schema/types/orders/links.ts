@@ -1,5 +1,5 @@
-import type { PlatformOrderInfo, PlatformOrderLineInfo } from '../../../src/platform/gateway.ts';
-import { DomainError } from '../../../src/domain-error.ts';
+import type { PlatformOrderInfo, PlatformOrderLineInfo } from '../../../src/kernel/platform-port/gateway.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
 import { builder } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
 import { OrderBreakdownRef } from './breakdown.ts';

@@ -1,9 +1,8 @@
 import { SORT_DIRECTIONS } from '../../../src/db/keyset.ts';
 import {
-  BUILD_RUN_MODES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, CONTRIBUTION_SOURCES, QC_DECISIONS, REWORK_ITEM_STATUSES, TRANSITION_DIRECTIONS,
-  WORK_ORDER_HOLDER_TYPES, WORK_ORDER_PRIORITIES, WORK_ORDER_SORTS, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES, WORK_ORDER_TRANSITIONS,
-  WORK_ORDER_WARNINGS, type WorkOrderWarningCode,
+  BUILD_RUN_MODES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, CONTRIBUTION_SOURCES, QC_DECISIONS, REWORK_ITEM_STATUSES, TRANSITION_DIRECTIONS, WORK_ORDER_HOLDER_TYPES, WORK_ORDER_PRIORITIES, WORK_ORDER_SORTS, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES, WORK_ORDER_WARNINGS, type WorkOrderWarningCode,
 } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { WORK_ORDER_TRANSITIONS } from '../../../src/modules/work-orders/work-order-states.ts';
 import { builder, describedValues } from '../../builder.ts';
 
 // The work-order vocabulary as GraphQL enums (values from the one vocabulary module,

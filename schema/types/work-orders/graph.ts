@@ -1,4 +1,4 @@
-import { DomainError } from '../../../src/domain-error.ts';
+import { DomainError } from '../../../src/kernel/domain-error.ts';
 import { builder } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
 import { WorkOrderRef, WorkOrderRowRef } from './work-order.ts';

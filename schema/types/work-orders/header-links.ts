@@ -1,4 +1,4 @@
-import type { PlatformOrderInfo } from '../../../src/platform/gateway.ts';
+import type { PlatformOrderInfo } from '../../../src/kernel/platform-port/gateway.ts';
 import { builder } from '../../builder.ts';
 import { loadersOf } from '../../loaders.ts';
 import { OrderRef } from '../orders/links.ts';

@@ -1,4 +1,4 @@
-import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/limits.ts';
+import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
 import { completeBuildRun, listBuildRuns, reverseBuildRun, startBuildRun } from '../../../src/modules/work-orders/build-run.service.ts';
 import { updateWorkOrderHeader } from '../../../src/modules/work-orders/header-update.service.ts';
 import { materialPlanOf } from '../../../src/modules/work-orders/material-plan.service.ts';

@@ -7,10 +7,11 @@ import type {
   DocumentPart, LifecyclePart, MessagePart, QcReviewItemPart, QcReviewPart, ReworkPart,
 } from '../../../src/modules/work-orders/work-order.repository.ts';
 import type { WorkOrderHeaderView } from '../../../src/modules/work-orders/work-order-view.ts';
-import { TRANSITION_DIRECTIONS, type TransitionMove } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { TRANSITION_DIRECTIONS } from '../../../src/modules/work-orders/work-order-vocabulary.ts';
+import { type TransitionMove } from '../../../src/modules/work-orders/work-order-states.ts';
 import { builder, valueList } from '../../builder.ts';
 import { BillOwnerTypeEnum } from '../boms/enums.ts';
-import { StockKindEnum } from '../materials/enums.ts';
+import { StockKindEnum } from '../stock/enums.ts';
 import {
   BuildRunStatusEnum, BuildRunTypeEnum, QcDecisionEnum, ReworkItemStatusEnum, TransitionDirectionEnum, WorkOrderContributionSourceEnum, WorkOrderPriorityEnum,
   WorkOrderSourceTypeEnum, WorkOrderStatusEnum, WorkOrderWarningCodeEnum,

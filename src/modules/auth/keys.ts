@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Em } from '../../db/orm.ts';
-import { DomainError } from '../../domain-error.ts';
-import { SCOPES, type Scope } from '../../scopes.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import { SCOPES, type Scope } from '../../kernel/scopes.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { shopDataVersionSql } from '../shops/for-auth.ts';
 import { Shop } from '../shops/shop.entity.ts';
@@ -84,7 +84,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]{8,200})$/;
  * One indexed lookup by hash, which also reads the shop's data version (a subquery of the same
  * statement: a conditional read then costs no statement of its own). A revoked key is still found
  * (revocation keeps the row), so its holder can be told it was revoked; the other reasons reach
- * the client as 401 only (src/http/auth.ts).
+ * the client as 401 only (src/http/auth/auth.ts).
  */
 export async function authenticate(em: Em, header: string | undefined, now = new Date()): Promise<AuthenticatedKey | AuthFailure> {
   if (!header) return 'missing';

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSqlWrite } from '../../db/typed-sql.ts';
-import type { BeforeCommit, ShopContext } from '../../shop-context.ts';
+import type { BeforeCommit, ShopContext } from '../../kernel/shop-context.ts';
 import { EVENTS_CHANNEL, noticeText } from './event-feed.ts';
 import type { EventTopic } from './event-vocabulary.ts';
 import { eventsSql } from './tables.ts';

@@ -1,6 +1,6 @@
 // The events vocabulary: the topics bomcore writes (each with what it means), the statuses of a
 // webhook delivery and the note an endpoint's log gets when it is disabled. The GraphQL enums
-// (schema/types/webhooks/enums.ts), the CLI's --topics check and the docs test import these.
+// (schema/types/events/webhook-enums.ts), the CLI's --topics check and the docs test import these.
 
 /** Every event topic, with what its `data` says. */
 export const EVENT_TOPIC_MEANINGS = {

@@ -39,7 +39,7 @@ export const Event = defineEntity({
   indexes: [{ properties: ['shopId', 'eventId'] }],
 });
 
-/** A shop's webhook endpoint. Secrets are sealed (AES-256-GCM, src/secret-box.ts); the previous one signs too until it expires. */
+/** A shop's webhook endpoint. Secrets are sealed (AES-256-GCM, src/kernel/secret-box.ts); the previous one signs too until it expires. */
 export const WebhookEndpoint = defineEntity({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoints',

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../kernel/config.ts';
 import type { Orm } from '../../db/orm.ts';
-import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
-import { secretBoxFor } from '../../secret-box.ts';
+import { startPeriodicPass } from '../../kernel/jobs/periodic-pass.ts';
+import { secretBoxFor } from '../../kernel/secret-box.ts';
 import {
   claimDueDeliveries, disableFailingEndpoint, markDelivered, markFailed, MAX_DELIVERY_ERROR_LENGTH, type ClaimedDelivery,
 } from './webhook-deliveries.repository.ts';

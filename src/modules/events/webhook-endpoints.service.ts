@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { DomainError } from '../../domain-error.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
-import { secretBoxFor, SecretKeyError } from '../../secret-box.ts';
-import type { Config } from '../../config.ts';
+import { secretBoxFor, SecretKeyError } from '../../kernel/secret-box.ts';
+import type { Config } from '../../kernel/config.ts';
 import { EVENT_TOPICS, isEventTopic, type EventTopic, type WebhookDeliveryStatus } from './event-vocabulary.ts';
 import { newWebhookSecret } from './webhook-signing.ts';
 import { checkWebhookUrl } from './webhook-targets.ts';

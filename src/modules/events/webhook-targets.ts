@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { DomainError } from '../../domain-error.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
 
 // Where a webhook may go (SSRF). A URL is checked when an endpoint is saved (scheme, credentials,
 // literal addresses, `localhost`) and again at every connection: the host is resolved, every

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
-import type { CatalogSources, MaterialInfo } from '../../catalog-sources.ts';
+import type { CatalogSources, MaterialInfo } from '../../kernel/catalog-sources.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { shelfTotalSql, shelvesOf, virtualLevelsOf } from '../stock/for-recipes.ts';
 import { materialsSql } from './tables.ts';
 
-// The catalogue sources (src/catalog-sources.ts) the recipes module reads through its shop context:
+// The catalogue sources (src/kernel/catalog-sources.ts) the recipes module reads through its shop context:
 // materials owns the `materials` table, stock its levels and shelves (src/modules/stock/for-recipes.ts).
-// The composition root (src/composition.ts) and the dataset load hand this object to the recipes module.
+// The composition root (src/app/composition.ts) and the dataset load hand this object to the recipes module.
 
 /** Builds queries over the materials module's own table. */
 

@@ -1,10 +1,10 @@
-import { DomainError, type FieldError, type UserErrorCode } from '../../domain-error.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { DomainError, type FieldError, type UserErrorCode } from '../../kernel/domain-error.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { adjustVirtualLevels } from '../stock/ledger.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { shopAllowsNegativeInventory } from '../shops/for-materials.ts';
 import { foundOr404, materialById, readOnlyError } from './material-view.ts';
-import { parseDecimalInput } from '../../decimals.ts';
+import { parseDecimalInput } from '../../kernel/decimals.ts';
 
 export interface InventoryUpdateInput {
   locationId: string;

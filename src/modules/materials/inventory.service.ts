@@ -1,6 +1,6 @@
-import { exact, ZERO } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
+import { exact, ZERO } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
 import { virtualLevelsIn } from '../stock/for-materials.ts';
 import { findMaterialRow } from './material-view.ts';
 import type { MaterialOrigin } from './material-vocabulary.ts';

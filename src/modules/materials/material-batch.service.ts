@@ -1,8 +1,8 @@
-import { exact, ZERO } from '../../numbers/index.ts';
+import { exact, ZERO } from '../../kernel/numbers/index.ts';
 import { runSql } from '../../db/typed-sql.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import type { InventoryLevelView, InventoryView } from './inventory.service.ts';
-import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
+import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
 import { virtualLevelsIn } from '../stock/for-materials.ts';
 import { materialColumns, toMaterialView, type MaterialView } from './material-view.ts';
 import { materialsSql } from './tables.ts';

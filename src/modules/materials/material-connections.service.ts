@@ -1,7 +1,7 @@
-import { exact } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { materialUses } from '../recipes/for-materials.ts';
-import type { BillOwnerType, BomStatus, LocationRuleAction } from '../recipes/recipe-vocabulary.ts';
+import { exact } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { materialUses } from '../boms/for-materials.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction } from '../boms/recipe-vocabulary.ts';
 import type { MaterialUsageSource } from './material-vocabulary.ts';
 
 /**

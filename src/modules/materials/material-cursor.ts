@@ -1,9 +1,9 @@
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import {
   keysetTotals, pageKeys, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type SortColumn, type SortDirection,
 } from '../../db/keyset.ts';
 import { runSql } from '../../db/typed-sql.ts';
-import { PAGE_LIMITS } from '../../limits.ts';
+import { PAGE_LIMITS } from '../../kernel/limits.ts';
 import { sql } from 'kysely';
 import {
   MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialCount, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,

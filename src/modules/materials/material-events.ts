@@ -1,5 +1,5 @@
 import { recordEvents } from '../events/event-log.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 
 // The materials module's event: a raw material's own fields changed (its levels are the ledger's
 // `inventory.level_changed`). The event names what changed; a client reads the material for the values.

@@ -2,7 +2,7 @@
 // and the cursor connection (`rawMaterialConnection`), so both select and order the same rows.
 
 import { expressionBuilder, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { rawLinesNaming } from '../recipes/for-materials.ts';
+import { rawLinesNaming } from '../boms/for-materials.ts';
 import { MATERIAL_SORTS, type MaterialOriginFilter, type MaterialSort, type MaterialUsageFilter } from './material-vocabulary.ts';
 import { materialsSql, type MaterialsTables } from './tables.ts';
 

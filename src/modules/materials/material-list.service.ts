@@ -1,10 +1,10 @@
-import { ceilDiv } from '../../numbers/index.ts';
-import { pageOf, type PageRequest } from '../../limits.ts';
+import { ceilDiv } from '../../kernel/numbers/index.ts';
+import { pageOf, type PageRequest } from '../../kernel/limits.ts';
 import type { SortDirection } from '../../db/keyset.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { sql } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import { rawUseCount } from '../recipes/for-materials.ts';
+import { rawUseCount } from '../boms/for-materials.ts';
 import {
   MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialCount, materialFilter, materialSortOf, type MaterialFilterParams,
 } from './material-filters.ts';

@@ -1,16 +1,16 @@
 import { Decimal } from 'decimal.js';
 import { sql, type Updateable } from 'kysely';
-import { DomainError, type FieldError } from '../../domain-error.ts';
+import { DomainError, type FieldError } from '../../kernel/domain-error.ts';
 import { recordMaterialUpdated } from './material-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { refreshCostRollup } from '../recipes/cost-rollup.repository.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
+import { refreshCostRollup } from '../boms/cost-rollup.repository.ts';
 import { applyInventoryUpdates } from './inventory-batch.service.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { shopAllowsNegativeInventory } from '../shops/for-materials.ts';
 import { virtualLevelLocations } from '../stock/for-materials.ts';
 import { materialsSql, type MaterialsTables } from './tables.ts';
 import { findMaterialRow, foundOr404, materialById, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
-import { parseDecimalInput } from '../../decimals.ts';
+import { parseDecimalInput } from '../../kernel/decimals.ts';
 
 /** The editable fields of a virtual material; absent = unchanged, null = cleared (where allowed). */
 export interface MaterialPatch {

@@ -1,8 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder } from 'kysely';
-import { exact } from '../../numbers/index.ts';
-import { DomainError } from '../../domain-error.ts';
+import { exact } from '../../kernel/numbers/index.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
 import { runSql } from '../../db/typed-sql.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { virtualLevelTotal } from '../stock/for-materials.ts';
 import { materialsSql, type MaterialsTables } from './tables.ts';
 

@@ -2,7 +2,7 @@
 // sources of a material's uses. Entities, services, dataset code and the GraphQL schema import these
 // (the schema's enums are built from them in schema/types/materials/enums.ts); nothing else spells them.
 
-import { MATERIAL_ORIGINS, MATERIAL_USAGE_SOURCES, type MaterialOrigin, type MaterialUsageSource } from '../recipes/recipe-vocabulary.ts';
+import { MATERIAL_ORIGINS, MATERIAL_USAGE_SOURCES, type MaterialOrigin, type MaterialUsageSource } from '../boms/recipe-vocabulary.ts';
 
 /**
  * Origin of a material: `platform` (numeric variant id, catalogue fields mirrored from the platform)

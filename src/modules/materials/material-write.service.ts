@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import { DomainError } from '../../domain-error.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
 import { recordMaterialUpdated } from './material-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { InputErrors } from '../recipes/catalog-input.ts';
-import { refuseArchiveWhileUsed } from '../recipes/recipe-references.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
+import { InputErrors } from '../boms/catalog-input.ts';
+import { refuseArchiveWhileUsed } from '../boms/recipe-references.ts';
 import type { MaterialPatch } from './material-update.service.ts';
 import { findMaterialRow, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
 import { materialsSql, type MaterialsTables } from './tables.ts';

@@ -1,5 +1,5 @@
-import { toDecimalString } from '../../decimals.ts';
-import type { Exact } from '../../numbers/index.ts';
+import { toDecimalString } from '../../kernel/decimals.ts';
+import type { Exact } from '../../kernel/numbers/index.ts';
 import type { OrderBreakdown } from './breakdown.service.ts';
 
 const num = (d: Exact | null): number | null => (d === null ? null : Number(toDecimalString(d)));

@@ -1,12 +1,12 @@
-import { DomainError } from '../../domain-error.ts';
-import { exact, type Exact } from '../../numbers/index.ts';
-import type { PlatformOrderInfo } from '../../platform/gateway.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import { exact, type Exact } from '../../kernel/numbers/index.ts';
+import type { PlatformOrderInfo } from '../../kernel/platform-port/gateway.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { materialCatalogue } from '../materials/material-view.ts';
-import { bomsOfVariants } from '../recipes/for-orders.ts';
-import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { bomsOfVariants } from '../boms/for-orders.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../boms/engine/index.ts';
 import { parseOrderId } from './order-ids.ts';
-import { TimeSlice, yieldToLoop } from '../../cooperative.ts';
+import { TimeSlice, yieldToLoop } from '../../kernel/cooperative.ts';
 
 export interface BreakdownMaterial {
   productId: string | null; variantId: string; sku: string | null; title: string; productName: string | null;
@@ -46,7 +46,7 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
     loadRecipeForest(ctx, bomKeys),
     ctx.platform.getVariants(boms.map((b) => b.variant_id)),
   ]);
-  // CPU work from here on (expansion, then each order): other requests get turns in between (src/cooperative.ts).
+  // CPU work from here on (expansion, then each order): other requests get turns in between (src/kernel/cooperative.ts).
   await yieldToLoop();
   const leavesOf = leafExpander(forest, locationId); // one memo for every BOM: shared assemblies are expanded once
   const perUnit = new Map(boms.map((b) => [b.bom_id, leavesOf({ ownerType: 'bom', ownerId: b.bom_id })]));

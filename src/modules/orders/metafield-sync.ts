@@ -1,4 +1,4 @@
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { writesMaterialRequirementsMetafield } from '../shops/for-orders.ts';
 import { buildBreakdowns } from './breakdown.service.ts';
 import { materialRequirementsDocument } from './breakdown-document.ts';

@@ -1,9 +1,9 @@
 import { runSql } from '../../db/typed-sql.ts';
-import { Exact, exact, ZERO } from '../../numbers/index.ts';
-import type { PlatformFulfilmentInfo, PlatformOpenOrder, PlatformOrderChange } from '../../platform/gateway.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { bomsOfVariants } from '../recipes/for-orders.ts';
-import { loadRecipeForest, planConsumption, type BillKey } from '../recipes/engine/index.ts';
+import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
+import type { PlatformFulfilmentInfo, PlatformOpenOrder, PlatformOrderChange } from '../../kernel/platform-port/gateway.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
+import { bomsOfVariants } from '../boms/for-orders.ts';
+import { loadRecipeForest, planConsumption, type BillKey } from '../boms/engine/index.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import { consumeStock, type ConsumedPick, type ConsumeRequest } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type AliasedExpression } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
-import { DomainError, type FieldError } from '../../domain-error.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { DomainError, type FieldError } from '../../kernel/domain-error.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { peopleSql } from './tables.ts';
 
 export interface AssigneeView { assigneeId: string; displayName: string; active: boolean; usageCount: number }

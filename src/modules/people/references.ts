@@ -1,5 +1,5 @@
 import { runSql } from '../../db/typed-sql.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { peopleSql } from './tables.ts';
 
 export interface PeopleReferences {

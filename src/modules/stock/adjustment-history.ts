@@ -1,8 +1,8 @@
 import { sql, type InferResult, type NotNull, type SqlBool } from 'kysely';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
-import { PAGE_LIMITS } from '../../limits.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { PAGE_LIMITS } from '../../kernel/limits.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type SortColumn, type WindowSql } from '../../db/keyset.ts';
 import type { MovementSourceKind, StockKind } from './stock-vocabulary.ts';
 import { stockSql } from './tables.ts';

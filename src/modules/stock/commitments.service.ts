@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import { exact, ZERO, type Exact } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { billNameSql } from '../recipes/for-stock.ts';
+import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
+import { billNameSql } from '../boms/for-stock.ts';
 import { assertStockItem, HOLDER_CAP, locationNames, type MaterialExistsSql } from './holders.ts';
 import { stockSql } from './tables.ts';
 import { UNLOCATED, type CommitmentHolderType } from './stock-vocabulary.ts';

@@ -1,6 +1,6 @@
 import { sql, type Expression } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { stockSql } from './tables.ts';
 
 // What the materials module (a higher tier) reads of the virtual levels: fragments it puts into its

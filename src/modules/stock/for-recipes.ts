@@ -1,10 +1,10 @@
 import { sql, type Expression } from 'kysely';
-import type { CatalogReadScope } from '../../catalog-sources.ts';
+import type { CatalogReadScope } from '../../kernel/catalog-sources.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { stockSql } from './tables.ts';
 
-// The stock reads the recipes module needs (through the catalogue sources, src/catalog-sources.ts,
+// The stock reads the recipes module needs (through the catalogue sources, src/kernel/catalog-sources.ts,
 // assembled in src/modules/materials/for-recipes.ts): recipes sit below stock and never name its tables.
 
 const anyOf = (ids: readonly string[]) => sql<string>`any(${textArrayLiteral(ids)}::text[])`;

@@ -1,9 +1,9 @@
 import type { Expression, SqlBool } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import { DomainError } from '../../domain-error.ts';
-import { ZERO, type Exact } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { bomSellsVariantSql } from '../recipes/for-stock.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import { ZERO, type Exact } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { bomSellsVariantSql } from '../boms/for-stock.ts';
 import { stockSql } from './tables.ts';
 
 /** Holder lists of the per-location reads are capped at this many entries (docs/contract.md: limits). */

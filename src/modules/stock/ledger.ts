@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { sql, type AliasedRawBuilder } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { Exact, exact, ZERO } from '../../numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
-import { isPlatformVariantId, type MovementSourceKind, type StockKind } from './stock-vocabulary.ts';
+import { isPlatformVariantId, type StockKind } from './stock-vocabulary.ts';
+import type { AdjustmentRecord, MovementSource } from './movements.ts';
 import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
 import { stockSql } from './tables.ts';
 import { inventoryLevelEvents } from './stock-events.ts';
@@ -17,16 +18,7 @@ import { recordEvents } from '../events/event-log.ts';
 // (see `inShopTransaction`); each function costs a constant number of round trips.
 
 export type { StockKind };
-
-/** Who moved stock, written into the adjustment history. */
-export interface MovementSource {
-  source: MovementSourceKind;
-  workOrderId: string | null;
-  buildRunId: string | null;
-  /** The platform order and fulfilment of an order fulfilment's consumption. */
-  orderId?: string | null;
-  fulfilmentId?: string | null;
-}
+export type { AdjustmentRecord, MovementSource } from './movements.ts';
 
 export interface ConsumeRequest { stock: StockKind; itemId: string; locationId: string; quantity: Exact }
 
@@ -143,7 +135,6 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
   ]);
 }
 
-export interface AdjustmentRecord { stock: StockKind; itemId: string; locationId: string; before: Exact; after: Exact; applied: Exact; requested: Exact; id?: string }
 
 /**
  * Appends to the adjustment history (one insert for the batch) and records an

@@ -1,5 +1,5 @@
-import { exact, type Exact } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { exact, type Exact } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { isPlatformVariantId } from './stock-vocabulary.ts';
 import { stockSql } from './tables.ts';

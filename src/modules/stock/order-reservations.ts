@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
 import { runSqlWrite } from '../../db/typed-sql.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { stockSql } from './tables.ts';
 
 // Order reservations of platform orders (kind `order`): one per BOM-backed order line, keyed by the

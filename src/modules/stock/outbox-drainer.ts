@@ -1,7 +1,7 @@
 import type { Em, Orm } from '../../db/orm.ts';
-import { startPeriodicPass } from '../../jobs/periodic-pass.ts';
-import { PlatformPushFailure, type ConfirmedPush, type PlatformGatewayFactory } from '../../platform/gateway.ts';
-import { shopEm } from '../../shop-context.ts';
+import { startPeriodicPass } from '../../kernel/jobs/periodic-pass.ts';
+import { PlatformPushFailure, type ConfirmedPush, type PlatformGatewayFactory } from '../../kernel/platform-port/gateway.ts';
+import { shopEm } from '../../kernel/shop-context.ts';
 import { recordPushConfirmationEvents } from './platform-level-events.ts';
 import type { PushEventRow } from './stock-events.ts';
 import {

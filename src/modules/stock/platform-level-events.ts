@@ -1,9 +1,8 @@
 import type { Em } from '../../db/orm.ts';
-import { exact, ZERO, type Exact } from '../../numbers/index.ts';
-import type { ConfirmedPush, PlatformLevelChange, PlatformLevelInfo } from '../../platform/gateway.ts';
-import { levelKey } from '../../platform/pending-aware-gateway.ts';
+import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
+import type { ConfirmedPush, PlatformLevelChange, PlatformLevelInfo } from '../../kernel/platform-port/gateway.ts';
 import { recordEvents } from '../events/event-log.ts';
-import { pendingLevelDeltas } from './platform-push.repository.ts';
+import { levelKey, pendingLevelDeltas } from './platform-push.repository.ts';
 import { platformLevelEvent, type PushEventRow } from './stock-events.ts';
 
 // Levels of platform-linked materials that moved without a movement of bomcore's ledger, told as

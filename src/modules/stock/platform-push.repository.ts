@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
-import { exact, fromParts } from '../../numbers/index.ts';
-import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../numbers/decimal-text.ts';
-import { levelKey, type PendingPushReader } from '../../platform/pending-aware-gateway.ts';
+import { exact, fromParts } from '../../kernel/numbers/index.ts';
+import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../kernel/numbers/decimal-text.ts';
 import type { PlatformPushStatus } from './platform-push.entity.ts';
 import { stockSql } from './tables.ts';
 import { recordEvents } from '../events/event-log.ts';
@@ -90,10 +89,15 @@ export async function enqueuePlatformPushes(em: Em, shopId: string, pushes: read
   }
 }
 
+/** Key of a (variant, location) level in a map of levels: `${variantId}|${locationId}`. */
+export function levelKey(variantId: string, locationId: string): string {
+  return `${variantId}|${locationId}`;
+}
+
 /**
  * Σ delta of the shop's pending pushes per (variant, location), for the given variants and
- * locations (`locationIds` null = every location). Keys are `levelKey(variantId, locationId)`
- * (src/platform/pending-aware-gateway.ts); pairs with nothing pending are absent. One round trip.
+ * locations (`locationIds` null = every location). Keys are `levelKey(variantId, locationId)`;
+ * pairs with nothing pending are absent. One round trip.
  */
 export async function pendingLevelDeltas(
   em: Em, shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null,
@@ -109,8 +113,6 @@ export async function pendingLevelDeltas(
   return deltas;
 }
 
-/** The outbox as the pending-aware platform gateway reads it (wired by src/composition.ts). */
-export const platformPushOutboxReader: PendingPushReader = { pendingLevelDeltas };
 
 /**
  * Per work order: its pending pushes that have failed at least one attempt (the

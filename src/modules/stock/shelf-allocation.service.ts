@@ -1,12 +1,12 @@
 import { sql, type NotNull, type SqlBool } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import { DomainError } from '../../domain-error.ts';
-import { Exact, exact, ZERO } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
-import { shelfParentsSql } from '../recipes/for-stock.ts';
-import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
-import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../boms/engine/index.ts';
+import { shelfParentsSql } from '../boms/for-stock.ts';
+import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
+import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
 import { capHolders, locationNames, type MaterialExistsSql } from './holders.ts';
 import { stockSql } from './tables.ts';
 

@@ -1,7 +1,7 @@
 import type { NewEvent } from '../events/event-log.ts';
 import { jsonDecimal } from '../events/event-log.ts';
-import { exact, type Exact } from '../../numbers/index.ts';
-import type { AdjustmentRecord, MovementSource } from './ledger.ts';
+import { exact, type Exact } from '../../kernel/numbers/index.ts';
+import type { AdjustmentRecord, MovementSource } from './movements.ts';
 import type { LevelChangeSource } from './stock-vocabulary.ts';
 
 // The stock module's events: what the ledger tells integrators about each level it moved.

@@ -1,10 +1,10 @@
 import { sql, type SqlBool } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
-import { DomainError } from '../../domain-error.ts';
-import { exact, ZERO, type Exact } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { assemblyBillExistsSql } from '../recipes/for-stock.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
+import { assemblyBillExistsSql } from '../boms/for-stock.ts';
 import { assertStockItem, locationNames, type MaterialExistsSql } from './holders.ts';
 import { stockSql } from './tables.ts';
 import type { ResidualKind, ShelfItemType } from './stock-vocabulary.ts';

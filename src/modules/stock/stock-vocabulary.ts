@@ -3,7 +3,7 @@
 // a commitment. Entities, services, dataset code and the GraphQL schema import these (the schema's
 // enums are built from them in schema/types/materials/enums.ts); nothing else spells them.
 
-import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+import { BILL_OWNER_TYPES } from '../boms/recipe-vocabulary.ts';
 
 /** What a pick or a consumption takes: a material level, or an assembly bill's pre-assembled shelf. */
 export const STOCK_KINDS = ['material', 'preassembled'] as const;

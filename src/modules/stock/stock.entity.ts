@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter } from '../../db/columns.ts';
-import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+import { BILL_OWNER_TYPES } from '../boms/recipe-vocabulary.ts';
 import { RESERVATION_KINDS, RESIDUAL_KINDS } from './stock-vocabulary.ts';
 
 /** Countable pre-assembled shelf stock: finished goods by variantId, assembly bills by assemblyId. */

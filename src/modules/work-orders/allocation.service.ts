@@ -1,16 +1,17 @@
-import { DomainError } from '../../domain-error.ts';
-import { Exact, exact, ZERO } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { sql, type SqlBool } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
 import { materialSummaries } from '../materials/material-view.ts';
-import { billsConsumingAs } from '../recipes/for-work-orders.ts';
-import { compareLocationIds, normaliseScope } from '../platform/location-scope.ts';
-import { leafExpander, loadRecipeForest, type BillKey } from '../recipes/engine/index.ts';
+import { billsConsumingAs } from '../boms/for-work-orders.ts';
+import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
+import { leafExpander, loadRecipeForest, type BillKey } from '../boms/engine/index.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
-import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import { workOrdersSql } from './tables.ts';
-import { openWorkOrderSql, type WorkOrderHolderType, type WorkOrderStatus } from './work-order-vocabulary.ts';
+import { type WorkOrderHolderType, type WorkOrderStatus } from './work-order-vocabulary.ts';
+import { openWorkOrderSql } from './work-order-filters.ts';
 
 export interface WorkOrderHolder {
   holderType: WorkOrderHolderType;

@@ -1,22 +1,23 @@
-import { parseDecimalInput } from '../../decimals.ts';
-import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
+import { parseDecimalInput } from '../../kernel/decimals.ts';
+import { DomainError, type FieldError, type MissingRef } from '../../kernel/domain-error.ts';
 import { recordWorkOrderEvent } from './work-order-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { finishedGoodVariants } from '../recipes/bom-views.ts';
-import { loadRecipeForest, planConsumption } from '../recipes/engine/index.ts';
-import { exact, ZERO, type Exact } from '../../numbers/index.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
+import { finishedGoodVariants } from '../boms/bom-views.ts';
+import { loadRecipeForest, planConsumption } from '../boms/engine/index.ts';
+import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import { changeShelves, consumeStock, returnStock, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';
 import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
 import { itemLocation } from './material-plan.service.ts';
 import { buildRunShortId } from './short-ids.ts';
-import { blockedError } from './transition.service.ts';
+import { blockedError } from './work-order-states.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
 import {
   addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemPart, type RunPart, type WorkOrderHeader,
 } from './work-order.repository.ts';
-import { buildRunAllowed, WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
+import { WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
+import { buildRunAllowed } from './work-order-states.ts';
 import { assertToken, lockForWrite, parseToken } from './write-guard.ts';
 
 export interface StartRunInput {

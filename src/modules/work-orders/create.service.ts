@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { parseDecimalInput } from '../../decimals.ts';
-import { DomainError, type FieldError, type MissingRef } from '../../domain-error.ts';
-import { ZERO, type Exact } from '../../numbers/index.ts';
+import { parseDecimalInput } from '../../kernel/decimals.ts';
+import { DomainError, type FieldError, type MissingRef } from '../../kernel/domain-error.ts';
+import { ZERO, type Exact } from '../../kernel/numbers/index.ts';
 import { recordWorkOrderEvent } from './work-order-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { buildBreakdowns } from '../orders/breakdown.service.ts';
 import { findPeopleReferences } from '../people/references.ts';
-import { finishedGoodVariants } from '../recipes/bom-views.ts';
-import type { BillKey } from '../recipes/engine/index.ts';
-import { archivedBomIds, nodeStates, type NodeState } from '../recipes/recipe-references.ts';
+import { finishedGoodVariants } from '../boms/bom-views.ts';
+import type { BillKey } from '../boms/engine/index.ts';
+import { archivedBomIds, nodeStates, type NodeState } from '../boms/recipe-references.ts';
 import { headerFieldErrors, throwIfInvalid } from './header-fields.ts';
 import type { HeaderPatch } from './header-update.service.ts';
 import { workOrderShortId } from './short-ids.ts';
 import { insertLifecycleEvent, insertWorkOrder, nextShortIdNumber, type NewWorkOrder } from './work-order.repository.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../kernel/limits.ts';
 import { WORK_ORDER_STATUSES, type WorkOrderSourceType } from './work-order-vocabulary.ts';
 
 /** Where every new work order starts: the first state of the state table. */
 export const INITIAL_STATUS = WORK_ORDER_STATUSES[0];
-/** The limits of src/limits.ts, as the create's own checks name them. */
+/** The limits of src/kernel/limits.ts, as the create's own checks name them. */
 export const CREATE_LIMITS = { items: LIST_LIMITS.items, manualMaterials: LIST_LIMITS.items, note: STRING_LIMITS.text } as const;
 
 export interface NewItemInput { bomId?: string | null; assemblyId?: string | null; quantity: string }

@@ -1,5 +1,5 @@
 import { sql, type SqlBool } from 'kysely';
-import { openWorkOrderSql } from './work-order-vocabulary.ts';
+import { openWorkOrderSql } from './work-order-filters.ts';
 import { workOrdersSql } from './tables.ts';
 
 // What the people module reads of work orders, handed to it by its callers (people sit below work

@@ -1,6 +1,6 @@
-import { parseDecimalInput } from '../../decimals.ts';
-import { DomainError, type FieldError } from '../../domain-error.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
+import { parseDecimalInput } from '../../kernel/decimals.ts';
+import { DomainError, type FieldError } from '../../kernel/domain-error.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../kernel/limits.ts';
 import { WORK_ORDER_PRIORITIES, type WorkOrderPriority } from './work-order-vocabulary.ts';
 
 // The value rules of a work order's header fields, one home for the header edit and the create:
@@ -18,7 +18,7 @@ export interface HeaderFieldValues {
   actualLaborCost?: string | null;
 }
 
-/** The limits of src/limits.ts, as the header's own checks name them. */
+/** The limits of src/kernel/limits.ts, as the header's own checks name them. */
 export const HEADER_LIMITS = { name: STRING_LIMITS.name, text: STRING_LIMITS.text, tags: LIST_LIMITS.tags, tag: STRING_LIMITS.tag, sourceOrderIds: LIST_LIMITS.ids } as const;
 
 export function isCalendarDate(value: string): boolean {

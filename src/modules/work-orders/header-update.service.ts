@@ -1,7 +1,7 @@
-import { DomainError, type MissingRef } from '../../domain-error.ts';
+import { DomainError, type MissingRef } from '../../kernel/domain-error.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { recordWorkOrderEvent } from './work-order-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { findPeopleReferences } from '../people/references.ts';
 import { nextUpdatedAt, touchWorkOrder } from './work-order.repository.ts';
 import { headerFieldErrors, throwIfInvalid } from './header-fields.ts';

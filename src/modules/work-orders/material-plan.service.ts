@@ -1,10 +1,10 @@
-import { exact, ZERO, type Exact } from '../../numbers/index.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { leafExpander, loadRecipeForest, planConsumption, type BillKey, type RecipeForest, type RootDemand } from '../recipes/engine/index.ts';
+import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { leafExpander, loadRecipeForest, planConsumption, type BillKey, type RecipeForest, type RootDemand } from '../boms/engine/index.ts';
 import { materialSummaries } from '../materials/material-view.ts';
 import { levelsAtEach, shelvesAtEach } from '../stock/levels.ts';
 import type { ItemPart, ManualPart, PickPart, RunItemPart, RunPart, WorkOrderHeader } from './work-order.repository.ts';
-import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import { LIVE_RUN_STATUSES, type ContributionSource } from './work-order-vocabulary.ts';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { parseDecimalInput } from '../../decimals.ts';
-import { LIST_LIMITS, STRING_LIMITS } from '../../limits.ts';
-import { DomainError, type FieldError } from '../../domain-error.ts';
+import { parseDecimalInput } from '../../kernel/decimals.ts';
+import { LIST_LIMITS, STRING_LIMITS } from '../../kernel/limits.ts';
+import { DomainError, type FieldError } from '../../kernel/domain-error.ts';
 import { recordWorkOrderEvent } from './work-order-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
-import { exact, ZERO, type Exact } from '../../numbers/index.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
+import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
 import { throwIfInvalid } from './header-fields.ts';
 import {
   insertDocument, insertMessage, insertQcReview, insertReworkItem, loadParts, nextUpdatedAt, resolveReworkItemRow, touchWorkOrder, type WorkOrderHeader,

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../../domain-error.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
 import { recordWorkOrderEvent } from './work-order-events.ts';
-import { inShopTransaction, type ShopContext } from '../../shop-context.ts';
+import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { insertLifecycleEvent, nextUpdatedAt, touchWorkOrder, transitionFacts } from './work-order.repository.ts';
-import {
-  blockersOf, movesFrom, TRANSITION_BLOCKERS, WORK_ORDER_TRANSITIONS, type BlockerCode, type TransitionDirection, type WorkOrderStatus,
-} from './work-order-vocabulary.ts';
+import type { TransitionDirection, WorkOrderStatus } from './work-order-vocabulary.ts';
+import { blockedError, blockersOf, movesFrom, WORK_ORDER_TRANSITIONS } from './work-order-states.ts';
 import { lockForWrite, parseToken } from './write-guard.ts';
 
 export interface TransitionInput {
@@ -18,12 +17,6 @@ export interface TransitionInput {
 }
 
 export interface TransitionResult { workOrderId: string; status: WorkOrderStatus; previousStatus: WorkOrderStatus; updatedAt: Date; lifecycleEventId: string }
-
-export function blockedError(workOrderId: string, codes: readonly BlockerCode[], what: string): DomainError {
-  return new DomainError('CONFLICT', `work order ${workOrderId}: ${what} is blocked (${codes.join(', ')})`, {
-    blockers: codes.map((code) => ({ code, message: TRANSITION_BLOCKERS[code] })),
-  });
-}
 
 /**
  * Moves a work order along the state table, by `to` or by `direction`, after its blockers are

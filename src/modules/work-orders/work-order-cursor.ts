@@ -1,11 +1,11 @@
 import { sql, type Expression, type QueryCreator, type SqlBool } from 'kysely';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import {
   keysetTotals, pageWindow, toConnection, windowSql, type Connection, type ConnectionArgs, type LeftJoined, type PageWindow, type SortColumn, type SortDirection, type WindowSql,
 } from '../../db/keyset.ts';
 import { runSql } from '../../db/typed-sql.ts';
-import { PAGE_LIMITS } from '../../limits.ts';
+import { PAGE_LIMITS } from '../../kernel/limits.ts';
 import { buildsBom, WORK_ORDER_SORT_KEYS, WORK_ORDER_TIE_KEY, workOrderFilter, type WorkOrderFilterParams } from './work-order-filters.ts';
 import type { WorkOrderSort } from './work-order-filters.ts';
 import { headerFrom, normaliseHeader, selectHeader, type WorkOrderHeader } from './work-order.repository.ts';

@@ -1,6 +1,6 @@
 import { recordEvents, type NewEvent } from '../events/event-log.ts';
 import type { EventTopic } from '../events/event-vocabulary.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 
 // The work-order module's events. A work order and its build runs are one resource: an endpoint
 // receives them in the order they happened.

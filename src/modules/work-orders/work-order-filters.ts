@@ -3,13 +3,17 @@ import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { workOrdersSql } from './tables.ts';
 import type { SortDirection } from '../../db/keyset.ts';
 import {
-  WORK_ORDER_PRIORITIES, WORK_ORDER_SORTS, WORK_ORDER_STATUSES, type WorkOrderSort, type WorkOrderSourceType, type WorkOrderStatus,
+  CLOSED_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SORTS, WORK_ORDER_STATUSES, type WorkOrderSort, type WorkOrderSourceType, type WorkOrderStatus,
 } from './work-order-vocabulary.ts';
 
 // The work-order list's filters and sort keys over `headerFrom` (work orders `w`, assignees `a`),
 // shared by the paged list (work-order-list.service.ts) and the cursor connection.
 
 export { WORK_ORDER_SORTS, type WorkOrderSort };
+
+/** SQL condition "work order `alias` is open", for queries that join work_orders. */
+export const openWorkOrderSql = (alias: string): string =>
+  `${alias}.status not in (${CLOSED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 export interface WorkOrderFilterParams {
   q: string | null;

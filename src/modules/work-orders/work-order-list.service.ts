@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import type { SortDirection } from '../../db/keyset.ts';
-import { pageOf, type PageRequest } from '../../limits.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { pageOf, type PageRequest } from '../../kernel/limits.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { assigneesAs } from '../people/for-work-orders.ts';
 import { headerFrom, normaliseHeader, selectHeader } from './work-order.repository.ts';

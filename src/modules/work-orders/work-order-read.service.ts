@@ -1,8 +1,8 @@
-import { dayAfter, type AnswerClock } from '../../answer-clock.ts';
-import { DomainError } from '../../domain-error.ts';
-import type { ShopContext } from '../../shop-context.ts';
-import { exact } from '../../numbers/index.ts';
-import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import { dayAfter, type AnswerClock } from '../../kernel/answer-clock.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
+import { exact } from '../../kernel/numbers/index.ts';
+import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import { stuckPushesByWorkOrder, type StuckPlatformPushes } from '../stock/platform-push.repository.ts';
 import { materialPlansOf, type MaterialPlan } from './material-plan.service.ts';
 import { buildRunViews, type BuildRunView } from './build-run-view.ts';
@@ -10,9 +10,8 @@ import {
   findWorkOrder, findWorkOrders, loadPartsOf, type DocumentPart, type ItemPart, type LifecyclePart, type MessagePart, type QcReviewPart, type ReworkPart,
   type WorkOrderParts, type WorkOrderHeader,
 } from './work-order.repository.ts';
-import {
-  availableTransitions, isOpenStatus, LIVE_RUN_STATUSES, WORK_ORDER_WARNINGS, type TransitionMove, type WorkOrderWarningCode,
-} from './work-order-vocabulary.ts';
+import { isOpenStatus, LIVE_RUN_STATUSES, WORK_ORDER_WARNINGS, type WorkOrderWarningCode } from './work-order-vocabulary.ts';
+import { availableTransitions, type TransitionMove } from './work-order-states.ts';
 import { headerView, type WorkOrderHeaderView } from './work-order-view.ts';
 
 export interface WorkOrderWarning {
@@ -118,7 +117,7 @@ function wholeView(
 
 /**
  * Warnings are derived from the current state on every read; each names its remedy. One that the
- * clock alone can bring or change (OVERDUE) tells the read's clock when (src/answer-clock.ts).
+ * clock alone can bring or change (OVERDUE) tells the read's clock when (src/kernel/answer-clock.ts).
  */
 export function warningsOf(
   header: WorkOrderHeader, plan: MaterialPlan, stuck: { count: number; quantity: string; lastError: string | null; stopped?: number } | null, clock: AnswerClock,

@@ -1,6 +1,7 @@
 // The one home of the work-order vocabulary: statuses, the open set, priorities, source types,
-// sort keys, build-run and record statuses, the transition table and its blockers, the warnings
-// with their remedies, the sources of a plan's contributions. Entities, dataset code, services and
+// sort keys, build-run and record statuses, transition directions and blocker codes, the warnings
+// with their remedies, the sources of a plan's contributions. The state machine that moves between
+// the statuses (its table, blockers and refusals) is work-order-states.ts. Entities, dataset code, services and
 // the GraphQL schema import these (the schema's enums are built from them in
 // schema/types/work-orders/enums.ts); nothing else spells them.
 
@@ -13,9 +14,6 @@ export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
 export const CLOSED_STATUSES: readonly WorkOrderStatus[] = ['completed', 'cancelled'];
 export const OPEN_STATUSES: readonly WorkOrderStatus[] = WORK_ORDER_STATUSES.filter((s) => !CLOSED_STATUSES.includes(s));
 export const isOpenStatus = (status: WorkOrderStatus): boolean => !CLOSED_STATUSES.includes(status);
-/** SQL condition "work order `alias` is open", for queries that join work_orders. */
-export const openWorkOrderSql = (alias: string): string =>
-  `${alias}.status not in (${CLOSED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 export const WORK_ORDER_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 export type WorkOrderPriority = (typeof WORK_ORDER_PRIORITIES)[number];
@@ -56,35 +54,6 @@ export type ReworkItemStatus = (typeof REWORK_ITEM_STATUSES)[number];
 
 export const TRANSITION_DIRECTIONS = ['forward', 'back'] as const;
 export type TransitionDirection = (typeof TRANSITION_DIRECTIONS)[number];
-
-interface StateMoves { forward: WorkOrderStatus | null; back: WorkOrderStatus | null; other: readonly WorkOrderStatus[] }
-
-/**
- * The state table: from each status, the forward step, the back step and the other moves. Both the
- * transition guard and `availableTransitions` read it.
- */
-export const WORK_ORDER_TRANSITIONS: Readonly<Record<WorkOrderStatus, StateMoves>> = {
-  draft: { forward: 'ready', back: null, other: ['in_progress', 'cancelled'] },
-  ready: { forward: 'in_progress', back: 'draft', other: ['cancelled'] },
-  in_progress: { forward: 'quality_control', back: 'ready', other: ['paused', 'cancelled'] },
-  paused: { forward: 'in_progress', back: null, other: ['cancelled'] },
-  quality_control: { forward: 'qc_approved', back: 'in_progress', other: ['cancelled'] },
-  qc_approved: { forward: 'completed', back: 'quality_control', other: ['cancelled'] },
-  completed: { forward: null, back: 'qc_approved', other: [] },
-  cancelled: { forward: null, back: 'draft', other: [] },
-};
-
-export interface TransitionMove { to: WorkOrderStatus; direction: TransitionDirection | null }
-
-/** Every move the table has from `from`, forward and back first (each with its direction). */
-export function movesFrom(from: WorkOrderStatus): TransitionMove[] {
-  const row = WORK_ORDER_TRANSITIONS[from];
-  const moves: TransitionMove[] = [];
-  if (row.forward) moves.push({ to: row.forward, direction: 'forward' });
-  if (row.back) moves.push({ to: row.back, direction: 'back' });
-  for (const to of row.other) moves.push({ to, direction: null });
-  return moves;
-}
 
 /** Blocker codes of a refused transition or build run (409, named in `blockers`). */
 export const TRANSITION_BLOCKERS = {
@@ -132,35 +101,3 @@ export const WORK_ORDER_WARNINGS = {
   },
 } as const satisfies Record<string, { description: string; remedy: string }>;
 export type WorkOrderWarningCode = keyof typeof WORK_ORDER_WARNINGS;
-
-/** The facts a transition's blockers are judged on. */
-export interface TransitionFacts {
-  itemCount: number;
-  hasProductionLocation: boolean;
-  liveRunCount: number;
-  startedRunCount: number;
-  openReworkCount: number;
-}
-
-/** The blockers of moving to `to` (the move itself already in the table). Empty = allowed now. */
-export function blockersOf(from: WorkOrderStatus, to: WorkOrderStatus, facts: TransitionFacts): BlockerCode[] {
-  const blockers: BlockerCode[] = [];
-  // Cancelling an empty draft is allowed: the rule guards moves towards production.
-  if (from === 'draft' && to !== 'cancelled' && facts.itemCount === 0) blockers.push('NO_ITEMS');
-  if (to === 'in_progress' && !facts.hasProductionLocation) blockers.push('NO_PRODUCTION_LOCATION');
-  if (to === 'quality_control' && facts.liveRunCount === 0) blockers.push('NO_BUILD_RUN');
-  if (to === 'completed' && facts.openReworkCount > 0) blockers.push('OPEN_REWORK');
-  if ((to === 'cancelled' || to === 'paused') && facts.startedRunCount > 0) blockers.push('RUN_IN_PROGRESS');
-  return blockers;
-}
-
-/** Exactly the moves that would succeed now. */
-export function availableTransitions(from: WorkOrderStatus, facts: TransitionFacts): TransitionMove[] {
-  return movesFrom(from).filter((m) => blockersOf(from, m.to, facts).length === 0);
-}
-
-/** Where a build run may start, and which run types. */
-export function buildRunAllowed(status: WorkOrderStatus, runType: BuildRunType): boolean {
-  if (status === 'in_progress' || status === 'qc_approved') return true;
-  return status === 'quality_control' && runType === 'rework';
-}

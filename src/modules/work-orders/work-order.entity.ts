@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
-import { BILL_OWNER_TYPES } from '../recipes/recipe-vocabulary.ts';
+import { BILL_OWNER_TYPES } from '../boms/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import {
   BUILD_RUN_STATUSES, BUILD_RUN_TYPES, WORK_ORDER_FACETS, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,

@@ -3,13 +3,11 @@ import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
 import { assigneesAs } from '../people/for-work-orders.ts';
-import { assemblyBillsAs, bomsAs } from '../recipes/for-work-orders.ts';
-import type { BillOwnerType } from '../recipes/recipe-vocabulary.ts';
+import { assemblyBillsAs, bomsAs } from '../boms/for-work-orders.ts';
+import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import { workOrdersSql, type WorkOrdersTables } from './tables.ts';
-import type {
-  BuildRunStatus, BuildRunType, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus,
-} from './work-order-vocabulary.ts';
+import type { BuildRunStatus, BuildRunType, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus } from './work-order-vocabulary.ts';
 
 // The one reader and writer of the work-order tables (work orders, items, manual materials,
 // build runs with items and picks, reviews, rework, documents, messages, lifecycle events).

@@ -1,5 +1,5 @@
-import { DomainError } from '../../domain-error.ts';
-import type { ShopContext } from '../../shop-context.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
+import type { ShopContext } from '../../kernel/shop-context.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
 import type { WorkOrderHeader } from './work-order.repository.ts';
 

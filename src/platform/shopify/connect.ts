@@ -3,7 +3,7 @@ import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-
 import { SHOPIFY_ADMIN_API_VERSION } from './admin-schema/index.ts';
 import { deleteConnection, findConnection, findConnectionByDomain, saveConnection, type StoredConnection } from './connections.ts';
 import { requestOperation } from './operations.ts';
-import type { SecretBox } from '../../secret-box.ts';
+import type { SecretBox } from '../../kernel/secret-box.ts';
 import { WEBHOOK_TOPICS } from './webhook-topics.ts';
 
 /** The access scopes bomcore needs of a store; `write_orders` only when order metafields are written back. */

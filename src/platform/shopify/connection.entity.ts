@@ -5,7 +5,7 @@ import { timestamp } from '../../db/columns.ts';
  * A shop's connection to its Shopify store: one store per bomcore shop and one bomcore shop per
  * store (webhooks find their shop by the store's domain, so the table is read across shops and
  * carries no tenant filter; every query names its shop or domain). The access token is sealed
- * (src/secret-box.ts) and leaves this table only to call Shopify.
+ * (src/kernel/secret-box.ts) and leaves this table only to call Shopify.
  */
 export const PlatformConnection = defineEntity({
   name: 'PlatformConnection',

@@ -1,7 +1,7 @@
 import type { Em } from '../../db/orm.ts';
 import { analyzeTablesIn } from '../../db/analyze.ts';
-import { exact } from '../../numbers/index.ts';
-import type { PlatformOpenOrder } from '../gateway.ts';
+import { exact } from '../../kernel/numbers/index.ts';
+import type { PlatformOpenOrder } from '../../kernel/platform-port/gateway.ts';
 import { MirrorReplacement, mirroredVariantPages, type MirroredVariant } from '../mirror.ts';
 import type { ShopifyAdminApi } from './admin-api.ts';
 import { runBulkExport, type BulkFile } from './bulk-export.ts';

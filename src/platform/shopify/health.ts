@@ -1,6 +1,6 @@
 import type { Em, Orm } from '../../db/orm.ts';
-import { startPeriodicPass, type PeriodicPass } from '../../jobs/periodic-pass.ts';
-import { PLATFORM_WARNINGS, type PlatformWarning } from '../platform-warnings.ts';
+import { startPeriodicPass, type PeriodicPass } from '../../kernel/jobs/periodic-pass.ts';
+import { PLATFORM_WARNINGS, type PlatformWarning } from '../../kernel/platform-port/platform-warnings.ts';
 import { unhealthyConnections, type UnhealthyConnection } from './connections.ts';
 
 /**

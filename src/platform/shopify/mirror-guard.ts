@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
-import { exact } from '../../numbers/index.ts';
-import type { PlatformLevelChange } from '../gateway.ts';
+import { exact } from '../../kernel/numbers/index.ts';
+import type { PlatformLevelChange } from '../../kernel/platform-port/gateway.ts';
 import { recordAppliedPush } from '../mirror.ts';
 import { platformStoreSql } from '../tables.ts';
 import type { WebhookEventEffect, WebhookEventStatus } from './webhooks/inbox.entity.ts';

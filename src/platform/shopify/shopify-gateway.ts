@@ -1,10 +1,10 @@
 import type { Em } from '../../db/orm.ts';
-import { exact } from '../../numbers/index.ts';
+import { exact } from '../../kernel/numbers/index.ts';
 import {
   PlatformPushFailure, type ConfirmedPush,
   type OrderMetafieldInfo, type PlatformGateway, type PlatformGatewayFactory, type PlatformLevelAdjustment, type PlatformLevelInfo, type PlatformLocationInfo, type PlatformOrderInfo,
   type PlatformVariantInfo,
-} from '../gateway.ts';
+} from '../../kernel/platform-port/gateway.ts';
 import { LocalPlatformGateway } from '../local-gateway.ts';
 import { appliedPushIds } from '../mirror.ts';
 import { recordPushedLevel } from './mirror-guard.ts';
@@ -12,7 +12,7 @@ import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-
 import { findConnection, type StoredConnection } from './connections.ts';
 import { toGid } from './ids.ts';
 import { requestOperation } from './operations.ts';
-import type { SecretBox } from '../../secret-box.ts';
+import type { SecretBox } from '../../kernel/secret-box.ts';
 
 /**
  * The platform port of a shop connected to Shopify. Reads come from the shop's mirror (the local

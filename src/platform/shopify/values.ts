@@ -1,4 +1,4 @@
-import { exact } from '../../numbers/index.ts';
+import { exact } from '../../kernel/numbers/index.ts';
 
 // How Shopify's values become the mirror's, said once for the three readers of Shopify (the full
 // sync's bulk export, the webhooks' REST payloads, the reconciliation's reads).

@@ -1,4 +1,4 @@
-import type { PlatformOrderChange } from '../../gateway.ts';
+import type { PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import type { ShopifyAdminApi } from '../admin-api.ts';
 import { fromGid, toGid } from '../ids.ts';
 import type { OrderLineWrite, ProductWrite, VariantWrite } from '../mirror-guard.ts';

@@ -1,5 +1,5 @@
 import type { Orm } from '../../../db/orm.ts';
-import { startPeriodicPass } from '../../../jobs/periodic-pass.ts';
+import { startPeriodicPass } from '../../../kernel/jobs/periodic-pass.ts';
 import type { ShopifyAdminApi } from '../admin-api.ts';
 import { claimForReconcile, recordReconcile, type StoredConnection } from '../connections.ts';
 import type { WebhookFollowers } from '../webhooks/apply.ts';

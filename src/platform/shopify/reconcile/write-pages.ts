@@ -1,7 +1,7 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
-import { exact } from '../../../numbers/index.ts';
-import type { PlatformLevelChange, PlatformOrderChange } from '../../gateway.ts';
+import { exact } from '../../../kernel/numbers/index.ts';
+import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import { fromGid } from '../ids.ts';
 import { movedLevels, removeOrder, writeLevels, writeLocation, writeOpenOrder, writeProduct, type LevelWrite, type ProductWrite } from '../mirror-guard.ts';

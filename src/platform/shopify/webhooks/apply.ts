@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Em, Orm } from '../../../db/orm.ts';
-import type { PlatformLevelChange, PlatformOrderChange } from '../../gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
-import { startPeriodicPass } from '../../../jobs/periodic-pass.ts';
+import { startPeriodicPass } from '../../../kernel/jobs/periodic-pass.ts';
 import { markUninstalled } from '../connections.ts';
 import {
   applyLevel, applyLocation, applyOrder, applyProduct, deleteLocation, deleteOrder, deleteProduct, disconnectLevel, NotYetApplicable,

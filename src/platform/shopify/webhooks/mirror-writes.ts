@@ -1,6 +1,6 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
-import type { PlatformLevelChange, PlatformOrderChange } from '../../gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import {
   movedLevels, removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,

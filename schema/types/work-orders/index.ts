@@ -1,3 +1,0 @@
-import './enums.ts';
-import './work-order.ts';
-import './operations.ts';

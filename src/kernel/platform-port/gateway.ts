@@ -1,0 +1,124 @@
+/**
+ * The port to the e-commerce platform. bomcore never reads the platform's tables directly: every
+ * read of locations, variants, live levels and orders, and every metafield write, goes through
+ * this interface. `LocalPlatformGateway` serves it from the local platform store (datasets);
+ * an adapter for a real platform API implements the same methods.
+ */
+export interface PlatformLocationInfo { locationId: string; name: string }
+
+export interface PlatformLevelInfo { variantId: string; locationId: string; available: string }
+
+export interface PlatformVariantInfo {
+  variantId: string; productId: string; inventoryItemId: string; productName: string; variantName: string | null;
+  sku: string | null; vendor: string | null; price: string | null; cost: string | null; imageUrl: string | null;
+}
+
+export interface PlatformOrderLineInfo { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
+export interface PlatformOrderInfo { orderId: string; name: string; lineItems: PlatformOrderLineInfo[] }
+
+/**
+ * A level of a variant at a location that the mirror took from the platform (a webhook, a
+ * reconciliation read) with another value than it held: what it held and what it holds now, as
+ * exact decimal text, null where it held no level (new) or holds none any more (disconnected).
+ */
+export interface PlatformLevelChange { variantId: string; locationId: string; before: string | null; after: string | null }
+
+/** One line of an order as the platform reports it: its current quantity (removed units excluded). */
+export interface PlatformOrderChangeLine { lineId: string; variantId: string | null; quantity: string }
+
+/**
+ * One fulfilment of an order: what shipped, from where; `fulfilmentId` is the platform's id;
+ * `createdAt` when it shipped (null: not said), which tells one made before the store was connected.
+ */
+export interface PlatformFulfilmentInfo {
+  fulfilmentId: string; locationId: string | null; createdAt: Date | null;
+  lines: { lineId: string; variantId: string | null; quantity: string }[];
+}
+
+/**
+ * What the platform said about an order (a webhook applied to the mirror): open with its lines and
+ * the location its units are assigned to, or no longer open (`cancelled`, `closed`, `deleted`);
+ * every fulfilment it carries, old ones included (the receiver applies each id once).
+ */
+export interface PlatformOrderChange {
+  orderId: string;
+  status: 'open' | 'cancelled' | 'closed' | 'deleted';
+  locationId: string | null;
+  lines: PlatformOrderChangeLine[];
+  fulfilments: PlatformFulfilmentInfo[];
+}
+
+/**
+ * An open order as a full sync read it: its location and, per line, the units still to ship (the
+ * platform's unfulfilled quantity). Order execution reserves them for an order it has not seen yet.
+ */
+export interface PlatformOpenOrder { orderId: string; locationId: string | null; lines: { lineId: string; variantId: string | null; unfulfilled: string }[] }
+
+/**
+ * One stock move to apply to a live level, identified by bomcore's outbox push id; the work order
+ * and build run that caused it, when one did (the platform's reference document).
+ */
+export interface PlatformLevelAdjustment {
+  pushId: string; variantId: string; locationId: string; delta: string; workOrderId?: string | null; buildRunId?: string | null;
+  /** The platform order whose fulfilment consumed the stock (an order fulfilment's push). */
+  orderId?: string | null;
+}
+
+/**
+ * A push the platform confirmed in this call, where the platform's level as bomcore holds it did
+ * not simply move by the push's delta: `levelChange` is how much writing the platform's answer
+ * moved it (exact decimal text; "0" when a newer level was already held, e.g. one a webhook of the
+ * push's own change brought while its answer was lost). The outbox drainer turns the difference
+ * into an event when it marks the push pushed.
+ */
+export interface ConfirmedPush { pushId: string; levelChange: string }
+
+export interface OrderMetafieldInfo { orderId: string; namespace: string; key: string; value: unknown; updatedAt: Date }
+
+export interface PlatformGateway {
+  /** All locations of the shop, ordered by name then id. */
+  listLocations(): Promise<PlatformLocationInfo[]>;
+  /** Live levels of the given variants; `locationIds` null means every location. One round trip. */
+  getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]>;
+  /** Catalogue data of the given variants (unknown ids are absent). One round trip. */
+  getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]>;
+  /** Orders with their line items, in id order; `null` = every order of the shop. Unknown ids are absent. */
+  getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]>;
+  /** Creates or replaces order metafields (one write for the batch). */
+  writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void>;
+  readOrderMetafields(orderIds: readonly string[], namespace: string, key: string): Promise<OrderMetafieldInfo[]>;
+  /**
+   * Adds each signed `delta` to the live level of its (variant, location); a missing level starts
+   * at 0, and levels may go negative (the caller has already clamped). Idempotent by `pushId`: a
+   * push the platform has already applied is skipped, so a retried batch moves each level exactly
+   * once. When it throws, the caller retries the whole batch later: whatever part of it was applied
+   * is skipped then (the local store applies a batch all or nothing). Returns the pushes confirmed
+   * with a level change other than their delta (none when every level moved by its delta).
+   */
+  applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]>;
+}
+
+export type PlatformGatewayFactory = (shop: { shopId: string; em: import('../orm-types.ts').Em }) => PlatformGateway;
+
+/**
+ * A batch of level adjustments that stopped part way: the pushes in `applied` went through,
+ * `pushId` failed (for good when `permanent`: the platform refused it and will refuse it again),
+ * and the rest were not tried. The outbox drainer marks each accordingly; any other error from
+ * `applyLevelAdjustments` fails the whole batch, to be retried.
+ */
+export class PlatformPushFailure extends Error {
+  readonly pushId: string;
+  readonly applied: readonly string[];
+  readonly permanent: boolean;
+  /** Of `applied`, the confirmations `applyLevelAdjustments` would have returned. */
+  readonly confirmed: readonly ConfirmedPush[];
+
+  constructor(message: string, details: { pushId: string; applied: readonly string[]; permanent: boolean; confirmed?: readonly ConfirmedPush[] }) {
+    super(message);
+    this.name = 'PlatformPushFailure';
+    this.pushId = details.pushId;
+    this.applied = details.applied;
+    this.permanent = details.permanent;
+    this.confirmed = details.confirmed ?? [];
+  }
+}

@@ -1,0 +1,161 @@
+import { DomainError } from '../../../kernel/domain-error.ts';
+import type { ShopContext } from '../../../kernel/shop-context.ts';
+import { Exact, exact, ZERO } from '../../../kernel/numbers/index.ts';
+import { billKeyString, getBill, loadRecipeForest, type BillKey, type RecipeForest } from '../engine/index.ts';
+import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
+import type { LimitingComponentOrigin } from '../recipe-vocabulary.ts';
+import { computeBuildable, type LimitingLeaf, type PerUnitCache, type StockView } from './calculate.ts';
+
+export interface LimitingComponentView {
+  nodeId: string; name: string; origin: LimitingComponentOrigin; quantityPerUnit: string; wastePercentage: string;
+  isNonEssential: boolean; maxUnitsByThisComponent: number; availableAtLocation: string;
+}
+export interface BuildableLocationView { locationId: string; locationName: string; maxBuildable: number; sellable: number; limitingComponents: LimitingComponentView[] }
+export interface BuildableView {
+  bomId: string; variantId: string | null; hasSellableSplit: boolean; globalFallback: boolean;
+  perLocation: BuildableLocationView[]; totals: { maxBuildable: number; sellable: number };
+}
+
+/** Sums per (item, location) into a lookup; negative levels count as 0 (each level clamped before summing). */
+class Levels {
+  readonly #byLocation = new Map<string, Map<string, Exact>>();
+  readonly #total = new Map<string, Exact>();
+  add(itemId: string, locationId: string, value: string): void {
+    const v = Exact.max(exact(value), ZERO);
+    const at = this.#byLocation.get(locationId) ?? new Map<string, Exact>();
+    this.#byLocation.set(locationId, at);
+    at.set(itemId, (at.get(itemId) ?? ZERO).plus(v));
+    this.#total.set(itemId, (this.#total.get(itemId) ?? ZERO).plus(v));
+  }
+  at(locationId: string | null, itemId: string): Exact {
+    return (locationId === null ? this.#total : this.#byLocation.get(locationId))?.get(itemId) ?? ZERO;
+  }
+}
+
+/** Limiting components shown per location; unbounded rows sort last, so the first three bounded ones are among the first three. */
+const LIMITING_SHOWN = 3;
+
+function limitingView(row: LimitingLeaf, materials: Map<string, MaterialInfo>, assemblyName: (id: string) => string): LimitingComponentView {
+  const material = row.kind === 'raw' ? materials.get(row.nodeId) : undefined;
+  return {
+    nodeId: row.nodeId,
+    name: material ? material.productName : assemblyName(row.nodeId.slice('subassembly:'.length)),
+    origin: material ? material.origin : 'preassembled',
+    quantityPerUnit: row.quantityPerUnit.toFixed(), wastePercentage: row.wastePercentage.toFixed(),
+    isNonEssential: false, maxUnitsByThisComponent: row.maxUnits?.toNumber() ?? 0, availableAtLocation: row.available.toFixed(),
+  };
+}
+
+/**
+ * Whether the tree of `root` holds an only-consume-pre-assembled bill: the bills it reaches through
+ * sub-assembly lines and the assemblies its location rules add or swap in (the reach of
+ * loadRecipeForest for that root alone).
+ */
+function reachesShelfOnlyBill(forest: RecipeForest, root: BillKey): boolean {
+  const seen = new Set<string>();
+  const visit = (key: BillKey): boolean => {
+    const id = billKeyString(key);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    const bill = getBill(forest, key);
+    if (!bill) return false;
+    if (bill.onlyConsumePreassembled) return true;
+    const children = bill.lines.filter((l) => l.lineType === 'sub').map((l) => l.nodeId);
+    for (const overrides of bill.rules.values()) {
+      for (const o of overrides) if ((o.action === 'add' || o.action === 'replace') && o.introducesAssembly) children.push(o.replacementNodeId ?? o.nodeId);
+    }
+    return children.some((child) => visit({ ownerType: 'sub_assembly', ownerId: child }));
+  };
+  return visit(root);
+}
+
+/**
+ * Buildable quantities of each of `bomIds` (unknown ids are absent from the map) per location in
+ * scope (`locationIds` null = every location). Two round trips of latency whatever the number of BOMs:
+ * the forest with the locations, then the materials with the stock reads (platform levels 1, 2 when
+ * scoped; virtual levels 1; shelves 1).
+ */
+export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[], locationIds: readonly string[] | null): Promise<Map<string, BuildableView>> {
+  const roots: BillKey[] = [...new Set(bomIds)].map((ownerId) => ({ ownerType: 'bom', ownerId }));
+  // The location list does not depend on the recipes: it is read while the recipe walk runs.
+  const [forest, allLocations] = await Promise.all([loadRecipeForest(ctx, roots), ctx.platform.listLocations()]);
+  const boms = roots.map((root) => ({ root, bill: getBill(forest, root) })).filter((b) => b.bill !== undefined);
+  const ids = forestNodeIds(forest);
+  const wanted = locationIds === null ? null : new Set(locationIds);
+  const scope = wanted === null ? allLocations : allLocations.filter((l) => wanted.has(l.locationId));
+  const scopeIds = wanted === null ? null : scope.map((l) => l.locationId);
+
+  // Finished goods with any level anywhere: per-location figures; the others fall back to one global figure.
+  const finishedGoods = [...new Set(boms.map((b) => b.bill!.variantId).filter((v): v is string => v !== null))];
+  // The materials and the stock reads depend only on the forest: sent at once (one round trip of
+  // latency, not two). Levels are asked for every material of the forest, whatever its origin or
+  // essentiality (known only from the materials read), and kept below for the essential ones: a
+  // virtual material has no platform level, a platform-linked one no level of its own.
+  const [materials, finishedGoodRows, platformRows, virtualRows, shelfRows] = await Promise.all([
+    loadMaterials(ctx, ids.materials),
+    finishedGoods.length > 0 && scopeIds !== null ? ctx.platform.getLevels(finishedGoods, null) : Promise.resolve([]),
+    ctx.platform.getLevels(scopeIds === null ? [...new Set([...ids.materials, ...finishedGoods])] : ids.materials, scopeIds),
+    loadVirtualLevels(ctx, ids.materials, scopeIds),
+    loadShelves(ctx, ids.assemblies, scopeIds),
+  ]);
+  const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential).map((m) => m.variantId));
+  const essential = [...materials.values()].filter((m) => !m.isNonEssential);
+  const isPlatformLeaf = new Set(essential.filter((m) => m.origin === 'platform').map((m) => m.variantId));
+  const isVirtualLeaf = new Set(essential.filter((m) => m.origin === 'virtual').map((m) => m.variantId));
+  const withLevels = new Set(finishedGoodRows.map((r) => r.variantId));
+  const levels = new Levels();
+  const goods = new Set(finishedGoods);
+  for (const r of platformRows) {
+    if (scopeIds === null && goods.has(r.variantId)) withLevels.add(r.variantId);
+    if (isPlatformLeaf.has(r.variantId)) levels.add(r.variantId, r.locationId, r.available);
+  }
+  for (const r of virtualRows) if (isVirtualLeaf.has(r.variantId)) levels.add(r.variantId, r.locationId, r.available);
+  const shelves = new Levels();
+  for (const r of shelfRows) shelves.add(r.itemId, r.locationId, r.quantity);
+
+  const stockAt = (locationId: string | null): StockView => ({
+    available: (id) => levels.at(locationId, id),
+    shelf: (id) => shelves.at(locationId, id),
+  });
+  const assemblyName = (id: string) => getBill(forest, { ownerType: 'sub_assembly', ownerId: id })?.name ?? id;
+
+  const views = new Map<string, BuildableView>();
+  for (const { root, bill } of boms) {
+    const fg = bill!.variantId;
+    const globalFallback = fg === null || !withLevels.has(fg);
+    const view: BuildableView = {
+      bomId: root.ownerId, variantId: fg, hasSellableSplit: reachesShelfOnlyBill(forest, root), globalFallback, perLocation: [], totals: { maxBuildable: 0, sellable: 0 },
+    };
+    views.set(root.ownerId, view);
+    if (globalFallback) {
+      // One computation on the shop-wide (scope-wide) levels and shelves, base recipe; nothing in scope → 0.
+      if (scope.length > 0) {
+        const figures = computeBuildable(forest, root, null, nonEssential, stockAt(null));
+        view.totals = { maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber() };
+      }
+      continue;
+    }
+    const perUnit: PerUnitCache = new Map();
+    for (const location of scope) {
+      const figures = computeBuildable(forest, root, location.locationId, nonEssential, stockAt(location.locationId), perUnit, LIMITING_SHOWN);
+      view.perLocation.push({
+        locationId: location.locationId, locationName: location.name,
+        maxBuildable: figures.maxBuildable.toNumber(), sellable: figures.sellable.toNumber(),
+        limitingComponents: figures.limits.filter((row) => row.maxUnits !== null).slice(0, LIMITING_SHOWN).map((row) => limitingView(row, materials, assemblyName)),
+      });
+      view.totals.maxBuildable += figures.maxBuildable.toNumber();
+      view.totals.sellable += figures.sellable.toNumber();
+    }
+  }
+  return views;
+}
+
+/**
+ * Buildable quantities of one BOM per location in scope (`locationIds` null = every location): the
+ * batch of one, so both answer with the same code. NOT_FOUND for an unknown BOM.
+ */
+export async function bomBuildable(ctx: ShopContext, bomId: string, locationIds: readonly string[] | null): Promise<BuildableView> {
+  const view = (await bomsBuildable(ctx, [bomId], locationIds)).get(bomId);
+  if (!view) throw DomainError.notFound('bom', bomId);
+  return view;
+}

@@ -1,0 +1,159 @@
+import { sql, type InferResult, type SelectQueryBuilder } from 'kysely';
+import { runSql } from '../../../db/typed-sql.ts';
+import { textArrayLiteral } from '../../../db/sql-arrays.ts';
+import { recipesSql, type RecipesTables } from '../tables.ts';
+import type { ShopContext } from '../../../kernel/shop-context.ts';
+import { exact } from '../../../kernel/numbers/index.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType } from '../recipe-vocabulary.ts';
+import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
+
+type ForestKind = 'bill' | 'line' | 'rule' | 'override';
+type Seed = SelectQueryBuilder<RecipesTables, never, { owner_type: string; owner_id: string }>;
+
+/** A typed null column of the tagged row set (`cast`: the SQL type the union needs for it). */
+const nil = <T>() => <A extends string>(alias: A, cast?: 'int' | 'boolean') =>
+  (cast ? sql<T | null>`null::${sql.raw(cast)}` : sql<T | null>`null`).as(alias);
+
+// One statement: the recursive CTE walks sub-assembly lines and the assemblies location rules add or
+// swap in (UNION de-duplicates, so shared assemblies are visited once and the walk ends on a DAG);
+// then the bills, their lines, rules and overrides come back as one tagged row set. The planner
+// cannot estimate how many bills the walk reaches, and with a guess it hashes whole tables; the
+// lateral subqueries (fenced with `offset 0` so they are not flattened back into joins) make every
+// table an index probe per reached bill, so the cost follows the recipe, not the shop.
+const OFFSET_0 = sql`offset 0`;
+
+/** The roots given: `select * from unnest(types, ids)`, its two columns named by the CTE's column list. */
+const seedRoots = (roots: readonly BillKey[]): Seed => recipesSql
+  .selectFrom(sql<{ owner_type: string; owner_id: string }>`unnest(${textArrayLiteral(roots.map((r) => r.ownerType))}::text[], ${textArrayLiteral(roots.map((r) => r.ownerId))}::text[])`.as('r'))
+  .selectAll() as unknown as Seed;
+
+const seedAllBoms = (shopId: string): Seed => recipesSql
+  .selectFrom('boms as b')
+  .select([sql<string>`'bom'::text`.as('owner_type'), sql<string>`b.bom_id::text`.as('owner_id')])
+  .where('b.shop_id', '=', shopId);
+
+function forestQuery(shopId: string, seed: Seed) {
+  const s = shopId;
+  const assemblyOf = sql<string>`coalesce(o.replacement_node_id, o.node_id)`;
+  return recipesSql
+    .withRecursive('reach(owner_type, owner_id)', (db) => seed.union(
+      db.selectFrom('reach as r')
+        .innerJoinLateral((eb) => eb.selectFrom('recipe_lines as l').select('l.node_id')
+          .where('l.shop_id', '=', s).whereRef('l.owner_type', '=', 'r.owner_type').whereRef('l.owner_id', '=', 'r.owner_id').where('l.line_type', '=', 'sub')
+          .unionAll(eb.selectFrom('location_rule_overrides as o')
+            .innerJoin('assembly_bills as x', (j) => j.onRef('x.shop_id', '=', 'o.shop_id').on('x.assembly_id', '=', assemblyOf))
+            .select(assemblyOf.as('node_id'))
+            .where('o.shop_id', '=', s).whereRef('o.owner_type', '=', 'r.owner_type').whereRef('o.owner_id', '=', 'r.owner_id')
+            .where('o.action', 'in', ['add', 'replace']))
+          .as('e'), (j) => j.onTrue())
+        .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`e.node_id::text`.as('owner_id')]),
+    ))
+    .selectFrom('reach as r')
+    .leftJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.variant_id', 'b.status', 'b.bom_id'])
+      .where(sql<boolean>`r.owner_type = 'bom'`).where('b.shop_id', '=', s).whereRef('b.bom_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
+      .as('b'), (j) => j.onTrue())
+    .leftJoinLateral((eb) => eb.selectFrom('assembly_bills as a').select(['a.name', 'a.only_consume_preassembled', 'a.assembly_id'])
+      .where(sql<boolean>`r.owner_type = 'sub_assembly'`).where('a.shop_id', '=', s).whereRef('a.assembly_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
+      .as('a'), (j) => j.onTrue())
+    .select([
+      sql<ForestKind>`'bill'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id',
+      sql<string | null>`coalesce(b.name, a.name)`.as('name'), sql<boolean | null>`a.only_consume_preassembled`.as('only_consume'),
+      sql<string | null>`b.variant_id`.as('variant_id'), sql<BomStatus | null>`b.status`.as('status'), nil<RecipeLineType>()('line_type'),
+      nil<number>()('position', 'int'), nil<string>()('node_id'), nil<string>()('quantity'), nil<string>()('waste'),
+      nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly', 'boolean'),
+    ])
+    .where((eb) => eb.or([eb('b.bom_id', 'is not', null), eb('a.assembly_id', 'is not', null)]))
+    .unionAll((db) => db.selectFrom('reach as r')
+      .innerJoinLateral((eb) => eb.selectFrom('recipe_lines as l').select(['l.line_type', 'l.position', 'l.node_id', 'l.quantity', 'l.waste_percentage'])
+        .where('l.shop_id', '=', s).whereRef('l.owner_type', '=', 'r.owner_type').whereRef('l.owner_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
+        .as('l'), (j) => j.onTrue())
+      .select([
+        sql<ForestKind>`'line'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
+        nil<string>()('variant_id'), nil<BomStatus>()('status'), sql<RecipeLineType | null>`l.line_type`.as('line_type'), sql<number | null>`l.position`.as('position'),
+        sql<string | null>`l.node_id`.as('node_id'), sql<string | null>`l.quantity::text`.as('quantity'), sql<string | null>`l.waste_percentage::text`.as('waste'),
+        nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
+      ]))
+    .unionAll((db) => db.selectFrom('reach as r')
+      .innerJoinLateral((eb) => eb.selectFrom('location_rules as g').select('g.location_id')
+        .where('g.shop_id', '=', s).whereRef('g.owner_type', '=', 'r.owner_type').whereRef('g.owner_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
+        .as('g'), (j) => j.onTrue())
+      .select([
+        sql<ForestKind>`'rule'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
+        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<RecipeLineType>()('line_type'), nil<number>()('position'), nil<string>()('node_id'),
+        nil<string>()('quantity'), nil<string>()('waste'), sql<string | null>`g.location_id`.as('location_id'), nil<LocationRuleAction>()('action'),
+        nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
+      ]))
+    .unionAll((db) => db.selectFrom('reach as r')
+      .innerJoinLateral((eb) => eb.selectFrom('location_rule_overrides as o').selectAll('o')
+        .where('o.shop_id', '=', s).whereRef('o.owner_type', '=', 'r.owner_type').whereRef('o.owner_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
+        .as('o'), (j) => j.onTrue())
+      .leftJoin('assembly_bills as x', (j) => j.onRef('x.shop_id', '=', 'o.shop_id').on('x.assembly_id', '=', assemblyOf))
+      .select([
+        sql<ForestKind>`'override'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
+        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<RecipeLineType>()('line_type'), sql<number | null>`o.position`.as('position'),
+        sql<string | null>`o.node_id`.as('node_id'), sql<string | null>`o.quantity::text`.as('quantity'), sql<string | null>`o.waste_percentage::text`.as('waste'),
+        sql<string | null>`o.location_id`.as('location_id'), sql<LocationRuleAction | null>`o.action`.as('action'),
+        sql<string | null>`o.replacement_node_id`.as('replacement_node_id'), sql<boolean | null>`(x.assembly_id is not null)`.as('introduces_assembly'),
+      ]));
+}
+
+type ForestRow = InferResult<ReturnType<typeof forestQuery>>[number];
+
+const LINE_ORDER = { raw: 0, sub: 1, cost: 2 } as const;
+
+function toForest(rows: readonly ForestRow[]): RecipeForest {
+  const bills = new Map<string, EngineBill>();
+  for (const r of rows) {
+    if (r.kind !== 'bill') continue;
+    bills.set(billKeyString({ ownerType: r.owner_type, ownerId: r.owner_id }), {
+      key: { ownerType: r.owner_type, ownerId: r.owner_id },
+      name: r.name ?? '',
+      onlyConsumePreassembled: r.owner_type === 'sub_assembly' && r.only_consume === true,
+      variantId: r.variant_id,
+      status: r.status,
+      lines: [],
+      rules: new Map(),
+    });
+  }
+  for (const r of rows) {
+    const bill = bills.get(billKeyString({ ownerType: r.owner_type, ownerId: r.owner_id }));
+    if (!bill || r.kind === 'bill') continue;
+    if (r.kind === 'line') {
+      const line: EngineLine = {
+        lineType: r.line_type!, nodeId: r.node_id!, quantity: exact(r.quantity!), wastePercentage: exact(r.waste ?? '0'),
+        position: Number(r.position), changedBy: null,
+      };
+      bill.lines.push(line);
+    } else {
+      const overrides = bill.rules.get(r.location_id!) ?? [];
+      bill.rules.set(r.location_id!, overrides);
+      if (r.kind === 'override') {
+        overrides.push({
+          action: r.action!, position: Number(r.position), nodeId: r.node_id!, replacementNodeId: r.replacement_node_id,
+          quantity: r.quantity === null ? null : exact(r.quantity), wastePercentage: r.waste === null ? null : exact(r.waste),
+          introducesAssembly: r.introduces_assembly === true,
+        });
+      }
+    }
+  }
+  for (const bill of bills.values()) {
+    bill.lines.sort((a, b) => LINE_ORDER[a.lineType] - LINE_ORDER[b.lineType] || a.position - b.position);
+    for (const overrides of bill.rules.values()) overrides.sort((a, b) => a.position - b.position);
+  }
+  return { bills, lineCache: new Map() };
+}
+
+/**
+ * Loads every bill reachable from the roots — following sub-assembly lines AND sub-assemblies added
+ * or substituted by location rules — in ONE SQL round trip (recursive CTE), whatever the depth or
+ * width. Unknown roots are simply absent (hasBill returns false).
+ */
+export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey[]): Promise<RecipeForest> {
+  if (roots.length === 0) return { bills: new Map(), lineCache: new Map() };
+  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedRoots(roots))));
+}
+
+/** The forest of every BOM of the shop (lists and stats), in one SQL round trip. */
+export async function loadShopRecipeForest(ctx: ShopContext): Promise<RecipeForest> {
+  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBoms(ctx.shopId))));
+}

@@ -1,0 +1,59 @@
+import type { Exact } from '../../../kernel/numbers/index.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType } from '../recipe-vocabulary.ts';
+
+export type { BillOwnerType };
+
+export interface BillKey { ownerType: BillOwnerType; ownerId: string }
+
+export type LineType = RecipeLineType;
+
+export interface EngineLine {
+  lineType: LineType;
+  nodeId: string;
+  quantity: Exact;
+  wastePercentage: Exact;
+  position: number;
+  changedBy: Exclude<LocationRuleAction, 'remove'> | null;
+}
+
+/** One override of a bill's location rule, in rule order. */
+export interface EngineOverride {
+  action: LocationRuleAction;
+  position: number;
+  nodeId: string;
+  replacementNodeId: string | null;
+  quantity: Exact | null;
+  wastePercentage: Exact | null;
+  /** The node the override introduces (nodeId for add, replacementNodeId for replace) is an assembly bill. */
+  introducesAssembly: boolean;
+}
+
+export interface EngineBill {
+  key: BillKey;
+  name: string;
+  /** Assembly bills only; always false for BOMs. */
+  onlyConsumePreassembled: boolean;
+  /** BOMs only: the finished good's platform variant (null = not platform-linked). */
+  variantId: string | null;
+  /** BOMs only. */
+  status: BomStatus | null;
+  /** Base recipe: raw lines, then sub lines, then cost lines, each by position. */
+  lines: EngineLine[];
+  /** locationId → overrides of the bill's rule there (a rule may have none). */
+  rules: Map<string, EngineOverride[]>;
+}
+
+/**
+ * Every bill reachable from the roots (through sub-assembly lines and through assemblies that
+ * location rules add or swap in), with base lines, flags and location-rule overrides.
+ * Treat as immutable; effective lines are memoised inside.
+ */
+export interface RecipeForest {
+  readonly bills: ReadonlyMap<string, EngineBill>;
+  /** Memo of effectiveLines: `${billKey}@${locationId ?? ''}` → lines. */
+  readonly lineCache: Map<string, EngineLine[]>;
+}
+
+export function billKeyString(bill: BillKey): string {
+  return `${bill.ownerType}:${bill.ownerId}`;
+}
