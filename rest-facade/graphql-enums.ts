@@ -12,6 +12,17 @@ export function graphqlEnumValues(name: string): string[] {
   return type.getValues().map((v) => v.name);
 }
 
+/**
+ * The description of argument `arg` of the query field `field`, without its closing full stop: a
+ * text the schema builds from a vocabulary (a list's sort keys, the default marked), which a route
+ * repeats in its own words around it.
+ */
+export function graphqlArgText(field: string, arg: string): string {
+  const description = getSchema().getQueryType()?.getFields()[field]?.args.find((a) => a.name === arg)?.description;
+  if (!description) throw new Error(`graphqlArgText: ${field}(${arg}:) has no description`);
+  return description.replace(/[.]$/, '');
+}
+
 /** The field names of a GraphQL object type (a set the schema builds from a vocabulary, learnt the same way). */
 export function graphqlFieldNames(name: string): string[] {
   const type = getSchema().getType(name);

@@ -120,17 +120,17 @@ describe('cursor connections (rawMaterialConnection, bomConnection, workOrderCon
 
   const materials: List = {
     field: 'rawMaterialConnection',
-    vars: '$search: String, $usageFilter: RawMaterialUsageFilter, $originFilter: RawMaterialOriginFilter, $vendorFilter: [String!], $sortBy: String, $sortOrder: RawMaterialSortOrder',
+    vars: '$search: String, $usageFilter: RawMaterialUsageFilter, $originFilter: RawMaterialOriginFilter, $vendorFilter: [String!], $sortBy: MaterialSort, $sortOrder: RawMaterialSortOrder',
     idField: 'variantId',
-    oracle: async (v, as = key) => (await data(`query ($search: String, $usageFilter: RawMaterialUsageFilter, $originFilter: RawMaterialOriginFilter, $vendorFilter: [String!], $sortBy: String, $sortOrder: RawMaterialSortOrder) {
+    oracle: async (v, as = key) => (await data(`query ($search: String, $usageFilter: RawMaterialUsageFilter, $originFilter: RawMaterialOriginFilter, $vendorFilter: [String!], $sortBy: MaterialSort, $sortOrder: RawMaterialSortOrder) {
         rawMaterials(search: $search, usageFilter: $usageFilter, originFilter: $originFilter, vendorFilter: $vendorFilter, sortBy: $sortBy, sortOrder: $sortOrder, pageSize: 1000) { items { variantId } } }`, v, as))
       .rawMaterials.items.map((i: Json) => i.variantId),
   };
   const boms: List = {
     field: 'bomConnection',
-    vars: '$search: String, $statusFilter: BomStatusFilter, $sortBy: String, $sortOrder: BomSortOrder',
+    vars: '$search: String, $statusFilter: BomStatusFilter, $sortBy: BomSort, $sortOrder: BomSortOrder',
     idField: 'bomId',
-    oracle: async (v, as = key) => (await data(`query ($search: String, $statusFilter: BomStatusFilter, $sortBy: String, $sortOrder: BomSortOrder) {
+    oracle: async (v, as = key) => (await data(`query ($search: String, $statusFilter: BomStatusFilter, $sortBy: BomSort, $sortOrder: BomSortOrder) {
         boms(search: $search, statusFilter: $statusFilter, sortBy: $sortBy, sortOrder: $sortOrder, pageSize: 1000) { items { bomId } } }`, v, as))
       .boms.items.map((i: Json) => i.bomId),
   };
@@ -314,8 +314,8 @@ describe('cursor connections (rawMaterialConnection, bomConnection, workOrderCon
 
   it('a node of a page is the whole type: materials carry their fields, BOMs their lines and costs, work orders their header', async () => {
     const d = await data(`{
-      rawMaterialConnection(search: "Label", sortBy: "variantName", first: 1) { edges { node { variantId productName variantName inventoryQuantity vendor } } }
-      bomConnection(sortBy: "bomId", first: 1) { edges { node { bomId name totalCost price sku rawMaterialLines { nodeId quantity } } } }
+      rawMaterialConnection(search: "Label", sortBy: variantName, first: 1) { edges { node { variantId productName variantName inventoryQuantity vendor } } }
+      bomConnection(sortBy: bomId, first: 1) { edges { node { bomId name totalCost price sku rawMaterialLines { nodeId quantity } } } }
       workOrderConnection(sortBy: priority, first: 1) { edges { node { workOrderId shortId name priority assigneeName productionLocationName } } } }`);
     expect(d.rawMaterialConnection.edges[0].node).toEqual({ variantId: 'VMAT-VAR-012', productName: 'Label', variantName: 'A', inventoryQuantity: '1000000.123456', vendor: 'PrintCo' });
     expect(d.bomConnection.edges[0].node).toEqual({ bomId: 'BOM-1', name: 'Candle', totalCost: '0.5', price: '30', sku: 'C-1', rawMaterialLines: [{ nodeId: 'VMAT-VAR-001', quantity: '1' }] });

@@ -183,7 +183,7 @@ describe('GraphQL', () => {
   });
 
   it('boms, bomBuildable, bomLocationRules and billVersions answer the same as REST; unknown ids carry NOT_FOUND', async () => {
-    const body = await gql(`{ boms(sortBy: "totalCost", pageSize: 1) { items { bomId } totalPages stats { avgCost } }
+    const body = await gql(`{ boms(sortBy: totalCost, pageSize: 1) { items { bomId } totalPages stats { avgCost } }
       bomBuildable(bomId: "BOM-1001", locationIds: ["101"]) { totals { maxBuildable } perLocation { limitingComponents { nodeId maxUnitsByThisComponent } } }
       bomLocationRules(bomId: "BOM-1001") { locations { locationId usesBaseRecipe } }
       billVersions(ownerType: bom, ownerId: "BOM-1001", limit: 1) { versions { version } hasMore pending } }`);

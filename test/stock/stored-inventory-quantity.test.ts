@@ -79,14 +79,14 @@ describe(`the stored inventory quantity on ${databaseLabel}`, () => {
     const ids: string[] = [];
     let after: string | null = null;
     do {
-      const body = await gql(`query($after: String) { rawMaterialConnection(sortBy: "inventoryQuantity", sortOrder: desc, first: 7, after: $after) {
+      const body = await gql(`query($after: String) { rawMaterialConnection(sortBy: inventoryQuantity, sortOrder: desc, first: 7, after: $after) {
         edges { node { variantId } } pageInfo { hasNextPage endCursor } } }`, { after });
       const page = body.data.rawMaterialConnection;
       ids.push(...page.edges.map((e: { node: { variantId: string } }) => e.node.variantId));
       after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
     } while (after);
     expect(ids).toEqual(rest);
-    const counted = await t.graphql(genKey, '{ rawMaterialConnection(sortBy: "inventoryQuantity", first: 50) { totalCount edges { node { variantId } } } }');
+    const counted = await t.graphql(genKey, '{ rawMaterialConnection(sortBy: inventoryQuantity, first: 50) { totalCount edges { node { variantId } } } }');
     expect(counted.statements).toBe(1);
   });
 

@@ -2,12 +2,19 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type GraphQLData } from '../../define-route.ts';
 import { INT32_MAX, MIN0, PAGE_OVERRIDES } from '../../schema-helpers.ts';
 import { PAGE_LIMITS, STRING_LIMITS } from '../../../src/kernel/limits.ts';
-import { EnumOf, withArgDefaults } from '../../graphql-enums.ts';
+import { EnumOf, graphqlArgText, graphqlEnumValues, withArgDefaults } from '../../graphql-enums.ts';
+
+/** The sorts of the list (GraphQL's BomSort; an unknown sortBy is ignored, not refused: REST takes it as text). */
+const BOM_SORTS = graphqlEnumValues('BomSort');
+/** The sorts in order, the default marked, with how each orders: GraphQL's own description of the argument. */
+const SORTS_TEXT = graphqlArgText('boms', 'sortBy');
+/** The sorts in order, without their notes; the first is the default. */
+const SORTS_IN_ORDER = SORTS_TEXT.split(' | ').map((sort) => sort.replace(/ [(].*$/, ''));
 
 const description = `BOMs of the shop, filtered, sorted and paged, with \`stats\` over every BOM whatever the filters.
 - \`search\`: case-insensitive substring over name, sku and bomId. \`statusFilter\`: all (default) | active | inactive.
-- \`sortBy\`: name (default, case-insensitive) | bomId (by its number) | sku | price | totalCost | status; an unknown value is
-  ignored (name). \`sortOrder\`: asc (default) | desc. Nulls (sku, price of BOMs without a platform variant) sort last in
+- \`sortBy\`: ${SORTS_TEXT}; an unknown value is
+  ignored (${SORTS_IN_ORDER[0]}). \`sortOrder\`: asc (default) | desc. Nulls (sku, price of BOMs without a platform variant) sort last in
   both directions; ties break on bomId ascending.
 - \`page\` ≥ 1 (default 1), \`pageSize\` 1–${PAGE_LIMITS.rows} (default 50); totalPages = ceil(totalCount / pageSize); a page past the end
   is 200 with no items.
@@ -28,7 +35,7 @@ export const listBomsRoute = defineRoute({
   querystring: withArgDefaults('boms', Type.Object({
     search: Type.Optional(Type.String({ maxLength: STRING_LIMITS.search })),
     statusFilter: Type.Optional(EnumOf('BomStatusFilter')),
-    sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: 'name | bomId | sku | price | totalCost | status; anything else is ignored.' })),
+    sortBy: Type.Optional(Type.String({ maxLength: STRING_LIMITS.sortKey, description: `${SORTS_IN_ORDER.join(' | ')}; anything else is ignored.` })),
     sortOrder: Type.Optional(EnumOf('BomSortOrder')),
     page: Type.Integer({ format: 'int32', minimum: 1, maximum: INT32_MAX }),
     pageSize: Type.Integer({ format: 'int32', minimum: 1, maximum: PAGE_LIMITS.rows }),
@@ -48,7 +55,7 @@ export const listBomsRoute = defineRoute({
   },
   operation: new URL('./list.graphql', import.meta.url),
   variables: ({ query }) => ({
-    search: query.search ?? null, statusFilter: query.statusFilter, sortBy: query.sortBy ?? null,
+    search: query.search ?? null, statusFilter: query.statusFilter, sortBy: BOM_SORTS.includes(query.sortBy ?? '') ? query.sortBy : null,
     sortOrder: query.sortOrder, page: query.page, pageSize: query.pageSize,
   }),
   // GraphQL has no line counts: the list selects the lines' ids only and counts them here.

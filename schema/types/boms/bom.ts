@@ -4,7 +4,7 @@ import { getAssemblyBill, getBom } from '../../../src/modules/boms/bom.service.t
 import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
 import { BOM_LIST_DEFAULTS, BOM_SORTS } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
-import { BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
+import { BOM_SORTS_TEXT, BomSortEnum, BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
 
 /**
@@ -97,12 +97,12 @@ builder.queryField('assemblyBill', (t) =>
 builder.queryField('boms', (t) =>
   t.field({
     type: BomListPageRef,
-    description: `BOMs filtered, sorted (${valueList(BOM_SORTS)}; unknown = ${BOM_SORTS[0]}) and paged, with stats over all of them.`,
+    description: `BOMs filtered, sorted (${valueList(BOM_SORTS)}) and paged, with stats over all of them.`,
     authScopes: { read: true },
     args: {
       search: t.arg.string({ required: false }),
       statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, defaultValue: BOM_LIST_DEFAULTS.statusFilter }),
-      sortBy: t.arg.string({ required: false }),
+      sortBy: t.arg({ type: BomSortEnum, required: false, description: `${BOM_SORTS_TEXT}.` }),
       sortOrder: t.arg({ type: BomSortOrderEnum, required: false, defaultValue: BOM_LIST_DEFAULTS.sortOrder }),
       page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
       pageSize: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.rows, description: `BOMs per page, 1–${PAGE_LIMITS.rows} (default ${PAGE_DEFAULTS.rows}); outside that range is INVALID_INPUT.` }),

@@ -3,7 +3,7 @@ import { BOM_SORTS, BOM_STATUS_FILTERS } from '../../../src/modules/boms/recipe-
 import { builder, valueList } from '../../builder.ts';
 import { connectionArgs, connectionType } from '../common/connection.ts';
 import { BomRef } from './bom.ts';
-import { BomSortOrderEnum, BomStatusFilterEnum } from './enums.ts';
+import { BOM_SORTS_TEXT, BomSortEnum, BomSortOrderEnum, BomStatusFilterEnum } from './enums.ts';
 
 // BOMs as a cursor connection: the filters and sorts of the paged list (`boms`), keyset-paged so a
 // page costs the same wherever it lies.
@@ -18,7 +18,7 @@ builder.queryFields((t) => ({
     args: {
       search: t.arg.string({ required: false, description: 'Case-insensitive substring of the name, SKU or bomId.' }),
       statusFilter: t.arg({ type: BomStatusFilterEnum, required: false, description: `${valueList(BOM_STATUS_FILTERS, true)}.` }),
-      sortBy: t.arg.string({ required: false, description: `${valueList(BOM_SORTS, true)}; other values sort by ${BOM_SORTS[0]}.` }),
+      sortBy: t.arg({ type: BomSortEnum, required: false, description: `${BOM_SORTS_TEXT}.` }),
       sortOrder: t.arg({ type: BomSortOrderEnum, required: false, description: 'asc (default) | desc; empty SKUs and prices come last either way.' }),
       ...connectionArgs(t.arg, BOM_PAGE_MAX),
     },

@@ -1,6 +1,6 @@
 import { SORT_DIRECTIONS } from '../../../src/db/keyset.ts';
 import {
-  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUS_FILTERS, BOM_STATUSES, COST_FACTOR_KINDS, LIMITING_COMPONENT_ORIGINS, LOCATION_RULE_ACTIONS,
+  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_SORTS, BOM_STATUS_FILTERS, BOM_STATUSES, COST_FACTOR_KINDS, LIMITING_COMPONENT_ORIGINS, LOCATION_RULE_ACTIONS,
   STOCKED_LINE_TYPES,
 } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder } from '../../builder.ts';
@@ -12,6 +12,21 @@ import { builder } from '../../builder.ts';
 export const BillOwnerTypeEnum = builder.enumType('BillOwnerType', {
   description: 'The owner of a recipe: `bom` (a BOM, whose recipe builds a finished good) or `sub_assembly` (an assembly bill).',
   values: BILL_OWNER_TYPES,
+});
+
+/** How each BOM sort key orders, where its name does not say it (the first is the default). */
+const BOM_SORT_NOTES: Partial<Record<(typeof BOM_SORTS)[number], string>> = { name: 'case-insensitive', bomId: 'by its number' };
+/** The BOM sorts in order, the default marked and each with its note: the `sortBy` description of every BOM list. */
+export const BOM_SORTS_TEXT = BOM_SORTS
+  .map((sort, i) => {
+    const notes = [i === 0 ? 'default' : null, BOM_SORT_NOTES[sort] ?? null].filter((n) => n !== null);
+    return notes.length > 0 ? `${sort} (${notes.join(', ')})` : sort;
+  })
+  .join(' | ');
+
+export const BomSortEnum = builder.enumType('BomSort', {
+  description: `What the BOM lists sort by: ${BOM_SORTS_TEXT}. Empty SKUs and prices come last either way.`,
+  values: BOM_SORTS,
 });
 
 export const BomStatusEnum = builder.enumType('BomStatus', {

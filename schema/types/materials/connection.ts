@@ -2,7 +2,7 @@ import { MATERIAL_PAGE_MAX, materialConnection } from '../../../src/modules/mate
 import { MATERIAL_SORTS } from '../../../src/modules/materials/material-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
 import { connectionArgs, connectionType } from '../common/connection.ts';
-import { MaterialOriginFilterEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum } from './enums.ts';
+import { MaterialOriginFilterEnum, MaterialSortEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum } from './enums.ts';
 import { RawMaterialRef } from './raw-material.ts';
 
 // Raw materials as a cursor connection: the filters and sorts of the paged list (`rawMaterials`),
@@ -20,7 +20,7 @@ builder.queryFields((t) => ({
       usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false, description: 'used: named by a recipe line of a BOM or assembly bill; unused: by none.' }),
       originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false, description: 'platform-linked or virtual materials only.' }),
       vendorFilter: t.arg.stringList({ required: false, description: 'Any of these vendors (OR).' }),
-      sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values sort by ${MATERIAL_SORTS[0]}.` }),
+      sortBy: t.arg({ type: MaterialSortEnum, required: false, description: `${valueList(MATERIAL_SORTS, true)}.` }),
       sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false, description: 'asc (default) | desc.' }),
       ...connectionArgs(t.arg, MATERIAL_PAGE_MAX),
     },

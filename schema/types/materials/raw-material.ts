@@ -9,7 +9,7 @@ import { loadersOf } from '../../loaders.ts';
 import { BillOwnerTypeEnum, BomStatusEnum, LocationRuleActionEnum } from '../boms/enums.ts';
 import { payloadField } from '../common/payload.ts';
 import {
-  MaterialOriginEnum, MaterialOriginFilterEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum, MaterialUsageSourceEnum,
+  MaterialOriginEnum, MaterialOriginFilterEnum, MaterialSortEnum, MaterialSortOrderEnum, MaterialUsageFilterEnum, MaterialUsageSourceEnum,
 } from './enums.ts';
 
 
@@ -113,7 +113,7 @@ builder.queryField('rawMaterials', (t) =>
       usageFilter: t.arg({ type: MaterialUsageFilterEnum, required: false, defaultValue: MATERIAL_LIST_DEFAULTS.usageFilter }),
       originFilter: t.arg({ type: MaterialOriginFilterEnum, required: false, defaultValue: MATERIAL_LIST_DEFAULTS.originFilter }),
       vendorFilter: t.arg.stringList({ required: false }),
-      sortBy: t.arg.string({ required: false, description: `${valueList(MATERIAL_SORTS, true)}; other values are ignored.` }),
+      sortBy: t.arg({ type: MaterialSortEnum, required: false, description: `${valueList(MATERIAL_SORTS, true)}.` }),
       sortOrder: t.arg({ type: MaterialSortOrderEnum, required: false, defaultValue: MATERIAL_LIST_DEFAULTS.sortOrder }),
       page: t.arg.int({ required: false, defaultValue: 1, description: '1-based page number (default 1); below 1 is INVALID_INPUT.' }),
       pageSize: t.arg.int({ required: false, defaultValue: PAGE_DEFAULTS.rows, description: `Materials per page, 1–${PAGE_LIMITS.rows} (default ${PAGE_DEFAULTS.rows}); outside that range is INVALID_INPUT, as in REST.` }),
