@@ -195,4 +195,16 @@ describe('GraphQL', () => {
     const missing = await gql('{ bom(bomId: "BOM-404") { bomId } }');
     expect(missing.errors[0].extensions.code).toBe('NOT_FOUND');
   });
+
+  it('sortBy of the BOM lists is the BomSort enum: each value sorts as in REST, anything else is refused by validation', async () => {
+    const sorted = await gql('{ boms(sortBy: totalCost, sortOrder: desc) { items { bomId } } bomConnection(sortBy: totalCost, sortOrder: desc, first: 3) { edges { node { bomId } } } }');
+    const rest = (await t.request({ method: 'GET', url: '/api/v1/bills-of-materials?sortBy=totalCost&sortOrder=desc', key })).json().data.items.map((b: any) => b.bomId);
+    expect(sorted.data.boms.items.map((b: any) => b.bomId)).toEqual(rest);
+    expect(sorted.data.bomConnection.edges.map((e: any) => e.node.bomId)).toEqual(rest);
+    for (const query of ['{ boms(sortBy: "totalCost") { totalCount } }', '{ bomConnection(sortBy: nonsense) { totalCount } }']) {
+      const refused = await gql(query);
+      expect(refused.data ?? null, query).toBeNull();
+      expect(refused.errors[0].message, query).toMatch(/BomSort/);
+    }
+  });
 });

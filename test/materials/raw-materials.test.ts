@@ -97,6 +97,19 @@ describe('GET /raw-materials', () => {
     expect(ids(await list('?sortBy=bogus&sortOrder=desc'))).toEqual(['VMAT-VAR-0002', '44001', '44002', 'VMAT-VAR-0001', 'VMAT-VAR-0003']);
   });
 
+  it('GraphQL: sortBy is the MaterialSort enum, sorting as REST does; a string or an unknown value is refused by validation', async () => {
+    const body = (await t.graphql(key, `{ rawMaterials(sortBy: inventoryQuantity, sortOrder: desc) { items { variantId } }
+      rawMaterialConnection(sortBy: inventoryQuantity, sortOrder: desc, first: 5) { edges { node { variantId } } } }`)).body;
+    const rest = ids(await list('?sortBy=inventoryQuantity&sortOrder=desc'));
+    expect(body.data.rawMaterials.items.map((m: any) => m.variantId)).toEqual(rest);
+    expect(body.data.rawMaterialConnection.edges.map((e: any) => e.node.variantId)).toEqual(rest);
+    for (const query of ['{ rawMaterials(sortBy: "variantName") { totalCount } }', '{ rawMaterialConnection(sortBy: bogus) { totalCount } }']) {
+      const refused = (await t.graphql(key, query)).body;
+      expect(refused.data ?? null, query).toBeNull();
+      expect(refused.errors[0].message, query).toMatch(/MaterialSort/);
+    }
+  });
+
   it('pages: totalPages = ceil(total / pageSize); a page past the end is 200 with no rows', async () => {
     const p2 = await list('?pageSize=2&page=2');
     expect(ids(p2)).toEqual(['44002', '44001']);

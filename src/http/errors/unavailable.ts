@@ -1,7 +1,7 @@
 /**
  * The one answer to "is this failure the database (or the time budget), not the request?". Such a
  * failure is 503 + `Retry-After` on REST and /graphql alike, a safe read is retried once, and it is
- * logged rate-limited (src/http/log-limiter.ts): it says nothing about the client's input.
+ * logged rate-limited (src/http/errors/log-limits.ts): it says nothing about the client's input.
  */
 
 /** Seconds a client is told to wait (`Retry-After`) after a 503 of an unavailable dependency. */
