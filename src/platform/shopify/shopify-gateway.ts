@@ -105,7 +105,17 @@ export class ShopifyPlatformGateway implements PlatformGateway {
           name: 'available',
           reason: 'correction',
           referenceDocumentUri: referenceDocument(push),
-          changes: [{ inventoryItemId: toGid('InventoryItem', inventoryItemId), locationId: toGid('Location', push.locationId), delta: Number(delta.toFixed()) }],
+          changes: [{
+            inventoryItemId: toGid('InventoryItem', inventoryItemId),
+            locationId: toGid('Location', push.locationId),
+            delta: Number(delta.toFixed()),
+            // Mandatory since 2026-04 (Shopify refuses a change without it), and `null` on purpose: a push is a
+            // pure delta (stock a build run or a fulfilment took), right whatever the level is now. A known
+            // quantity would make every sale Shopify takes between our read and this call a
+            // CHANGE_FROM_QUANTITY_STALE refusal of a move that is still due, while @idempotent already
+            // guards what compare-and-swap would (a retried push moving the level twice).
+            changeFromQuantity: null,
+          }],
         },
       },
     );

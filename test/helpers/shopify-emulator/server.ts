@@ -4,6 +4,7 @@ import { GraphQLError, parse, validate, type DocumentNode } from 'graphql';
 import type { EmulatorContext, EmulatorCore } from './context.ts';
 import { findOperation, operationCost } from './cost.ts';
 import { executeDocument } from './engine.ts';
+import { missingInputMessage, missingMandatoryInputs } from './mandatory-inputs.ts';
 import { dateTime } from './gid.ts';
 import type { EmulatedShop, RequestLogEntry } from './shop.ts';
 
@@ -91,6 +92,14 @@ export async function handle(router: Router, req: IncomingMessage, res: ServerRe
   }
   log.operationName = op.name?.value ?? null;
   log.operation = op.operation;
+  // Input fields the published schema says are mandatory though typed nullable (changeFromQuantity
+  // since 2026-04): Shopify fails the call without them (mandatory-inputs.ts cites the pages). The
+  // exact wording of Shopify's error is not published; the call failing, naming the field, is.
+  const missing = missingMandatoryInputs(shop.schema, document, op, variables);
+  if (missing.length) {
+    log.outcome = 'invalid';
+    return send(res, 200, { errors: missing.map((m) => ({ message: missingInputMessage(m), extensions: { code: 'BAD_REQUEST' } })) });
+  }
 
   let requested: number;
   try {
