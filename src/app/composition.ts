@@ -4,6 +4,7 @@ import type { Orm } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials, platformMaterialIds } from '../modules/materials/platform-mirror.ts';
 import { executeOrderChange, reserveSyncedOrders } from '../modules/orders/order-execution.service.ts';
+import { refreshCostRollup } from '../modules/boms/cost-rollup.repository.ts';
 import { recordPlatformLevelEvents } from '../modules/stock/platform-level-events.ts';
 import type { PlatformGatewayFactory, PlatformOpenOrder } from '../kernel/platform-port/gateway.ts';
 import { localPlatformGateway } from '../platform/local-gateway.ts';
@@ -78,14 +79,18 @@ export function syncedOrdersFollower(config: Config, adapter?: PlatformGatewayFa
  * materials take their variants' new catalogue fields and level totals (the materials module's mirror,
  * as after a full sync), their levels that moved become `inventory.level_changed` events (source
  * `platform`), and an order event runs order execution (reservations, fulfilments consumed once,
- * release). No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
- * synced cost and no material's cost moves.
+ * release). A unit cost that changed (an inventory item's webhook, a reconciliation read) refreshes
+ * the cost roll-up of the bills using the material in the same transaction, as a PATCH of the cost does.
  */
 export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactory): WebhookFollowers {
   const platform = servicePlatform(adapter ?? platformAdapter(config));
   return {
     async variantsChanged(em, shopId, variantIds) {
-      await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
+      const mirrored = await mirrorPlatformMaterials(em, shopId, mirroredVariantPages(em, shopId, 1000, variantIds));
+      // A cost Shopify changed (inventory_items/update, a reconciliation read) moves the cost of every bill that uses the material, now.
+      if (mirrored.costChanged.length > 0) {
+        await refreshCostRollup({ shopId, em, platform: platform({ shopId, em }), catalog: recipeCatalogSources }, { materials: mirrored.costChanged });
+      }
     },
     async levelsChanged(em, shopId, changes) {
       // Events for the levels of platform-linked materials only: the shop's other variants (what it sells) are not bomcore's stock.

@@ -69,7 +69,8 @@ export async function sync(orm: Orm, config: Config, shopId: string, onProgress?
       afterMirror: async (tx, id, pages) => {
         const mirrored = await mirrorPlatformMaterials(tx, id, pages);
         materialsUpdated = mirrored.changed;
-        if (mirrored.costChanged) await rebuildShopCostRollup(tx, id, recipeCatalogSources);
+        // A cost, or a finished good's name, SKU or price in the BOM list: the whole roll-up, once (a sync is batch work).
+        if (mirrored.changed > 0) await rebuildShopCostRollup(tx, id, recipeCatalogSources);
       },
       afterOrders: syncedOrdersFollower(config),
     });

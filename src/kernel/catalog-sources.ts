@@ -12,6 +12,8 @@ import type { Em } from './orm-types.ts';
 export interface MaterialInfo {
   variantId: string; origin: MaterialOrigin; productName: string; variantName: string | null; sku: string | null;
   unit: string | null; unitCost: string | null; isNonEssential: boolean;
+  /** Whether the platform counts its stock (virtual materials always do): an untracked material is not stock and never limits buildable. */
+  tracked: boolean;
 }
 
 /** Where a batch read runs: the caller's EntityManager (its transaction) and shop. */

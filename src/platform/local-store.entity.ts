@@ -37,8 +37,12 @@ export const PlatformVariant = defineEntity({
     productCategory: p.text().nullable(),
     weightValue: decimal().nullable(),
     weightUnitId: p.text().nullable(),
+    /** Whether the platform counts its stock (Shopify's InventoryItem.tracked): an untracked item is not stock. */
+    tracked: p.boolean().default(true),
     /** Shopify's `updated_at` of the product the row came from (null: a dataset's row). */
     updatedAt: timestamp().nullable(),
+    /** Shopify's `updated_at` of the inventory item (cost, tracked), whose webhooks carry their own (null: not seen yet). */
+    itemUpdatedAt: timestamp().nullable(),
   },
   indexes: [{ properties: ['shopId', 'productId'] }, { properties: ['shopId', 'inventoryItemId'] }],
 });

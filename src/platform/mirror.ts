@@ -15,7 +15,11 @@ export interface MirrorOrderLine { orderId: string; position: number; variantId:
 
 /** Shopify's `updated_at` of a mirrored row: webhooks older than it leave the row alone (null: unknown). */
 /** What a variant carries beyond the port's catalogue fields: the product's type and category, the item's weight. */
-export interface VariantDetails { productType?: string | null; productCategory?: string | null; weightValue?: string | null; weightUnitId?: string | null }
+export interface VariantDetails {
+  productType?: string | null; productCategory?: string | null; weightValue?: string | null; weightUnitId?: string | null;
+  /** Whether the platform counts the item's stock (default true); when its inventory item last changed (cost, tracked). */
+  tracked?: boolean; itemUpdatedAt?: string | null;
+}
 
 export interface Versioned { updatedAt?: string | null }
 
@@ -108,6 +112,7 @@ export class MirrorReplacement {
       shop_id: this.#shopId, variant_id: r.variantId, product_id: r.productId, inventory_item_id: r.inventoryItemId, product_name: r.productName,
       variant_name: r.variantName, sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, image_url: r.imageUrl, updated_at: versionOf(r),
       product_type: r.productType ?? null, product_category: r.productCategory ?? null, weight_value: r.weightValue ?? null, weight_unit_id: r.weightUnitId ?? null,
+      tracked: r.tracked ?? true, item_updated_at: r.itemUpdatedAt ? new Date(r.itemUpdatedAt) : null,
     }))));
   }
 
@@ -138,7 +143,7 @@ export class MirrorReplacement {
 }
 
 /** A mirrored variant with the sum of its levels at every location (exact decimal text). */
-export interface MirroredVariant extends PlatformVariantInfo { productType: string | null; productCategory: string | null; weightValue: string | null; weightUnitId: string | null; totalAvailable: string }
+export interface MirroredVariant extends PlatformVariantInfo { productType: string | null; productCategory: string | null; weightValue: string | null; weightUnitId: string | null; tracked: boolean; totalAvailable: string }
 
 /**
  * The shop's mirrored variants with their level totals, in variant-id order, a page of `pageSize`
@@ -153,7 +158,7 @@ export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = B
     // levels' primary key: a page costs its own rows, whatever the shop's size or the planner's statistics.
     let page = platformStoreSql.selectFrom('platform_variants')
       .select(['variant_id', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'price', 'cost', 'image_url',
-        'product_type', 'product_category', 'weight_value', 'weight_unit_id'])
+        'product_type', 'product_category', 'weight_value', 'weight_unit_id', 'tracked'])
       .where('shop_id', '=', shopId).orderBy('variant_id').limit(pageSize);
     if (after !== null) page = page.where('variant_id', '>', after);
     if (only) page = page.where('variant_id', 'in', [...new Set(only)]);
@@ -166,7 +171,7 @@ export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = B
     yield rows.map((r) => ({
       variantId: r.variant_id, productId: r.product_id, inventoryItemId: r.inventory_item_id, productName: r.product_name, variantName: r.variant_name,
       sku: r.sku, vendor: r.vendor, price: r.price, cost: r.cost, imageUrl: r.image_url, productType: r.product_type, productCategory: r.product_category,
-      weightValue: r.weight_value, weightUnitId: r.weight_unit_id, totalAvailable: exact(String(r.total ?? '0')).toFixed(),
+      weightValue: r.weight_value, weightUnitId: r.weight_unit_id, tracked: r.tracked, totalAvailable: exact(String(r.total ?? '0')).toFixed(),
     }));
     if (rows.length < pageSize) return;
     after = rows[rows.length - 1]!.variant_id;

@@ -44,6 +44,10 @@ export const BuildableRef = builder.objectRef<BuildableView>('Buildable').implem
     globalFallback: t.exposeBoolean('globalFallback'),
     perLocation: t.field({ type: [BuildableLocationRef], resolve: (b) => b.perLocation }),
     totals: t.field({ type: BuildableTotalsRef, resolve: (b) => b.totals }),
+    untrackedComponents: t.exposeStringList('untrackedComponents', {
+      description: 'Materials of the recipe (any depth, location rules included) whose stock the platform does not track (Shopify: '
+        + '"Track quantity" off, e.g. labels or string): they are not stock, so they never limit maxBuildable and are never a limiting component. Sorted by variantId.',
+    }),
   }),
 });
 

@@ -15,11 +15,11 @@ export const recipeCatalogSources: CatalogSources = {
   async materials(scope, variantIds) {
     if (variantIds.length === 0) return [];
     const rows = await runSql(scope.em, materialsSql.selectFrom('materials')
-      .select(['variant_id', 'origin', 'product_name', 'variant_name', 'sku', 'unit', sql<string | null>`unit_cost::text`.as('unit_cost'), 'is_non_essential_material'])
+      .select(['variant_id', 'origin', 'product_name', 'variant_name', 'sku', 'unit', sql<string | null>`unit_cost::text`.as('unit_cost'), 'is_non_essential_material', 'tracked'])
       .where('shop_id', '=', scope.shopId).where('variant_id', '=', sql<string>`any(${textArrayLiteral(variantIds)}::text[])`));
     return rows.map((r) => ({
       variantId: r.variant_id, origin: r.origin, productName: r.product_name, variantName: r.variant_name, sku: r.sku, unit: r.unit,
-      unitCost: r.unit_cost, isNonEssential: r.is_non_essential_material,
+      unitCost: r.unit_cost, isNonEssential: r.is_non_essential_material, tracked: r.tracked,
     }));
   },
 
@@ -33,7 +33,7 @@ export const recipeCatalogSources: CatalogSources = {
   materialJson: (shopId, variantId) => materialsSql.selectFrom('materials as m')
     .select(sql<MaterialInfo>`json_build_object('variantId', m.variant_id, 'origin', m.origin, 'productName', m.product_name,
       'variantName', m.variant_name, 'sku', m.sku, 'unit', m.unit, 'unitCost', m.unit_cost::text,
-      'isNonEssential', m.is_non_essential_material)`.as('material'))
+      'isNonEssential', m.is_non_essential_material, 'tracked', m.tracked)`.as('material'))
     .where('m.shop_id', '=', shopId).where('m.variant_id', '=', variantId).$asScalar(),
 
   shelfTotal: shelfTotalSql,

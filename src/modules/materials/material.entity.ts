@@ -27,6 +27,8 @@ export const Material = defineEntity({
     specifications: p.text().nullable(),
     imageUrl: p.text().nullable(),
     isNonEssentialMaterial: p.boolean().default(false),
+    /** Whether the platform counts its stock (platform-linked: mirrored from the variant; virtual: always). An untracked material never limits buildable. */
+    tracked: p.boolean().default(true),
     weightValue: decimal().nullable(),
     weightUnitId: p.text().nullable(),
     productType: p.text().nullable(),

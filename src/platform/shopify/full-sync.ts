@@ -89,7 +89,7 @@ interface VariantLine {
     id: string; title: string; vendor: string | null; updatedAt: string; productType: string | null; category: { name: string } | null;
     featuredMedia: { preview: { image: { url: string } | null } | null } | null;
   };
-  inventoryItem: { id: string; unitCost: { amount: string } | null; measurement: { weight: { unit: string; value: number } | null } | null };
+  inventoryItem: { id: string; tracked: boolean; updatedAt: string; unitCost: { amount: string } | null; measurement: { weight: { unit: string; value: number } | null } | null };
 }
 interface LevelLine { __parentId: string; location: { id: string }; quantities: { name: string; quantity: number }[]; updatedAt: string }
 
@@ -105,6 +105,7 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
         productName: v.product.title, variantName: variantNameOf(v.title), sku: blankToNull(v.sku), vendor: blankToNull(v.product.vendor),
         price: decimalOrNull(v.price), cost: decimalOrNull(v.inventoryItem.unitCost?.amount ?? null), imageUrl: v.product.featuredMedia?.preview?.image?.url ?? null,
         updatedAt: v.product.updatedAt, productType: blankToNull(v.product.productType), productCategory: v.product.category?.name ?? null, ...weightOf(v.inventoryItem),
+        tracked: v.inventoryItem.tracked, itemUpdatedAt: v.inventoryItem.updatedAt,
       });
     } else if (typeof object.__parentId === 'string' && Array.isArray(object.quantities)) {
       const level = object as unknown as LevelLine;

@@ -19,6 +19,7 @@ import { webhookInboxSql } from './webhooks/tables.ts';
 /** The inbox's name of a resource, as receive.ts stores it. */
 export const resourceOf = {
   level: (inventoryItemId: string, locationId: string) => `level:${inventoryItemId}:${locationId}`,
+  item: (inventoryItemId: string) => `item:${inventoryItemId}`,
   product: (productId: string) => `product:${productId}`,
   location: (locationId: string) => `location:${locationId}`,
   order: (orderId: string) => `order:${orderId}`,
@@ -118,7 +119,29 @@ export interface VariantWrite {
   variantId: string; inventoryItemId: string; variantName: string | null; sku: string | null; price: string | null;
   /** The unit cost; undefined when the source does not carry it (a webhook's product): a held variant keeps its own. */
   cost?: string | null;
+  /** Whether Shopify counts the item's stock; undefined when the source does not carry it (a webhook's product). */
+  tracked?: boolean;
 }
+/** An inventory item as Shopify holds it at `version` (its own `updated_at`): its unit cost and whether its stock is counted. */
+export interface InventoryItemWrite { inventoryItemId: string; cost: string | null; tracked: boolean; version: Date }
+
+/**
+ * The item's variant takes its cost and tracked flag, unless the mirror holds the item newer. The
+ * variant ids written (empty: held newer); null when no variant of the item is mirrored (its
+ * product's create may come later). Two statements at most.
+ */
+export async function writeInventoryItem(em: Em, shopId: string, item: InventoryItemWrite): Promise<string[] | null> {
+  const written = await runSql(em, platformStoreSql.updateTable('platform_variants')
+    .set({ cost: item.cost, tracked: item.tracked, item_updated_at: item.version })
+    .where('shop_id', '=', shopId).where('inventory_item_id', '=', item.inventoryItemId)
+    .where((eb) => eb.or([eb('item_updated_at', 'is', null), eb('item_updated_at', '<=', item.version)]))
+    .returning('variant_id'));
+  if (written.length > 0) return written.map((r) => r.variant_id);
+  const [held] = await runSql(em, platformStoreSql.selectFrom('platform_variants').select('variant_id')
+    .where('shop_id', '=', shopId).where('inventory_item_id', '=', item.inventoryItemId).limit(1));
+  return held ? [] : null;
+}
+
 export interface ProductWrite { productId: string; productName: string; vendor: string | null; imageUrl: string | null; version: Date; variants: VariantWrite[] }
 
 /**
@@ -132,14 +155,17 @@ export async function writeProduct(em: Em, shopId: string, product: ProductWrite
     .where('shop_id', '=', shopId).where('product_id', '=', product.productId));
   if (held.some((r) => r.updated_at !== null && new Date(r.updated_at).getTime() > product.version.getTime())) return null;
   const withCost = product.variants.length > 0 && product.variants.every((v) => v.cost !== undefined);
+  const withTracked = product.variants.length > 0 && product.variants.every((v) => v.tracked !== undefined);
   if (product.variants.length > 0) {
     await runSqlWrite(em, platformStoreSql.insertInto('platform_variants').values(product.variants.map((v) => ({
       shop_id: shopId, variant_id: v.variantId, product_id: product.productId, inventory_item_id: v.inventoryItemId, product_name: product.productName,
       variant_name: v.variantName, sku: v.sku, vendor: product.vendor, price: v.price, cost: v.cost ?? null, image_url: product.imageUrl, updated_at: product.version,
+      tracked: v.tracked ?? true,
     }))).onConflict((oc) => oc.columns(['shop_id', 'variant_id']).doUpdateSet((eb) => ({
       product_id: eb.ref('excluded.product_id'), inventory_item_id: eb.ref('excluded.inventory_item_id'), product_name: eb.ref('excluded.product_name'),
       variant_name: eb.ref('excluded.variant_name'), sku: eb.ref('excluded.sku'), vendor: eb.ref('excluded.vendor'), price: eb.ref('excluded.price'),
       ...(withCost ? { cost: eb.ref('excluded.cost') } : {}),
+      ...(withTracked ? { tracked: eb.ref('excluded.tracked') } : {}),
       image_url: eb.ref('excluded.image_url'), updated_at: eb.ref('excluded.updated_at'),
     })).where((eb) => eb.or([eb('platform_variants.updated_at', 'is', null), eb('platform_variants.updated_at', '<=', eb.ref('excluded.updated_at'))]))));
   }

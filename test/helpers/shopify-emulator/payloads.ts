@@ -2,7 +2,7 @@
 // with `admin_graphql_api_id` beside each id.
 import { gid } from './gid.ts';
 import { fulfillmentStatus } from './resolvers/objects.ts';
-import type { LevelRecord, LocationRecord, OrderRecord, ProductRecord } from './records.ts';
+import type { InventoryItemRecord, LevelRecord, LocationRecord, OrderRecord, ProductRecord } from './records.ts';
 import type { ShopStore } from './store.ts';
 
 /** GraphQL topic enum value → the topic header Shopify sends. */
@@ -10,6 +10,7 @@ export const TOPICS: Record<string, string> = {
   INVENTORY_LEVELS_UPDATE: 'inventory_levels/update',
   INVENTORY_LEVELS_CONNECT: 'inventory_levels/connect',
   INVENTORY_LEVELS_DISCONNECT: 'inventory_levels/disconnect',
+  INVENTORY_ITEMS_UPDATE: 'inventory_items/update',
   PRODUCTS_CREATE: 'products/create',
   PRODUCTS_UPDATE: 'products/update',
   PRODUCTS_DELETE: 'products/delete',
@@ -34,6 +35,19 @@ const num = (id: string) => Number(id);
 
 export function levelPayload(level: LevelRecord) {
   return { inventory_item_id: num(level.itemId), location_id: num(level.locationId), available: level.available, updated_at: level.updatedAt, admin_graphql_api_id: `gid://shopify/InventoryLevel/${level.locationId}?inventory_item_id=${level.itemId}` };
+}
+
+/**
+ * inventory_items/update: the REST InventoryItem resource (https://shopify.dev/docs/api/admin-rest/2026-10/resources/inventoryitem;
+ * topic list: https://shopify.dev/docs/api/webhooks?reference=toml#list-of-topics-inventory_items/update). Its `cost` is
+ * money as text (null: none), `tracked` whether Shopify counts the item's stock, `updated_at` the item's own clock.
+ */
+export function inventoryItemPayload(store: ShopStore, item: InventoryItemRecord) {
+  return {
+    id: num(item.id), sku: store.variants.get(item.variantId)?.sku ?? null, created_at: item.createdAt, updated_at: item.updatedAt, requires_shipping: true,
+    cost: item.unitCost, country_code_of_origin: null, province_code_of_origin: null, harmonized_system_code: null, tracked: item.tracked,
+    country_harmonized_system_codes: [], admin_graphql_api_id: gid('InventoryItem', item.id),
+  };
 }
 
 export function locationPayload(location: LocationRecord) {

@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { DatasetPlatform } from '../../../src/dataset/types.ts';
 import type { IdempotentEntry } from './resolvers/inventory-mutations.ts';
 import { gid, wholeNumber } from './gid.ts';
-import { levelPayload, locationPayload, productPayload } from './payloads.ts';
+import { inventoryItemPayload, levelPayload, locationPayload, productPayload } from './payloads.ts';
 import type { AdjustmentGroupRecord, LevelRecord, LocationRecord, MetafieldRecord, OrderRecord, ProductRecord, WebhookSubscriptionRecord } from './records.ts';
 import { cancel, createOrder, fulfil, type FulfilOptions } from './shop-orders.ts';
 import { ShopStore, type ProductInput } from './store.ts';
@@ -159,6 +159,23 @@ export class EmulatedShop {
       if (cost !== undefined) Object.assign(this.store.items.get(variant.inventoryItemId)!, { unitCost: cost, updatedAt: at });
     }
     this.emit('PRODUCTS_UPDATE', productPayload(this.store, product));
+    // A cost is the inventory item's: Shopify tells it in inventory_items/update (the product's payload carries none).
+    for (const [variantId, v] of Object.entries(variants)) {
+      if (v.cost !== undefined) this.emit('INVENTORY_ITEMS_UPDATE', inventoryItemPayload(this.store, this.store.items.get(this.store.variantOrThrow(variantId).inventoryItemId)!));
+    }
+  }
+
+  /**
+   * Edits a variant's inventory item (its cost; whether Shopify tracks its stock) and sends
+   * inventory_items/update, as the admin's cost field or "Track quantity" box does.
+   */
+  updateInventoryItem(variantId: string, patch: { cost?: string | null; tracked?: boolean }): void {
+    const item = this.store.items.get(this.store.variantOrThrow(variantId).inventoryItemId)!;
+    if (patch.cost !== undefined) item.unitCost = patch.cost;
+    if (patch.tracked !== undefined) item.tracked = patch.tracked;
+    item.updatedAt = this.store.stamp();
+    this.store.changed('items');
+    this.emit('INVENTORY_ITEMS_UPDATE', inventoryItemPayload(this.store, item));
   }
 
   deleteProduct(productId: string): void {

@@ -14,6 +14,8 @@ export interface BuildableLocationView { locationId: string; locationName: strin
 export interface BuildableView {
   bomId: string; variantId: string | null; hasSellableSplit: boolean; globalFallback: boolean;
   perLocation: BuildableLocationView[]; totals: { maxBuildable: number; sellable: number };
+  /** Materials of the recipe (any depth, location rules included) the platform does not track: not stock, so never limiting. */
+  untrackedComponents: string[];
 }
 
 /** Sums per (item, location) into a lookup; negative levels count as 0 (each level clamped before summing). */
@@ -70,6 +72,38 @@ function reachesShelfOnlyBill(forest: RecipeForest, root: BillKey): boolean {
 }
 
 /**
+ * The raw materials of `root`'s tree at any depth: its bills' raw lines and the raw materials their
+ * location rules add or swap in.
+ */
+function materialsReached(forest: RecipeForest, root: BillKey): Set<string> {
+  const seen = new Set<string>();
+  const materials = new Set<string>();
+  const visit = (key: BillKey): void => {
+    const id = billKeyString(key);
+    if (seen.has(id)) return;
+    seen.add(id);
+    const bill = getBill(forest, key);
+    if (!bill) return;
+    const children: string[] = [];
+    for (const line of bill.lines) {
+      if (line.lineType === 'raw') materials.add(line.nodeId);
+      else if (line.lineType === 'sub') children.push(line.nodeId);
+    }
+    for (const overrides of bill.rules.values()) {
+      for (const o of overrides) {
+        if (o.action !== 'add' && o.action !== 'replace') continue;
+        const introduced = o.action === 'replace' ? (o.replacementNodeId ?? o.nodeId) : o.nodeId;
+        if (o.introducesAssembly) children.push(introduced);
+        else materials.add(introduced);
+      }
+    }
+    for (const child of children) visit({ ownerType: 'sub_assembly', ownerId: child });
+  };
+  visit(root);
+  return materials;
+}
+
+/**
  * Buildable quantities of each of `bomIds` (unknown ids are absent from the map) per location in
  * scope (`locationIds` null = every location). Two round trips of latency whatever the number of BOMs:
  * the forest with the locations, then the materials with the stock reads (platform levels 1, 2 when
@@ -98,8 +132,10 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
     loadVirtualLevels(ctx, ids.materials, scopeIds),
     loadShelves(ctx, ids.assemblies, scopeIds),
   ]);
-  const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential).map((m) => m.variantId));
-  const essential = [...materials.values()].filter((m) => !m.isNonEssential);
+  // A non-essential material never limits; nor does one the platform does not track (not stock: labels, string).
+  const untracked = new Set([...materials.values()].filter((m) => !m.tracked).map((m) => m.variantId));
+  const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential || !m.tracked).map((m) => m.variantId));
+  const essential = [...materials.values()].filter((m) => !nonEssential.has(m.variantId));
   const isPlatformLeaf = new Set(essential.filter((m) => m.origin === 'platform').map((m) => m.variantId));
   const isVirtualLeaf = new Set(essential.filter((m) => m.origin === 'virtual').map((m) => m.variantId));
   const withLevels = new Set(finishedGoodRows.map((r) => r.variantId));
@@ -125,6 +161,7 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
     const globalFallback = fg === null || !withLevels.has(fg);
     const view: BuildableView = {
       bomId: root.ownerId, variantId: fg, hasSellableSplit: reachesShelfOnlyBill(forest, root), globalFallback, perLocation: [], totals: { maxBuildable: 0, sellable: 0 },
+      untrackedComponents: untracked.size === 0 ? [] : [...materialsReached(forest, root)].filter((id) => untracked.has(id)).sort(),
     };
     views.set(root.ownerId, view);
     if (globalFallback) {

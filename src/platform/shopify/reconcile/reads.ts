@@ -12,7 +12,7 @@ import { blankToNull, decimalOrNull, variantNameOf } from '../values.ts';
 interface PageInfo { hasNextPage: boolean; endCursor: string | null }
 export interface Page<T> { nodes: T[]; pageInfo: PageInfo }
 
-interface VariantNode { id: string; title: string; sku: string | null; price: string | null; inventoryItem: { id: string; unitCost: { amount: string } | null } }
+interface VariantNode { id: string; title: string; sku: string | null; price: string | null; inventoryItem: { id: string; tracked: boolean; unitCost: { amount: string } | null } }
 export interface ProductNode {
   id: string; title: string; vendor: string | null; updatedAt: string;
   featuredMedia: { preview: { image: { url: string } | null } | null } | null;
@@ -99,7 +99,7 @@ export function toProductWrite(node: ProductNode): ProductWrite {
     variants: node.variants.nodes.map((v): VariantWrite => ({
       variantId: fromGid('ProductVariant', v.id), inventoryItemId: fromGid('InventoryItem', v.inventoryItem.id),
       variantName: variantNameOf(v.title), sku: blankToNull(v.sku), price: decimalOrNull(v.price),
-      cost: decimalOrNull(v.inventoryItem.unitCost?.amount),
+      cost: decimalOrNull(v.inventoryItem.unitCost?.amount), tracked: v.inventoryItem.tracked,
     })),
   };
 }

@@ -5,7 +5,7 @@ import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
 import { startPeriodicPass } from '../../../kernel/jobs/periodic-pass.ts';
 import { markUninstalled } from '../connections.ts';
 import {
-  applyLevel, applyLocation, applyOrder, applyProduct, deleteLocation, deleteOrder, deleteProduct, disconnectLevel, NotYetApplicable,
+  applyInventoryItem, applyLevel, applyLocation, applyOrder, applyProduct, deleteLocation, deleteOrder, deleteProduct, disconnectLevel, NotYetApplicable,
   type Applied, type InboxEvent,
 } from './mirror-writes.ts';
 import type { WebhookEventStatus } from './inbox.entity.ts';
@@ -75,6 +75,7 @@ export const TOPIC_APPLIERS: Readonly<Record<string, Apply>> = {
   'inventory_levels/update': applyLevel,
   'inventory_levels/connect': applyLevel,
   'inventory_levels/disconnect': disconnectLevel,
+  'inventory_items/update': applyInventoryItem,
   'products/create': applyProduct,
   'products/update': applyProduct,
   'products/delete': deleteProduct,

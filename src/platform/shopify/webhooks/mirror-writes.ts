@@ -3,7 +3,7 @@ import { runSql } from '../../../db/typed-sql.ts';
 import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import {
-  movedLevels, removeLevel, removeLocation, removeOrder, removeProduct, writeLevels, writeLocation, writeOpenOrder, writeProduct,
+  movedLevels, removeLevel, removeLocation, removeOrder, removeProduct, writeInventoryItem, writeLevels, writeLocation, writeOpenOrder, writeProduct,
 } from '../mirror-guard.ts';
 import { decimalOrNull, variantNameOf } from '../values.ts';
 import type { WebhookEventEffect } from './inbox.entity.ts';
@@ -92,6 +92,19 @@ export async function applyProduct(em: Em, e: InboxEvent): Promise<Applied> {
     productId, productName: text(e.payload.title) ?? '', vendor: text(e.payload.vendor), imageUrl: text(image?.src) ?? text(images[0]?.src), version: e.version, variants,
   });
   return written ? { effect: 'upsert', variantIds: [...written.written, ...written.gone] } : NOTHING;
+}
+
+/**
+ * inventory_items/update: the item's unit cost (the only place a webhook carries it) and whether
+ * Shopify counts its stock, onto its variant, unless newer is held. Platform-linked materials follow
+ * (their cost, and the cost roll-up of the bills that use them; an untracked one stops limiting buildable).
+ */
+export async function applyInventoryItem(em: Em, e: InboxEvent): Promise<Applied> {
+  const item = id(e.payload.id);
+  if (item === null || typeof e.payload.tracked !== 'boolean') return NOTHING;
+  const written = await writeInventoryItem(em, e.shopId, { inventoryItemId: item, cost: money(e.payload.cost), tracked: e.payload.tracked, version: e.version });
+  if (written === null) throw new NotYetApplicable(`inventory item ${item} is not mirrored (its products/create may come later)`);
+  return written.length > 0 ? { effect: 'upsert', variantIds: written } : NOTHING;
 }
 
 /** products/delete: the product's variants and their levels leave for good. */

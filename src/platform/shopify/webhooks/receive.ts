@@ -56,7 +56,7 @@ function idText(value: unknown): string | null {
 }
 
 /**
- * What an event is about, by topic: a level (inventory item × location), a product, a location, an
+ * What an event is about, by topic: a level (inventory item × location), an inventory item, a product, a location, an
  * order, or the shop (app/uninstalled). Its version is the payload's `updated_at`; payloads without
  * one (deletions, level disconnects) take X-Shopify-Triggered-At, else the time it arrived.
  * Null for a topic bomcore does not apply or a payload without the id it needs.
@@ -69,6 +69,10 @@ export function eventSubject(topic: string, payload: Record<string, unknown>, tr
       const item = idText(payload.inventory_item_id);
       const location = idText(payload.location_id);
       return item && location ? { resource: `level:${item}:${location}`, version } : null;
+    }
+    case 'inventory_items': {
+      const item = idText(payload.id);
+      return item ? { resource: `item:${item}`, version } : null;
     }
     case 'products':
     case 'locations':
@@ -85,7 +89,7 @@ export function eventSubject(topic: string, payload: Record<string, unknown>, tr
 
 /** The topics the applier knows (Shopify's header form of WEBHOOK_TOPICS). */
 export const APPLIED_TOPICS: ReadonlySet<string> = new Set([
-  'inventory_levels/update', 'inventory_levels/connect', 'inventory_levels/disconnect',
+  'inventory_levels/update', 'inventory_levels/connect', 'inventory_levels/disconnect', 'inventory_items/update',
   'products/create', 'products/update', 'products/delete',
   'locations/create', 'locations/update', 'locations/delete', 'locations/activate', 'locations/deactivate',
   'orders/create', 'orders/updated', 'orders/cancelled', 'orders/fulfilled', 'orders/delete',
