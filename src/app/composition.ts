@@ -3,7 +3,7 @@ import type { Config } from '../kernel/config.ts';
 import type { Orm } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials, platformMaterialIds } from '../modules/materials/platform-mirror.ts';
-import { executeOrderChange, reserveSyncedOrders } from '../modules/orders/order-execution.service.ts';
+import { executeOrderChange, relocateOrder, reserveSyncedOrders } from '../modules/orders/order-execution.service.ts';
 import { recordPlatformLevelEvents } from '../modules/stock/platform-level-events.ts';
 import type { PlatformGatewayFactory, PlatformOpenOrder } from '../kernel/platform-port/gateway.ts';
 import { localPlatformGateway } from '../platform/local-gateway.ts';
@@ -78,7 +78,7 @@ export function syncedOrdersFollower(config: Config, adapter?: PlatformGatewayFa
  * materials take their variants' new catalogue fields and level totals (the materials module's mirror,
  * as after a full sync), their levels that moved become `inventory.level_changed` events (source
  * `platform`), and an order event runs order execution (reservations, fulfilments consumed once,
- * release). No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
+ * release); an order whose fulfilment orders moved has its reservations moved with them. No cost roll-up: Shopify's webhook payloads carry no unit cost, so the mirror keeps the
  * synced cost and no material's cost moves.
  */
 export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactory): WebhookFollowers {
@@ -98,6 +98,9 @@ export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactor
       const connectedAt = change.fulfilments.length > 0 ? await connectedAtOf(em, shopId) : null;
       const consumeFrom = connectedAt ? new Date(Math.floor(connectedAt.getTime() / 1000) * 1000) : null;
       await executeOrderChange(webhookContext(config, platform, em, shopId, eventId), change, { consumeFrom });
+    },
+    async orderRelocated(em, shopId, location, eventId) {
+      await relocateOrder(webhookContext(config, platform, em, shopId, eventId), location);
     },
   };
 }
