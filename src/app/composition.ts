@@ -3,7 +3,7 @@ import type { Config } from '../kernel/config.ts';
 import type { Orm } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials, platformMaterialIds } from '../modules/materials/platform-mirror.ts';
-import { executeOrderChange, reserveSyncedOrders } from '../modules/orders/order-execution.service.ts';
+import { executeOrderChange, relocateOrder, reserveSyncedOrders } from '../modules/orders/order-execution.service.ts';
 import { refreshCostRollup } from '../modules/boms/cost-rollup.repository.ts';
 import { recordPlatformLevelEvents } from '../modules/stock/platform-level-events.ts';
 import type { PlatformGatewayFactory, PlatformOpenOrder } from '../kernel/platform-port/gateway.ts';
@@ -79,8 +79,9 @@ export function syncedOrdersFollower(config: Config, adapter?: PlatformGatewayFa
  * materials take their variants' new catalogue fields and level totals (the materials module's mirror,
  * as after a full sync), their levels that moved become `inventory.level_changed` events (source
  * `platform`), and an order event runs order execution (reservations, fulfilments consumed once,
- * release). A unit cost that changed (an inventory item's webhook, a reconciliation read) refreshes
- * the cost roll-up of the bills using the material in the same transaction, as a PATCH of the cost does.
+ * release); an order whose fulfilment orders moved has its reservations moved with them. A unit
+ * cost that changed (an inventory item's webhook, a reconciliation read) refreshes the cost roll-up
+ * of the bills using the material in the same transaction, as a PATCH of the cost does.
  */
 export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactory): WebhookFollowers {
   const platform = servicePlatform(adapter ?? platformAdapter(config));
@@ -103,6 +104,9 @@ export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactor
       const connectedAt = change.fulfilments.length > 0 ? await connectedAtOf(em, shopId) : null;
       const consumeFrom = connectedAt ? new Date(Math.floor(connectedAt.getTime() / 1000) * 1000) : null;
       await executeOrderChange(webhookContext(config, platform, em, shopId, eventId), change, { consumeFrom });
+    },
+    async orderRelocated(em, shopId, location, eventId) {
+      await relocateOrder(webhookContext(config, platform, em, shopId, eventId), location);
     },
   };
 }

@@ -11,7 +11,7 @@ import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { startWebhookDispatcher } from '../modules/events/webhook-dispatcher.ts';
 import { platformAdapter, webhookFollowers } from '../app/composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
-import { startReconciler } from './shop-link.ts';
+import { startReconciler, webhookApiFor } from './shop-link.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';
@@ -62,7 +62,7 @@ function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger)
   // Applies the Shopify webhooks POST /webhooks/shopify stored, in Shopify's time order; platform-linked materials follow.
   const webhookApplier = startWebhookApplier({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'shopify-webhooks' }),
-    followers: webhookFollowers(config),
+    followers: webhookFollowers(config), apiFor: webhookApiFor(config),
   });
   // Re-reads from Shopify what changed since each connected shop's last pass, so a missed webhook heals within the interval.
   const reconciler = startReconciler(orm, config, { intervalMs: config.shopifyReconcileIntervalS * 1000, logger: log.child({ component: 'shopify-reconcile' }) });

@@ -1,6 +1,6 @@
 import type { Config } from '../kernel/config.ts';
 import { analyzeTables } from '../db/analyze.ts';
-import type { Orm } from '../db/orm.ts';
+import type { Em, Orm } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials } from '../modules/materials/platform-mirror.ts';
 import { rebuildShopCostRollup } from '../modules/boms/cost-rollup.repository.ts';
@@ -11,7 +11,7 @@ import { ConnectError, connectShop, disconnectShop, type ConnectResult } from '.
 import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
 import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
 import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
-import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
+import { sharedCostPacer, type ShopifyAdminApi } from '../platform/shopify/admin-api.ts';
 import { resolveSecretKey, SecretBox, SecretKeyError } from '../kernel/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
@@ -122,6 +122,17 @@ export function startReconciler(orm: Orm, config: Config, options: { intervalMs:
     orm, intervalMs: options.intervalMs, logger: options.logger, shopIds: options.shopIds, followers: webhookFollowers(config),
     apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }),
   });
+}
+
+/**
+ * The webhook applier's Admin API client of a shop (`bomcore serve`): the connection's, while the
+ * store has the app installed; null for a shop not connected to a store.
+ */
+export function webhookApiFor(config: Config): (em: Em, shopId: string) => Promise<ShopifyAdminApi | null> {
+  return async (em, shopId) => {
+    const connection = await findConnection(em, shopId);
+    return connection && !connection.uninstalledAt ? adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }) : null;
+  };
 }
 
 const quiet: ReconcilerLogger = { info: () => {}, warn: () => {} };

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, reconcile, sync } from '../../src/cli/shop-link.ts';
+import { connect, reconcile, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
 import { platformGatewayFactory } from '../../src/platform/shopify/shopify-gateway.ts';
@@ -91,7 +91,7 @@ beforeAll(async () => {
   await t.load(dataset);
   key = await t.createKey(shop, ['read', 'write']);
   await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), shopIds: [shop], retryBaseMs: 0 });
+  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shop], retryBaseMs: 0 });
 }, 120_000);
 
 afterAll(async () => {
@@ -191,7 +191,7 @@ describe(`orders move stock on ${databaseLabel}`, () => {
   });
 
   it('an order whose units are assigned to no location yet holds an unlocated reservation (totals.unlocated)', async () => {
-    const floating = store.createOrder({ lineItems: [{ variantId: '44100', quantity: 2 }], commit: false }).id;
+    const floating = store.createOrder({ lineItems: [{ variantId: '44100', quantity: 2 }], routed: false }).id;
     await settle();
     const read = await commitments('44100');
     expect(read.totals).toMatchObject({ orders: 0, unlocated: 2 });

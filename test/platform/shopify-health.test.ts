@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, status, sync } from '../../src/cli/shop-link.ts';
+import { connect, status, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { startShopifyReconciler } from '../../src/platform/shopify/reconcile/reconciler.ts';
@@ -68,7 +68,7 @@ beforeAll(async () => {
   const other = uniqueShopId('health-other');
   await t.load(generateDataset({ materials: 5, boms: 1, depth: 1, locations: 1, workOrders: 0, orders: 0, seed: 6, shopId: other }));
   otherKey = await t.createKey(other, ['read']);
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), shopIds: [shopId], retryBaseMs: 0 });
+  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shopId], retryBaseMs: 0 });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, reconcile, status, sync } from '../../src/cli/shop-link.ts';
+import { connect, reconcile, status, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import type { Dataset } from '../../src/dataset/types.ts';
@@ -93,7 +93,7 @@ beforeAll(async () => {
   t = await createTestApp({ config: { secretKey: SECRET_KEY, shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), retryBaseMs: 0, maxAttempts: 1000 });
+  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), retryBaseMs: 0, maxAttempts: 1000 });
   a = await link('reconcile-a', 11);
 }, 180_000);
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, sync } from '../../src/cli/shop-link.ts';
+import { connect, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { startWebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
@@ -49,7 +49,7 @@ describe(`a full sync and webhooks on ${databaseLabel}`, () => {
       },
     });
     expect(posted.statusCode).toBe(200);
-    const applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 10, logger: { warn: () => {} }, followers: webhookFollowers(t.config), shopIds: [shop] });
+    const applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 10, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shop] });
     expect((await applier.applyOnce()).applied).toBe(1);
     await applier.stop();
     expect(await level()).toBe('77');

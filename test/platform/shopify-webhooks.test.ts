@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, status, sync } from '../../src/cli/shop-link.ts';
+import { connect, status, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { generateDataset } from '../../src/dataset/generate.ts';
 import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
@@ -81,7 +81,7 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
   applier = startWebhookApplier({
-    orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), retryBaseMs: 0, maxAttempts: 1000,
+    orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), retryBaseMs: 0, maxAttempts: 1000,
   });
   // Two stores with the same ids (one generated dataset, two shops): a webhook of one must not touch the other.
   a = await link('hooks-a', 5);
@@ -319,8 +319,8 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
   });
 
   it('two appliers at once (two server instances) apply each event exactly once', async () => {
-    const other = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 7, logger: { warn: () => {} }, followers: webhookFollowers(t.config) });
-    const mine = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 7, logger: { warn: () => {} }, followers: webhookFollowers(t.config) });
+    const other = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 7, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config) });
+    const mine = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 7, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config) });
     try {
       a.store.holdWebhooks();
       for (const [i, v] of a.dataset.platform.variants.slice(0, 20).entries()) a.store.setAvailable(v.variantId, a.dataset.platform.locations[2]!.id, 200 + i);

@@ -23,8 +23,18 @@ export interface PlatformOrderInfo { orderId: string; name: string; lineItems: P
  */
 export interface PlatformLevelChange { variantId: string; locationId: string; before: string | null; after: string | null }
 
-/** One line of an order as the platform reports it: its current quantity (removed units excluded). */
-export interface PlatformOrderChangeLine { lineId: string; variantId: string | null; quantity: string }
+/**
+ * Where some of a line's units still to ship are assigned: a location and how many (exact decimal
+ * text). On Shopify, the open fulfilment orders' assigned locations.
+ */
+export interface PlatformLinePlacement { locationId: string; quantity: string }
+
+/**
+ * One line of an order as the platform reports it: its current quantity (removed units excluded)
+ * and, when the platform assigns the line's units to locations itself (fulfilment orders), where
+ * its units still to ship are (`placements`; absent: the order's `locationId` holds the whole line).
+ */
+export interface PlatformOrderChangeLine { lineId: string; variantId: string | null; quantity: string; placements?: PlatformLinePlacement[] }
 
 /**
  * One fulfilment of an order: what shipped, from where; `fulfilmentId` is the platform's id;
@@ -37,7 +47,7 @@ export interface PlatformFulfilmentInfo {
 
 /**
  * What the platform said about an order (a webhook applied to the mirror): open with its lines and
- * the location its units are assigned to, or no longer open (`cancelled`, `closed`, `deleted`);
+ * the location its units are assigned to (null: none, or several — then its lines' placements say where), or no longer open (`cancelled`, `closed`, `deleted`);
  * every fulfilment it carries, old ones included (the receiver applies each id once).
  */
 export interface PlatformOrderChange {
@@ -49,10 +59,17 @@ export interface PlatformOrderChange {
 }
 
 /**
+ * Where an open order's units are now, when only that changed (the platform moved or split the
+ * order's fulfilment): the order's location and, by line id, where each line's units still to ship
+ * are (`placements` null: the order's location holds every line; a line not named holds nothing).
+ */
+export interface PlatformOrderLocation { orderId: string; locationId: string | null; placements: Readonly<Record<string, PlatformLinePlacement[]>> | null }
+
+/**
  * An open order as a full sync read it: its location and, per line, the units still to ship (the
  * platform's unfulfilled quantity). Order execution reserves them for an order it has not seen yet.
  */
-export interface PlatformOpenOrder { orderId: string; locationId: string | null; lines: { lineId: string; variantId: string | null; unfulfilled: string }[] }
+export interface PlatformOpenOrder { orderId: string; locationId: string | null; lines: { lineId: string; variantId: string | null; unfulfilled: string; placements?: PlatformLinePlacement[] }[] }
 
 /**
  * One stock move to apply to a live level, identified by bomcore's outbox push id; the work order

@@ -1,18 +1,19 @@
 import { runSql } from '../../db/typed-sql.ts';
 import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
-import type { PlatformFulfilmentInfo, PlatformOpenOrder, PlatformOrderChange } from '../../kernel/platform-port/gateway.ts';
+import type { PlatformFulfilmentInfo, PlatformLinePlacement, PlatformOpenOrder, PlatformOrderChange, PlatformOrderLocation } from '../../kernel/platform-port/gateway.ts';
 import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { bomsOfVariants } from '../boms/for-orders.ts';
 import { loadRecipeForest, planConsumption, type BillKey } from '../boms/engine/index.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import { consumeStock, type ConsumedPick, type ConsumeRequest } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';
-import { addFulfilledQuantities, releaseOrderReservations, reserveUnseenOrderLines, syncOrderReservations, type OrderLineReservation } from '../stock/order-reservations.ts';
+import { addFulfilledQuantities, openOrderLines, releaseOrderReservations, reserveUnseenOrderLines, syncOrderReservations, type OrderLineReservation } from '../stock/order-reservations.ts';
 import { UNLOCATED } from '../stock/stock-vocabulary.ts';
 import { ordersSql } from './tables.ts';
 
 // Order execution: what a platform order does to stock. An open order's BOM-backed lines (their
-// variant is a BOM's finished good) hold order reservations at the order's fulfilment location; a
+// variant is a BOM's finished good) hold order reservations where their units are assigned (the
+// order's fulfilment location, or per line where the platform split it across locations); a
 // fulfilment consumes at its location, once per fulfilment id; a cancelled, closed or deleted order
 // releases what it still holds.
 
@@ -49,7 +50,7 @@ export async function executeOrderChange(ctx: ShopContext, change: PlatformOrder
     const bomOf = new Map<string, BomLine>(boms.map((b) => [b.variant_id, { bomId: b.bom_id, variantId: b.variant_id }]));
     const location = change.locationId ?? UNLOCATED;
     const backed: OrderLineReservation[] = change.lines.flatMap((l) => (l.variantId && bomOf.has(l.variantId)
-      ? [{ lineId: l.lineId, itemId: l.variantId, locationId: location, quantity: l.quantity }] : []));
+      ? lineReservations(l.lineId, l.variantId, l.quantity, l.placements, location) : []));
     if (change.status !== 'deleted') await syncOrderReservations(tx, change.orderId, backed);
     const applied: AppliedFulfilment[] = [];
     const adopted: string[] = [];
@@ -68,6 +69,23 @@ export async function executeOrderChange(ctx: ShopContext, change: PlatformOrder
 }
 
 /**
+ * The platform placed an open order's units elsewhere (a fulfilment order moved or split): each
+ * BOM-backed line's reservations move with them, the quantities unchanged. An order that holds
+ * nothing (not seen yet, or released) is left alone: its next event reserves where it is then.
+ * Safe to repeat. Two statements.
+ */
+export async function relocateOrder(ctx: ShopContext, location: PlatformOrderLocation): Promise<number> {
+  return inShopTransaction(ctx, async (tx) => {
+    const lines = await openOrderLines(tx, location.orderId);
+    if (lines.length === 0) return 0;
+    const fallback = location.locationId ?? UNLOCATED;
+    const placed = lines.flatMap((l) => lineReservations(l.lineId, l.itemId, l.quantity, location.placements ? location.placements[l.lineId] ?? [] : undefined, fallback));
+    await syncOrderReservations(tx, location.orderId, placed);
+    return lines.length;
+  });
+}
+
+/**
  * After a full sync: the BOM-backed lines of open orders order execution has not seen reserve the
  * units still to ship at the order's location (see reserveUnseenOrderLines). Two statements per
  * 1,000 orders.
@@ -79,10 +97,36 @@ export async function reserveSyncedOrders(ctx: ShopContext, orders: readonly Pla
     const variants = [...new Set(batch.flatMap((o) => o.lines.map((l) => l.variantId)).filter((v): v is string => v !== null))];
     const backedVariants = new Set((await bomsOfVariants(ctx, variants)).map((b) => b.variant_id));
     const lines = batch.flatMap((o) => o.lines.filter((l) => l.variantId !== null && backedVariants.has(l.variantId))
-      .map((l) => ({ orderId: o.orderId, lineId: l.lineId, itemId: l.variantId!, locationId: o.locationId ?? UNLOCATED, quantity: l.unfulfilled })));
+      .flatMap((l) => lineReservations(l.lineId, l.variantId!, l.unfulfilled, l.placements, o.locationId ?? UNLOCATED).map((r) => ({ ...r, orderId: o.orderId }))));
     reserved += await reserveUnseenOrderLines(ctx, lines);
   }
   return reserved;
+}
+
+/**
+ * The reservations of one BOM-backed line. `quantity` is what the line's own reservation counts
+ * from (the line's quantity; after a full sync, its units still to ship), `fallback` the order's
+ * location. Without placements the line is held whole at `fallback`. With placements (where the
+ * platform assigned the units still to ship), each location holds its units: the line's own
+ * reservation (which also counts what shipped) sits at the location holding most of them (ties: the
+ * lowest location id) and holds `quantity` less what the others hold; every other location holds its
+ * units in a reservation of its own (`<line>@<location>`). A line with placements but nothing left to
+ * ship is held at `fallback`, holding what was not fulfilled (nothing, when the platform agrees).
+ */
+export function lineReservations(lineId: string, itemId: string, quantity: string, placements: readonly PlatformLinePlacement[] | undefined, fallback: string): OrderLineReservation[] {
+  const at = new Map<string, Exact>();
+  for (const p of placements ?? []) {
+    const q = exact(p.quantity);
+    if (q.gt(0)) at.set(p.locationId, (at.get(p.locationId) ?? ZERO).plus(q));
+  }
+  if (at.size === 0) return [{ lineId, itemId, locationId: fallback, quantity }];
+  const ranked = [...at.entries()].sort(([a, qa], [b, qb]) => (qb.cmp(qa) !== 0 ? qb.cmp(qa) : a < b ? -1 : a > b ? 1 : 0));
+  const [[primary], ...others] = ranked as [[string, Exact], ...[string, Exact][]];
+  const elsewhere = others.reduce((sum, [, q]) => sum.plus(q), ZERO);
+  return [
+    { lineId, itemId, locationId: primary, quantity: Exact.max(exact(quantity).minus(elsewhere), ZERO).toFixed() },
+    ...others.map(([locationId, q]) => ({ lineId: `${lineId}@${locationId}`, itemId, locationId, quantity: q.toFixed() })),
+  ];
 }
 
 /** Records the change's fulfilments as applied; returns only those recorded now (the rest were applied before). */

@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
-import { runSqlWrite } from '../../db/typed-sql.ts';
+import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../kernel/shop-context.ts';
+import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
 import { stockSql } from './tables.ts';
 
 // Order reservations of platform orders (kind `order`): one per BOM-backed order line, keyed by the
 // order and the line, holding quantity − fulfilledQuantity of the finished good at the line's
-// fulfilment location (UNLOCATED when none). The orders module's execution service calls these in
+// fulfilment location (UNLOCATED when none); a line whose units the platform placed at several
+// locations has one more per other location (`<line>@<location>`, holding the units there). The orders module's execution service calls these in
 // its transaction; the commitments read and the shelf allocation read them.
 
 /** One BOM-backed line as the platform last reported it. `locationId` is UNLOCATED when none is assigned. */
@@ -63,6 +65,27 @@ export async function reserveUnseenOrderLines(ctx: ShopContext, lines: readonly 
     shop_id: ctx.shopId, reservation_id: orderReservationId(l.orderId, l.lineId), kind: 'order' as const, item_id: l.itemId, location_id: l.locationId,
     order_id: l.orderId, owner_type: null, owner_id: null, quantity: l.quantity, fulfilled_quantity: '0', active: true,
   }))).onConflict((oc) => oc.columns(['shop_id', 'reservation_id']).doNothing()));
+}
+
+/**
+ * The reservations of an open order, grouped back into its lines: per line (`<line>` and its
+ * `<line>@<location>` parts) the item and the quantity the line's reservations count from (their
+ * quantities summed). Empty for an order that holds nothing or was released. One statement.
+ */
+export async function openOrderLines(ctx: ShopContext, orderId: string): Promise<{ lineId: string; itemId: string; quantity: string }[]> {
+  const rows = await runSql(ctx.em, stockSql.selectFrom('reservations').select(['reservation_id', 'item_id', 'quantity'])
+    .where('shop_id', '=', ctx.shopId).where('kind', '=', sql.lit('order')).where('order_id', '=', orderId).where('active', '=', sql.lit(true))
+    .orderBy('reservation_id'));
+  const prefix = `order:${orderId}:`;
+  const lines = new Map<string, { lineId: string; itemId: string; quantity: Exact }>();
+  for (const r of rows) {
+    if (!r.reservation_id.startsWith(prefix)) continue;
+    const lineId = r.reservation_id.slice(prefix.length).split('@')[0]!;
+    const line = lines.get(lineId) ?? { lineId, itemId: r.item_id, quantity: ZERO };
+    line.quantity = line.quantity.plus(exact(r.quantity));
+    lines.set(lineId, line);
+  }
+  return [...lines.values()].map((l) => ({ lineId: l.lineId, itemId: l.itemId, quantity: l.quantity.toFixed() }));
 }
 
 /** Releases an order's open reservations (cancelled, closed or deleted): what was fulfilled stays, nothing more is held. */

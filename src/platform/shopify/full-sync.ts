@@ -5,6 +5,7 @@ import type { PlatformOpenOrder } from '../../kernel/platform-port/gateway.ts';
 import { MirrorReplacement, mirroredVariantPages, type MirroredVariant } from '../mirror.ts';
 import type { ShopifyAdminApi } from './admin-api.ts';
 import { runBulkExport, type BulkFile } from './bulk-export.ts';
+import { holdingLocation, locateOrder, readOrderLocations, type FulfillmentOrderNode, type OrderLocation } from './fulfilment-orders.ts';
 import { fromGid, gidResource } from './ids.ts';
 import { bulkQuery, requestOperation } from './operations.ts';
 import { blankToNull, decimalOrNull, variantNameOf } from './values.ts';
@@ -60,13 +61,15 @@ export async function fullSync(options: FullSyncOptions): Promise<SyncCounts> {
   let orders: BulkFile | null = null;
   try {
     orders = await runBulkExport(api, bulkQuery('open-orders'), { pollMs: options.pollMs, onProgress: (n) => onProgress?.('orders', n, null) });
+    // Orders whose fulfilment orders are at several locations: their lines' placements, read before the write.
+    const split = await readSplitOrders(api, orders);
     const files = { variants, orders };
     return await em.fork().transactional(async (tx) => {
       const mirror = new MirrorReplacement(tx, shopId);
       await mirror.begin();
       for (const location of locations) await mirror.addLocation(location);
       await writeVariants(mirror, files.variants, (n) => onProgress?.('writing', n, files.variants.objectCount));
-      const openOrders = await writeOrders(mirror, files.orders);
+      const openOrders = await writeOrders(mirror, files.orders, split);
       await mirror.finish();
       // Statistics of the rows just written (ANALYZE sees them inside the transaction): the steps
       // after this one join them, and a table the planner believes empty is planned as one.
@@ -118,22 +121,61 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
 }
 
 interface OrderLine { id: string; name: string; updatedAt: string; retailLocation: { id: string } | null }
+/** A fulfilment order's line in the orders export (`__parentId` = the order); its line items are not in a bulk file. */
+type FulfillmentOrderLine = Omit<FulfillmentOrderNode, 'lineItems'> & { __parentId: string }
+
+const isFulfillmentOrderLine = (object: Record<string, unknown>) => typeof object.id === 'string' && gidResource(object.id) === 'FulfillmentOrder';
+
+/** The export's fulfilment orders as nodes without line items (each placed whole at its location). */
+const withoutLines = (fo: FulfillmentOrderLine): FulfillmentOrderNode => ({ id: fo.id, status: fo.status, assignedLocation: fo.assignedLocation, lineItems: { nodes: [] } });
+
+
+/**
+ * The orders of the export whose holding fulfilment orders are at more than one location (no retail
+ * location), read again with their fulfilment orders' line items: where each line's units are.
+ * One pass over the file (an order's fulfilment orders follow it) and a request per 10 such orders.
+ */
+async function readSplitOrders(api: ShopifyAdminApi, file: BulkFile): Promise<Map<string, OrderLocation>> {
+  const retail = new Set<string>();
+  const locations = new Map<string, Set<string>>();
+  for await (const object of file.lines()) {
+    if (typeof object.id === 'string' && gidResource(object.id) === 'Order' && object.retailLocation) retail.add(fromGid('Order', object.id));
+    if (!isFulfillmentOrderLine(object)) continue;
+    const fo = object as unknown as FulfillmentOrderLine;
+    const orderId = fromGid('Order', fo.__parentId);
+    const at = holdingLocation(fo);
+    if (at !== null) locations.set(orderId, (locations.get(orderId) ?? new Set()).add(at));
+  }
+  const split = [...locations].filter(([orderId, at]) => at.size > 1 && !retail.has(orderId)).map(([orderId]) => orderId);
+  return split.length > 0 ? (await readOrderLocations(api, split, [])).orders : new Map();
+}
 interface LineItemLine {
   __parentId: string; id: string; sku: string | null; title: string; quantity: number; currentQuantity: number; unfulfilledQuantity: number;
   variant: { id: string } | null; product: { id: string } | null;
 }
 
-/** Mirrors the open orders; returns them as order execution reads them (held in memory: a few small rows per open order). */
-async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<PlatformOpenOrder[]> {
+/**
+ * Mirrors the open orders; returns them as order execution reads them (held in memory: a few small
+ * rows per open order), located by the location rule (fulfilment-orders.ts): `split` holds the
+ * orders whose fulfilment orders are at several locations, read with their line items.
+ */
+async function writeOrders(mirror: MirrorReplacement, file: BulkFile, split: ReadonlyMap<string, OrderLocation>): Promise<PlatformOpenOrder[]> {
   // Line positions count per order in file order (a line item follows its order in Shopify's file).
   const positions = new Map<string, number>();
   const open = new Map<string, PlatformOpenOrder>();
+  const retail = new Map<string, { id: string } | null>();
+  const fulfillmentOrders = new Map<string, FulfillmentOrderNode[]>();
   for await (const object of file.lines()) {
     if (typeof object.id === 'string' && gidResource(object.id) === 'Order') {
       const order = object as unknown as OrderLine;
       const orderId = fromGid('Order', order.id);
       await mirror.addOrder({ orderId, name: order.name, updatedAt: order.updatedAt });
-      open.set(orderId, { orderId, locationId: order.retailLocation ? fromGid('Location', order.retailLocation.id) : null, lines: [] });
+      open.set(orderId, { orderId, locationId: null, lines: [] });
+      retail.set(orderId, order.retailLocation);
+    } else if (isFulfillmentOrderLine(object)) {
+      const fo = object as unknown as FulfillmentOrderLine;
+      const orderId = fromGid('Order', fo.__parentId);
+      fulfillmentOrders.set(orderId, [...(fulfillmentOrders.get(orderId) ?? []), withoutLines(fo)]);
     } else if (typeof object.__parentId === 'string' && gidResource(object.__parentId) === 'Order') {
       const line = object as unknown as LineItemLine;
       // A removed line (an order edit) has no current quantity: the breakdown reflects current line items.
@@ -151,7 +193,19 @@ async function writeOrders(mirror: MirrorReplacement, file: BulkFile): Promise<P
       });
     }
   }
+  for (const order of open.values()) {
+    const located = split.get(order.orderId) ?? locateWhole(retail.get(order.orderId) ?? null, fulfillmentOrders.get(order.orderId) ?? []);
+    order.locationId = located.locationId;
+    if (located.placements) for (const line of order.lines) line.placements = located.placements.get(line.lineId) ?? [];
+  }
   return [...open.values()];
+}
+
+/** An order whose fulfilment orders the export gave without line items: its location, when they share one (else none). */
+function locateWhole(retailLocation: { id: string } | null, fulfillmentOrders: readonly FulfillmentOrderNode[]): OrderLocation {
+  if (retailLocation) return locateOrder(retailLocation, null);
+  const at = new Set(fulfillmentOrders.map(holdingLocation).filter((l): l is string => l !== null));
+  return { locationId: at.size === 1 ? [...at][0]! : null, placements: null };
 }
 
 /** Shopify's weight (a Float and a unit) as bomcore's exact text and unit label; none for a zero weight or an unknown unit. */

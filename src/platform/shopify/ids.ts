@@ -3,7 +3,7 @@
  * numeric legacy id, "44001", as datasets and the REST contract carry them). One codec, so no
  * other file builds or parses a GID.
  */
-export type ShopifyResource = 'Location' | 'Product' | 'ProductVariant' | 'InventoryItem' | 'Order' | 'LineItem' | 'InventoryLevel' | 'Fulfillment';
+export type ShopifyResource = 'Location' | 'Product' | 'ProductVariant' | 'InventoryItem' | 'Order' | 'LineItem' | 'InventoryLevel' | 'Fulfillment' | 'FulfillmentOrder';
 
 export function toGid(resource: ShopifyResource, legacyId: string): string {
   return `gid://shopify/${resource}/${legacyId}`;

@@ -2,7 +2,7 @@
 // with `admin_graphql_api_id` beside each id.
 import { gid } from './gid.ts';
 import { fulfillmentStatus } from './resolvers/objects.ts';
-import type { InventoryItemRecord, LevelRecord, LocationRecord, OrderRecord, ProductRecord } from './records.ts';
+import type { FulfillmentOrderRecord, InventoryItemRecord, LevelRecord, LocationRecord, OrderRecord, ProductRecord } from './records.ts';
 import type { ShopStore } from './store.ts';
 
 /** GraphQL topic enum value → the topic header Shopify sends. */
@@ -26,6 +26,8 @@ export const TOPICS: Record<string, string> = {
   ORDERS_PARTIALLY_FULFILLED: 'orders/partially_fulfilled',
   ORDERS_DELETE: 'orders/delete',
   FULFILLMENTS_CREATE: 'fulfillments/create',
+  FULFILLMENT_ORDERS_MOVED: 'fulfillment_orders/moved',
+  FULFILLMENT_ORDERS_SPLIT: 'fulfillment_orders/split',
   APP_UNINSTALLED: 'app/uninstalled',
 };
 
@@ -77,7 +79,9 @@ export function orderPayload(order: OrderRecord) {
     id: num(order.id), admin_graphql_api_id: gid('Order', order.id), name: order.name, created_at: order.createdAt, updated_at: order.updatedAt,
     cancelled_at: order.cancelledAt, closed_at: order.closedAt,
     fulfillment_status: status === 'FULFILLED' ? 'fulfilled' : status === 'PARTIALLY_FULFILLED' ? 'partial' : null,
-    location_id: order.locationId ? num(order.locationId) : null,
+    // The retail location of a point-of-sale order; an online order's payload has none
+    // (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order#field-Order.fields.retailLocation).
+    location_id: order.pos && order.locationId ? num(order.locationId) : null,
     line_items: order.lineItems.map((l) => ({
       id: num(l.id), admin_graphql_api_id: gid('LineItem', l.id), variant_id: l.variantId ? num(l.variantId) : null, product_id: l.productId ? num(l.productId) : null,
       sku: l.sku, title: l.title, quantity: l.quantity, current_quantity: l.currentQuantity,
@@ -97,4 +101,13 @@ export function fulfillmentPayload(order: OrderRecord, fulfillmentId: string) {
       return { id: num(line.id), admin_graphql_api_id: gid('LineItem', line.id), variant_id: line.variantId ? num(line.variantId) : null, sku: line.sku, title: line.title, quantity: fl.quantity };
     }),
   };
+}
+
+/**
+ * A fulfilment order as the fulfillment_orders/* payloads name it: GraphQL ids, the status in lower
+ * case, and (in fulfillment_orders/moved) the assigned location's id
+ * (https://shopify.dev/changelog/added-source_location-field-to-fulfillmentordersmove-webhook-payload).
+ */
+export function fulfillmentOrderRef(fo: FulfillmentOrderRecord, withLocation: boolean) {
+  return { id: gid('FulfillmentOrder', fo.id), status: fo.status.toLowerCase(), ...(withLocation ? { assigned_location_id: gid('Location', fo.locationId) } : {}) };
 }

@@ -82,13 +82,39 @@ export interface FulfillmentRecord {
   lines: { lineItemId: string; quantity: number }[];
 }
 
+/**
+ * A fulfilment order: a group of an order's line items assigned to one location, which fulfils
+ * them (https://shopify.dev/docs/api/admin-graphql/latest/objects/FulfillmentOrder — its
+ * `assignedLocation` is where the units are; it can be moved, split, closed).
+ */
+export interface FulfillmentOrderRecord {
+  __typename: 'FulfillmentOrder';
+  id: string;
+  orderId: string;
+  /** `assignedLocation.location`. */
+  locationId: string;
+  /** FulfillmentOrderStatus: OPEN, IN_PROGRESS (partly fulfilled), CLOSED (all fulfilled or moved/split away), CANCELLED. */
+  status: 'OPEN' | 'IN_PROGRESS' | 'CLOSED' | 'CANCELLED';
+  /** FulfillmentOrderLineItem: its own id, the order line, its units and those not fulfilled yet. */
+  lines: { id: string; lineItemId: string; totalQuantity: number; remainingQuantity: number }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface OrderRecord {
   __typename: 'Order';
   id: string;
   name: string;
   lineItems: LineItemRecord[];
-  /** Where the order's units are committed and fulfilled from. */
+  /**
+   * Where the order was placed and its units first committed: for a point-of-sale order its
+   * `retailLocation` (the webhooks' `location_id`); an online order has none of either, and its
+   * units are where its fulfilment orders are.
+   */
   locationId: string | null;
+  /** Placed at a point of sale (`retailLocation` is `locationId`); else an online order. */
+  pos: boolean;
+  fulfillmentOrders: FulfillmentOrderRecord[];
   fulfillments: FulfillmentRecord[];
   cancelledAt: string | null;
   closed: boolean;

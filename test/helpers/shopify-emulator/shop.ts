@@ -4,8 +4,10 @@ import type { DatasetPlatform } from '../../../src/dataset/types.ts';
 import type { IdempotentEntry } from './resolvers/inventory-mutations.ts';
 import { gid, wholeNumber } from './gid.ts';
 import { inventoryItemPayload, levelPayload, locationPayload, productPayload } from './payloads.ts';
-import type { AdjustmentGroupRecord, LevelRecord, LocationRecord, MetafieldRecord, OrderRecord, ProductRecord, WebhookSubscriptionRecord } from './records.ts';
-import { cancel, createOrder, fulfil, type FulfilOptions } from './shop-orders.ts';
+import type { AdjustmentGroupRecord, FulfillmentOrderRecord, LevelRecord, LocationRecord, MetafieldRecord, OrderRecord, ProductRecord, WebhookSubscriptionRecord } from './records.ts';
+import {
+  cancel, createOrder, fulfil, moveFulfillmentOrder, splitFulfillmentOrder, type FulfillmentOrderLinesInput, type FulfilOptions,
+} from './shop-orders.ts';
 import { ShopStore, type ProductInput } from './store.ts';
 import { CostBucket, Faults } from './throttle.ts';
 import { makeDelivery, sendDelivery, type WebhookDelivery } from './webhooks.ts';
@@ -32,6 +34,10 @@ export interface OrderInput {
   name?: string;
   /** Where the units are committed (available → committed) and later fulfilled from; default the first active location. */
   locationId?: string;
+  /** Placed at a point of sale: its `retailLocation` (and webhooks' `location_id`) is `locationId`. Default false: an online order, which has none. */
+  pos?: boolean;
+  /** false = Shopify has not routed it to a location yet: it has no fulfilment order (and commits nothing). Default true. */
+  routed?: boolean;
   /** false = create it without committing stock (as a seeded order). Default true. */
   commit?: boolean;
   lineItems: { variantId: string; quantity: number | string; title?: string; sku?: string | null }[];
@@ -200,6 +206,21 @@ export class EmulatedShop {
   /** Fulfils lines (default: everything left) in one fulfilment; partial fulfilments are two calls. Returns the fulfilment id. */
   fulfil(orderId: string, options: FulfilOptions = {}): string {
     return fulfil(this, orderId, options);
+  }
+
+  /** The order's fulfilment orders (where its units are assigned), oldest first. */
+  fulfillmentOrders(orderId: string): FulfillmentOrderRecord[] {
+    return this.store.orderOrThrow(orderId).fulfillmentOrders;
+  }
+
+  /** Moves a fulfilment order (or some of its units) to another location; sends fulfillment_orders/moved. Returns the one now there. */
+  moveFulfillmentOrder(fulfillmentOrderId: string, newLocationId: string, lines?: FulfillmentOrderLinesInput): FulfillmentOrderRecord {
+    return moveFulfillmentOrder(this, fulfillmentOrderId, newLocationId, lines);
+  }
+
+  /** Splits units of a fulfilment order into a new one at its location; sends fulfillment_orders/split. Returns the new one. */
+  splitFulfillmentOrder(fulfillmentOrderId: string, lines: FulfillmentOrderLinesInput): FulfillmentOrderRecord {
+    return splitFulfillmentOrder(this, fulfillmentOrderId, lines);
   }
 
   /** Cancels an order; unfulfilled units leave it and, with restock (default), return to available. */

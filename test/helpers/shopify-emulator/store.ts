@@ -179,7 +179,8 @@ export class ShopStore {
     for (const o of platform.orders) {
       const at = this.stamp();
       this.orders.set(o.orderId, {
-        __typename: 'Order', id: o.orderId, name: o.name, locationId: null, fulfillments: [], cancelledAt: null, closed: false, closedAt: null, createdAt: at, updatedAt: at,
+        // A dataset's order comes without fulfilment orders (as one Shopify has not routed yet): no location.
+        __typename: 'Order', id: o.orderId, name: o.name, locationId: null, pos: false, fulfillmentOrders: [], fulfillments: [], cancelledAt: null, closed: false, closedAt: null, createdAt: at, updatedAt: at,
         lineItems: o.lineItems.map((l) => {
           const quantity = wholeNumber(l.quantity, `order ${o.orderId} line quantity`);
           return { __typename: 'LineItem' as const, id: String(++lineId), variantId: l.variantId, productId: l.productId, sku: l.sku, title: l.title, quantity, currentQuantity: quantity, fulfilledQuantity: 0 };

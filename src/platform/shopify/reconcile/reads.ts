@@ -1,5 +1,6 @@
 import type { PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import type { ShopifyAdminApi } from '../admin-api.ts';
+import { locateOrder, type FulfillmentOrderNode } from '../fulfilment-orders.ts';
 import { fromGid, toGid } from '../ids.ts';
 import type { OrderLineWrite, ProductWrite, VariantWrite } from '../mirror-guard.ts';
 import { requestOperation } from '../operations.ts';
@@ -24,6 +25,7 @@ interface FulfillmentLineNode { quantity: number | null; lineItem: { id: string;
 interface FulfillmentNode { id: string; status: string; createdAt: string; location: { id: string } | null; fulfillmentLineItems: Page<FulfillmentLineNode> }
 export interface OrderNode {
   id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; retailLocation: { id: string } | null;
+  fulfillmentOrders: { nodes: FulfillmentOrderNode[] };
   lineItems: Page<LineItemNode>; fulfillments: FulfillmentNode[];
 }
 export interface LocationNode { id: string; name: string; isActive: boolean; updatedAt: string }
@@ -113,16 +115,22 @@ export function toOrderLines(node: OrderNode): OrderLineWrite[] {
 }
 
 /**
- * The order as order execution reads it, as the webhooks' payloads give it: every line by id with
- * its current quantity, the order's location, and each successful fulfilment with what it shipped.
+ * The order as order execution reads it, as the webhooks give it: every line by id with its current
+ * quantity, where the order is (its retail location, else its fulfilment orders' locations, per line
+ * where they differ: fulfilment-orders.ts), and each successful fulfilment with what it shipped.
  */
 export function toOrderChange(node: OrderNode): PlatformOrderChange {
   const variantOf = (v: { id: string } | null) => (v ? fromGid('ProductVariant', v.id) : null);
+  const located = locateOrder(node.retailLocation, node.fulfillmentOrders.nodes);
   return {
     orderId: fromGid('Order', node.id),
     status: node.cancelledAt !== null ? 'cancelled' : node.closed ? 'closed' : 'open',
-    locationId: node.retailLocation ? fromGid('Location', node.retailLocation.id) : null,
-    lines: node.lineItems.nodes.map((l) => ({ lineId: fromGid('LineItem', l.id), variantId: variantOf(l.variant), quantity: String(Math.max(0, l.currentQuantity)) })),
+    locationId: located.locationId,
+    lines: node.lineItems.nodes.map((l) => {
+      const lineId = fromGid('LineItem', l.id);
+      const line = { lineId, variantId: variantOf(l.variant), quantity: String(Math.max(0, l.currentQuantity)) };
+      return located.placements ? { ...line, placements: located.placements.get(lineId) ?? [] } : line;
+    }),
     fulfilments: node.fulfillments.filter((f) => f.status === 'SUCCESS').map((f) => ({
       fulfilmentId: fromGid('Fulfillment', f.id),
       locationId: f.location ? fromGid('Location', f.location.id) : null,

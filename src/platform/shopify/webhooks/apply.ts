@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import type { Em, Orm } from '../../../db/orm.ts';
-import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange, PlatformOrderLocation } from '../../../kernel/platform-port/gateway.ts';
 import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
 import { startPeriodicPass } from '../../../kernel/jobs/periodic-pass.ts';
+import type { ShopifyAdminApi } from '../admin-api.ts';
 import { markUninstalled } from '../connections.ts';
+import { readOrderLocations } from '../fulfilment-orders.ts';
 import {
-  applyInventoryItem, applyLevel, applyLocation, applyOrder, applyProduct, deleteLocation, deleteOrder, deleteProduct, disconnectLevel, NotYetApplicable,
-  type Applied, type InboxEvent,
+  applyFulfillmentOrders, applyInventoryItem, applyLevel, applyLocation, applyOrder, applyProduct, deleteLocation, deleteOrder, deleteProduct, disconnectLevel,
+  locationReadsOf, NotYetApplicable, type Applied, type InboxEvent, type LocatedOrders,
 } from './mirror-writes.ts';
 import type { WebhookEventStatus } from './inbox.entity.ts';
 import { webhookInboxSql } from './tables.ts';
@@ -30,6 +32,8 @@ export interface WebhookFollowers {
    * yet and releases (idempotent: replays move nothing). `eventId` names the event in the records.
    */
   orderChanged?(em: Em, shopId: string, change: PlatformOrderChange, eventId: string): Promise<void>;
+  /** An open order whose units Shopify placed elsewhere (a fulfilment order moved or split): its reservations move with them. */
+  orderRelocated?(em: Em, shopId: string, location: PlatformOrderLocation, eventId: string): Promise<void>;
 }
 
 export interface WebhookApplierOptions {
@@ -40,6 +44,12 @@ export interface WebhookApplierOptions {
   batchSize: number;
   logger: WebhookApplierLogger;
   followers?: WebhookFollowers;
+  /**
+   * The Admin API client of a connected shop (null: none). With it, a pass reads from Shopify where
+   * the orders its events are about are (an online order's fulfilment orders, the order of a moved
+   * fulfilment order) before applying them; without it, an order is where its payload says.
+   */
+  apiFor?: (em: Em, shopId: string) => Promise<ShopifyAdminApi | null>;
   /** Apply only these shops' events (tests sharing a database). Default: every shop. */
   shopIds?: readonly string[];
   /** How long a claim keeps other appliers off the claimed events. Default 30 s. */
@@ -63,7 +73,7 @@ export interface WebhookApplier {
 const MAX_ERROR_LENGTH = 500;
 const PENDING = sql.lit<WebhookEventStatus>('pending');
 
-type Apply = (em: Em, e: InboxEvent) => Promise<Applied>;
+type Apply = (em: Em, e: InboxEvent, located?: LocatedOrders) => Promise<Applied>;
 
 async function uninstalled(em: Em, e: InboxEvent): Promise<Applied> {
   await markUninstalled(em, e.shopId, e.version);
@@ -89,6 +99,8 @@ export const TOPIC_APPLIERS: Readonly<Record<string, Apply>> = {
   'orders/fulfilled': applyOrder,
   'orders/cancelled': applyOrder,
   'orders/delete': deleteOrder,
+  'fulfillment_orders/moved': applyFulfillmentOrders,
+  'fulfillment_orders/split': applyFulfillmentOrders,
   'app/uninstalled': uninstalled,
 };
 
@@ -128,7 +140,7 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
   }
 
   /** Applies one event in its own transaction; false when another applier already did. */
-  async function applyEvent(e: InboxEvent): Promise<boolean> {
+  async function applyEvent(e: InboxEvent, located: LocatedOrders | undefined): Promise<boolean> {
     const em = orm.em.fork();
     em.setFilterParams('tenant', { shopId: e.shopId });
     return em.transactional(async (tx) => {
@@ -136,10 +148,11 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
         .where('shop_id', '=', e.shopId).where('event_id', '=', e.eventId).where('status', '=', PENDING).forUpdate());
       if (locked.length === 0) return false;
       const apply = TOPIC_APPLIERS[e.topic];
-      const applied = apply ? await apply(tx, e) : { effect: 'none' as const, variantIds: [] };
+      const applied = apply ? await apply(tx, e, located) : { effect: 'none' as const, variantIds: [] };
       if (applied.variantIds.length > 0 && options.followers) await options.followers.variantsChanged(tx, e.shopId, applied.variantIds);
       if (applied.levels?.length && options.followers?.levelsChanged) await options.followers.levelsChanged(tx, e.shopId, applied.levels);
       if (applied.order && options.followers?.orderChanged) await options.followers.orderChanged(tx, e.shopId, applied.order, e.eventId);
+      for (const location of applied.relocated ?? []) await options.followers?.orderRelocated?.(tx, e.shopId, location, e.eventId);
       await runSqlWrite(tx, webhookInboxSql.updateTable('shopify_webhook_events')
         .set((eb) => ({ status: sql.lit('applied'), effect: applied.effect, applied_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))
         .where('shop_id', '=', e.shopId).where('event_id', '=', e.eventId));
@@ -160,14 +173,48 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
     return row?.status === 'skipped' ? 'skipped' : 'deferred';
   }
 
+  /**
+   * Where the claimed events' orders are, read from Shopify per shop before any is applied (one
+   * request per 10 orders). A shop whose read failed maps to its error: its events that need the
+   * read wait for a later pass.
+   */
+  async function readLocations(em: Em, events: readonly InboxEvent[]): Promise<Map<string, LocatedOrders | Error>> {
+    const byShop = new Map<string, { orderIds: string[]; fulfillmentOrderIds: string[] }>();
+    for (const e of events) {
+      const reads = locationReadsOf(e);
+      if (reads.orderIds.length === 0 && reads.fulfillmentOrderIds.length === 0) continue;
+      const shop = byShop.get(e.shopId) ?? { orderIds: [], fulfillmentOrderIds: [] };
+      shop.orderIds.push(...reads.orderIds);
+      shop.fulfillmentOrderIds.push(...reads.fulfillmentOrderIds);
+      byShop.set(e.shopId, shop);
+    }
+    const located = new Map<string, LocatedOrders | Error>();
+    if (!options.apiFor) return located;
+    for (const [shopId, reads] of byShop) {
+      try {
+        const api = await options.apiFor(em, shopId);
+        if (api) located.set(shopId, await readOrderLocations(api, reads.orderIds, reads.fulfillmentOrderIds));
+      } catch (error) {
+        located.set(shopId, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return located;
+  }
+
   async function pass(): Promise<ApplyResult> {
     const em = orm.em.fork();
     const events = await claim(em);
     const result: ApplyResult = { applied: 0, deferred: 0, skipped: 0, claimed: events.length };
     const failures: { shopId: string; eventId: string; topic: string; error: string }[] = [];
+    const located = await readLocations(em, events);
     for (const e of events) {
       try {
-        if (await applyEvent(e)) result.applied += 1;
+        const read = located.get(e.shopId);
+        const needsRead = locationReadsOf(e);
+        if (read instanceof Error && (needsRead.orderIds.length > 0 || needsRead.fulfillmentOrderIds.length > 0)) {
+          throw new NotYetApplicable(`where its order is could not be read from Shopify: ${read.message}`);
+        }
+        if (await applyEvent(e, read instanceof Error ? undefined : read)) result.applied += 1;
       } catch (error) {
         const outcome = await postpone(em, e, error);
         result[outcome] += 1;

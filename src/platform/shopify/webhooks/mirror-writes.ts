@@ -1,12 +1,14 @@
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
-import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
+import type { PlatformLevelChange, PlatformOrderChange, PlatformOrderLocation } from '../../../kernel/platform-port/gateway.ts';
+import type { OrderLocation } from '../fulfilment-orders.ts';
 import { platformStoreSql } from '../../tables.ts';
 import {
   movedLevels, removeLevel, removeLocation, removeOrder, removeProduct, writeInventoryItem, writeLevels, writeLocation, writeOpenOrder, writeProduct,
 } from '../mirror-guard.ts';
 import { decimalOrNull, variantNameOf } from '../values.ts';
 import type { WebhookEventEffect } from './inbox.entity.ts';
+import { fulfillmentOrderIdsOf } from './receive.ts';
 
 // What each webhook topic does to the shop's mirror (the local platform store): the payload (one of
 // Shopify's REST resources) read into the guarded writes of ../mirror-guard.ts, which the
@@ -26,6 +28,27 @@ export interface Applied {
   uninstalled?: boolean;
   /** An order event the mirror took (not an older copy): order execution follows it. */
   order?: PlatformOrderChange;
+  /** Orders whose units Shopify placed elsewhere (a fulfilment order moved or split): their reservations follow. */
+  relocated?: PlatformOrderLocation[];
+}
+
+/**
+ * Where orders are, as the applier read them from Shopify before applying a batch of events
+ * (fulfilment-orders.ts): by order id, and the order of each fulfilment order named.
+ */
+export interface LocatedOrders { orders: ReadonlyMap<string, OrderLocation>; orderOf: ReadonlyMap<string, string> }
+
+/**
+ * What an event needs read from Shopify before it is applied: a fulfillment_orders/* event, the
+ * order of the fulfilment orders it names; an order event of an open order without a retail
+ * location (`location_id`: an online order), where its fulfilment orders are.
+ */
+export function locationReadsOf(e: Pick<InboxEvent, 'topic' | 'payload'>): { orderIds: string[]; fulfillmentOrderIds: string[] } {
+  if (e.topic.startsWith('fulfillment_orders/')) return { orderIds: [], fulfillmentOrderIds: fulfillmentOrderIdsOf(e.payload) };
+  const orderId = id(e.payload.id);
+  const open = e.topic !== 'orders/cancelled' && e.topic !== 'orders/delete' && text(e.payload.cancelled_at) === null && text(e.payload.closed_at) === null;
+  if (!e.topic.startsWith('orders/') || orderId === null || !open || id(e.payload.location_id) !== null) return { orderIds: [], fulfillmentOrderIds: [] };
+  return { orderIds: [orderId], fulfillmentOrderIds: [] };
 }
 
 /** The event needs something not mirrored yet (a level of a variant whose product is not here): try again later. */
@@ -144,7 +167,7 @@ interface LineItemPayload { id?: unknown; variant_id?: unknown; product_id?: unk
  * with its current line items (a removed line has no current quantity), as the full sync mirrors
  * it; a cancelled or closed one leaves the open orders.
  */
-export async function applyOrder(em: Em, e: InboxEvent): Promise<Applied> {
+export async function applyOrder(em: Em, e: InboxEvent, located?: LocatedOrders): Promise<Applied> {
   const orderId = id(e.payload.id);
   if (orderId === null) return NOTHING;
   const cancelled = e.topic === 'orders/cancelled' || text(e.payload.cancelled_at) !== null;
@@ -158,7 +181,23 @@ export async function applyOrder(em: Em, e: InboxEvent): Promise<Applied> {
     .map(({ l, quantity }) => ({ variantId: id(l.variant_id), productId: id(l.product_id), sku: text(l.sku), title: text(l.title) ?? '', quantity: String(quantity) }));
   const written = await writeOpenOrder(em, e.shopId, { orderId, name: text(e.payload.name) ?? `#${orderId}`, version: e.version, lines });
   // Order execution follows only an event the mirror accepted: a late, older one changes nothing.
-  return written ? { effect: 'upsert', variantIds: [], order: orderChange(orderId, e.payload, 'open') } : NOTHING;
+  return written ? { effect: 'upsert', variantIds: [], order: orderChange(orderId, e.payload, 'open', located?.orders.get(orderId)) } : NOTHING;
+}
+
+/**
+ * fulfillment_orders/moved and /split: Shopify placed an order's units elsewhere. The payload names
+ * fulfilment orders only; the applier read where their order is now (Shopify's current state, so
+ * any order of delivery ends right), and the order's reservations follow. Nothing in the mirror
+ * changes (it keeps no locations of orders). Without a read (no Admin API here) it does nothing.
+ */
+export async function applyFulfillmentOrders(_em: Em, e: InboxEvent, located?: LocatedOrders): Promise<Applied> {
+  const orderIds = new Set(fulfillmentOrderIdsOf(e.payload).map((fo) => located?.orderOf.get(fo)).filter((o): o is string => o !== undefined));
+  const relocated: PlatformOrderLocation[] = [];
+  for (const orderId of orderIds) {
+    const at = located!.orders.get(orderId);
+    if (at) relocated.push({ orderId, locationId: at.locationId, placements: at.placements ? Object.fromEntries(at.placements) : null });
+  }
+  return relocated.length > 0 ? { effect: 'upsert', variantIds: [], relocated } : NOTHING;
 }
 
 /** A line's current quantity (a removed line has none). */
@@ -169,11 +208,18 @@ function currentQuantity(l: LineItemPayload): number {
 
 interface FulfilmentPayload { id?: unknown; location_id?: unknown; status?: unknown; created_at?: unknown; line_items?: unknown }
 
-/** The order as order execution reads it: lines by id, the order's location, every successful fulfilment. */
-function orderChange(orderId: string, payload: Record<string, unknown>, status: PlatformOrderChange['status']): PlatformOrderChange {
+/**
+ * The order as order execution reads it: lines by id, where the order is, every successful
+ * fulfilment. A point-of-sale order's payload names its retail location (`location_id`); any other
+ * order's location is where its fulfilment orders are (`located`, read by the applier; unread, none).
+ */
+function orderChange(orderId: string, payload: Record<string, unknown>, status: PlatformOrderChange['status'], located?: OrderLocation): PlatformOrderChange {
+  const retail = id(payload.location_id);
+  const placements = retail === null ? located?.placements ?? null : null;
   const lines = (Array.isArray(payload.line_items) ? payload.line_items as LineItemPayload[] : [])
     .map((l) => ({ lineId: id(l.id), variantId: id(l.variant_id), quantity: String(currentQuantity(l)) }))
-    .filter((l): l is { lineId: string; variantId: string | null; quantity: string } => l.lineId !== null);
+    .filter((l): l is { lineId: string; variantId: string | null; quantity: string } => l.lineId !== null)
+    .map((l) => (placements ? { ...l, placements: placements.get(l.lineId) ?? [] } : l));
   const fulfilments = (Array.isArray(payload.fulfillments) ? payload.fulfillments as FulfilmentPayload[] : [])
     .filter((f) => f.status === undefined || f.status === 'success')
     .flatMap((f) => {
@@ -186,7 +232,7 @@ function orderChange(orderId: string, payload: Record<string, unknown>, status: 
       const createdAt = typeof f.created_at === 'string' && !Number.isNaN(Date.parse(f.created_at)) ? new Date(f.created_at) : null;
       return [{ fulfilmentId, locationId: id(f.location_id), createdAt, lines: items }];
     });
-  return { orderId, status, locationId: id(payload.location_id), lines, fulfilments };
+  return { orderId, status, locationId: retail ?? located?.locationId ?? null, lines, fulfilments };
 }
 
 /** orders/delete: gone for good. */

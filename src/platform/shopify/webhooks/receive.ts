@@ -56,8 +56,9 @@ function idText(value: unknown): string | null {
 }
 
 /**
- * What an event is about, by topic: a level (inventory item × location), an inventory item, a product, a location, an
- * order, or the shop (app/uninstalled). Its version is the payload's `updated_at`; payloads without
+ * What an event is about, by topic: a level (inventory item × location), an inventory item, a
+ * product, a location, an order, a fulfilment order (the one a fulfillment_orders/* event moved or
+ * split), or the shop (app/uninstalled). Its version is the payload's `updated_at`; payloads without
  * one (deletions, level disconnects) take X-Shopify-Triggered-At, else the time it arrived.
  * Null for a topic bomcore does not apply or a payload without the id it needs.
  */
@@ -80,11 +81,31 @@ export function eventSubject(topic: string, payload: Record<string, unknown>, tr
       const id = idText(payload.id);
       return id ? { resource: `${resource.slice(0, -1)}:${id}`, version } : null;
     }
+    case 'fulfillment_orders': {
+      const [first] = fulfillmentOrderIdsOf(payload);
+      return first ? { resource: `fulfillment_order:${first}`, version } : null;
+    }
     case 'app':
       return topic === 'app/uninstalled' ? { resource: 'shop', version } : null;
     default:
       return null;
   }
+}
+
+/**
+ * The fulfilment orders a fulfillment_orders/* payload names (legacy ids), the one it is about
+ * first: fulfillment_orders/moved names `original_fulfillment_order` and `moved_fulfillment_order`,
+ * fulfillment_orders/split `fulfillment_order`, `remaining_fulfillment_order` and
+ * `replacement_fulfillment_order`, each `{ id: "gid://shopify/FulfillmentOrder/…", status, … }`.
+ */
+export function fulfillmentOrderIdsOf(payload: Record<string, unknown>): string[] {
+  const ids: string[] = [];
+  for (const key of ['original_fulfillment_order', 'fulfillment_order', 'moved_fulfillment_order', 'remaining_fulfillment_order', 'replacement_fulfillment_order']) {
+    const id = (payload[key] as { id?: unknown } | null | undefined)?.id;
+    const legacy = typeof id === 'string' ? /^gid:\/\/shopify\/FulfillmentOrder\/(\d{1,20})$/.exec(id)?.[1] : idText(id);
+    if (legacy && !ids.includes(legacy)) ids.push(legacy);
+  }
+  return ids;
 }
 
 /** The topics the applier knows (Shopify's header form of WEBHOOK_TOPICS). */
@@ -93,6 +114,7 @@ export const APPLIED_TOPICS: ReadonlySet<string> = new Set([
   'products/create', 'products/update', 'products/delete',
   'locations/create', 'locations/update', 'locations/delete', 'locations/activate', 'locations/deactivate',
   'orders/create', 'orders/updated', 'orders/cancelled', 'orders/fulfilled', 'orders/delete',
+  'fulfillment_orders/moved', 'fulfillment_orders/split',
   'app/uninstalled',
 ]);
 

@@ -3,7 +3,7 @@ import type { EmulatorContext } from '../context.ts';
 import { connection, matchesSearch, parseSearch, type PageArgs, type SearchFields } from '../connection.ts';
 import { compareIds, gid, legacyId } from '../gid.ts';
 import type {
-  AdjustmentGroupRecord, BulkOperationRecord, FulfillmentRecord, InventoryItemRecord, LevelRecord, LineItemRecord, LocationRecord,
+  AdjustmentGroupRecord, BulkOperationRecord, FulfillmentOrderRecord, FulfillmentRecord, InventoryItemRecord, LevelRecord, LineItemRecord, LocationRecord,
   MetafieldRecord, OrderRecord, ProductRecord, VariantRecord, WebhookSubscriptionRecord,
 } from '../records.ts';
 import type { Resolvers } from './types.ts';
@@ -119,7 +119,11 @@ export const objectResolvers: Resolvers = {
     displayFulfillmentStatus: (o: OrderRecord) => fulfillmentStatus(o),
     fulfillable: (o: OrderRecord) => !o.cancelledAt && o.lineItems.some((l) => l.currentQuantity > l.fulfilledQuantity),
     lineItems: (o: OrderRecord, a: PageArgs, ctx: Ctx, info: any) => connection(o.lineItems, a, ctx, info),
-    retailLocation: (o: OrderRecord, _: unknown, ctx: Ctx) => (o.locationId ? ctx.shop.store.locations.get(o.locationId) : null),
+    // Only a point-of-sale order has a retail location (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order#field-Order.fields.retailLocation).
+    retailLocation: (o: OrderRecord, _: unknown, ctx: Ctx) => (o.pos && o.locationId ? ctx.shop.store.locations.get(o.locationId) : null),
+    // Every order's units are in fulfilment orders, each at its assigned location
+    // (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order#connection-Order.fields.fulfillmentOrders).
+    fulfillmentOrders: (o: OrderRecord, a: PageArgs, ctx: Ctx, info: any) => connection(o.fulfillmentOrders, a, ctx, info),
     // A plain list (Shopify's `first` truncates it); each fulfilment knows its order for its lines.
     fulfillments: (o: OrderRecord, a: { first?: number | null }) => o.fulfillments.slice(0, a.first ?? undefined).map((f) => ({ ...f, order: o })),
   },
@@ -130,6 +134,25 @@ export const objectResolvers: Resolvers = {
     location: (f: FulfillmentView, _: unknown, ctx: Ctx) => ctx.shop.store.locations.get(f.locationId) ?? null,
     fulfillmentLineItems: (f: FulfillmentView, a: PageArgs, ctx: Ctx, info: any) =>
       connection(f.lines.map((l) => ({ id: l.lineItemId, fulfillmentId: f.id, quantity: l.quantity, lineItem: f.order.lineItems.find((x) => x.id === l.lineItemId)! })), a, ctx, info),
+  },
+  FulfillmentOrder: {
+    ...common('FulfillmentOrder'), status: (f: FulfillmentOrderRecord) => f.status, requestStatus: () => 'UNSUBMITTED',
+    orderId: (f: FulfillmentOrderRecord) => gid('Order', f.orderId), order: (f: FulfillmentOrderRecord, _: unknown, ctx: Ctx) => ctx.shop.store.orders.get(f.orderId),
+    orderName: (f: FulfillmentOrderRecord, _: unknown, ctx: Ctx) => ctx.shop.store.orders.get(f.orderId)?.name ?? '',
+    orderProcessedAt: (f: FulfillmentOrderRecord, _: unknown, ctx: Ctx) => ctx.shop.store.orders.get(f.orderId)?.createdAt ?? f.createdAt,
+    assignedLocation: (f: FulfillmentOrderRecord, _: unknown, ctx: Ctx) => {
+      const location = ctx.shop.store.locations.get(f.locationId) ?? null;
+      return { name: location?.name ?? '', countryCode: 'US', location, address1: null, address2: null, city: null, province: null, zip: null, phone: null };
+    },
+    lineItems: (f: FulfillmentOrderRecord, a: PageArgs, ctx: Ctx, info: any) => {
+      const order = ctx.shop.store.orders.get(f.orderId)!;
+      return connection(f.lines.map((l) => ({ ...l, lineItem: order.lineItems.find((x) => x.id === l.lineItemId)! })), a, ctx, info);
+    },
+  },
+  FulfillmentOrderLineItem: {
+    id: (l: { id: string }) => gid('FulfillmentOrderLineItem', l.id), lineItem: (l: { lineItem: LineItemRecord }) => l.lineItem,
+    remainingQuantity: (l: { remainingQuantity: number }) => l.remainingQuantity, totalQuantity: (l: { totalQuantity: number }) => l.totalQuantity,
+    sku: (l: { lineItem: LineItemRecord }) => l.lineItem.sku, productTitle: (l: { lineItem: LineItemRecord }) => l.lineItem.title, requiresShipping: () => true,
   },
   FulfillmentLineItem: {
     // Paged by its line item's id (unique within the fulfilment); its own id joins both.

@@ -50,6 +50,11 @@ export function nodeOf(ctx: Ctx, id: string): unknown {
       for (const order of store.orders.values()) for (const line of order.lineItems) if (line.id === key) return line;
       return null;
     }
+    case 'FulfillmentOrder': {
+      requireScope(ctx, 'read_orders', 'node');
+      for (const order of store.orders.values()) for (const fo of order.fulfillmentOrders) if (fo.id === key) return fo;
+      return null;
+    }
     case 'InventoryAdjustmentGroup': return store.adjustmentGroups.find((g) => g.id === key) ?? null;
     case 'Metafield': return [...store.metafields.values()].find((m) => m.id === key) ?? null;
     case 'WebhookSubscription': return store.webhookSubscriptions.get(key) ?? null;
