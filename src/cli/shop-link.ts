@@ -7,10 +7,10 @@ import { rebuildShopCostRollup } from '../modules/boms/cost-rollup.repository.ts
 import { ensureShop } from '../modules/shops/shop-settings.ts';
 import { writesMaterialRequirementsMetafield } from '../modules/shops/for-orders.ts';
 import { countPlatformPushes, retryStoppedPlatformPushes } from '../modules/stock/platform-push.repository.ts';
-import { ConnectError, connectShop, disconnectShop, type ConnectResult } from '../platform/shopify/connect.ts';
-import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
+import { ConnectError, connectShop, disconnectShop, type ConnectGrant, type ConnectResult } from '../platform/shopify/connect.ts';
+import { connectionInfo, findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
 import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
-import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
+import { adminApiFor, installAppOf } from '../platform/shopify/shopify-gateway.ts';
 import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
 import { resolveSecretKey, SecretBox, SecretKeyError } from '../kernel/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
@@ -35,7 +35,11 @@ function secretBox(config: Config): SecretBox {
   }
 }
 
-export interface ConnectOptions { shopId: string; domain: string; token: string; apiVersion?: string; webhookUri: string | null }
+export interface ConnectOptions {
+  shopId: string; domain: string; apiVersion?: string; webhookUri: string | null;
+  /** How the token is got; `token` is short for a token file's `{ kind: 'token', accessToken }`. */
+  grant?: ConnectGrant; token?: string;
+}
 
 export async function connect(orm: Orm, config: Config, options: ConnectOptions): Promise<ConnectResult> {
   const em = orm.em.fork();
@@ -43,7 +47,7 @@ export async function connect(orm: Orm, config: Config, options: ConnectOptions)
   await ensureShop(em, options.shopId, options.shopId);
   try {
     return await connectShop(em, box, {
-      shopId: options.shopId, domain: options.domain, accessToken: options.token, apiVersion: options.apiVersion, webhookUri: options.webhookUri,
+      shopId: options.shopId, domain: options.domain, grant: options.grant ?? { kind: 'token', accessToken: options.token ?? '' }, apiVersion: options.apiVersion, webhookUri: options.webhookUri,
       metafieldWriteBack: await writesMaterialRequirementsMetafield(em, options.shopId),
     }, { endpoint: config.shopifyEndpoint });
   } catch (error) {
@@ -59,7 +63,7 @@ export async function sync(orm: Orm, config: Config, shopId: string, onProgress?
   const em = orm.em.fork();
   const connection = await findConnection(em, shopId);
   if (!connection) throw new CommandError(`shop ${shopId} is not connected to a store: run bomcore shop connect first`);
-  const api = adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint });
+  const api = adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint, em, installApp: installAppOf(config) });
   const started = new Date();
   await recordSyncStart(em, shopId, started);
   let materialsUpdated = 0;
@@ -98,7 +102,7 @@ export async function status(orm: Orm, shopId: string): Promise<ShopStatus> {
   const stored = await findConnection(em, shopId);
   const pushes = await countPlatformPushes(em, shopId);
   if (!stored) return { connection: null, pushes, throttle: null };
-  const { tokenSealed: _sealed, reconcileState: _window, ...connection } = stored;
+  const connection = connectionInfo(stored);
   return { connection, pushes, throttle: sharedCostPacer.snapshot(connection.domain) };
 }
 
@@ -119,7 +123,7 @@ export async function retryPushes(orm: Orm, shopId: string): Promise<number> {
 export function startReconciler(orm: Orm, config: Config, options: { intervalMs: number; logger: ReconcilerLogger; shopIds?: readonly string[] }): Reconciler {
   return startShopifyReconciler({
     orm, intervalMs: options.intervalMs, logger: options.logger, shopIds: options.shopIds, followers: webhookFollowers(config),
-    apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }),
+    apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint, em: orm.em.fork(), installApp: installAppOf(config) }),
   });
 }
 
