@@ -1,30 +1,24 @@
 import type { Config } from '../kernel/config.ts';
-import { analyzeTables } from '../db/analyze.ts';
 import type { Orm } from '../db/orm.ts';
-import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
-import { mirrorPlatformMaterials } from '../modules/materials/platform-mirror.ts';
-import { rebuildShopCostRollup } from '../modules/boms/cost-rollup.repository.ts';
 import { ensureShop } from '../modules/shops/shop-settings.ts';
 import { writesMaterialRequirementsMetafield } from '../modules/shops/for-orders.ts';
 import { countPlatformPushes, retryStoppedPlatformPushes } from '../modules/stock/platform-push.repository.ts';
 import { ConnectError, connectShop, disconnectShop, type ConnectGrant, type ConnectResult } from '../platform/shopify/connect.ts';
-import { connectionInfo, findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
-import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
+import { connectionInfo, findConnection, type ConnectionInfo } from '../platform/shopify/connections.ts';
+import type { SyncPhase } from '../platform/shopify/full-sync.ts';
+import { syncConnectedShop, type SyncReport } from '../app/shopify-link.ts';
 import { adminApiFor, installAppOf } from '../platform/shopify/shopify-gateway.ts';
 import { sharedCostPacer } from '../platform/shopify/admin-api.ts';
 import { resolveSecretKey, SecretBox, SecretKeyError } from '../kernel/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
-import { syncedOrdersFollower, webhookFollowers } from '../app/composition.ts';
+import { webhookFollowers } from '../app/composition.ts';
 import { CommandError } from './args.ts';
 
 // A shop's link to its Shopify store, as the CLI and the server's reconciliation run it:
 // connect, full sync, reconcile, status, disconnect. Here the platform adapter meets the modules that follow
 // the platform: shops (the shop row), materials (platform-linked materials mirror their variants),
 // recipes (the cost roll-up when a cost moved).
-
-/** The tables a sync rewrites: analyzed after it, like a dataset load. */
-const SYNCED_TABLES = ['platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines', 'materials'];
 
 function secretBox(config: Config): SecretBox {
   try {
@@ -56,37 +50,14 @@ export async function connect(orm: Orm, config: Config, options: ConnectOptions)
   }
 }
 
-export interface SyncReport extends SyncCounts { materialsUpdated: number; seconds: number }
+export type { SyncReport } from '../app/shopify-link.ts';
 
-/** A full sync of a connected shop; the connection records its start, its end (counts) or its error. */
+/** A full sync of a connected shop (src/app/shopify-link.ts). */
 export async function sync(orm: Orm, config: Config, shopId: string, onProgress?: (phase: SyncPhase, count: number, total: number | null) => void, options: { pollMs?: number } = {}): Promise<SyncReport> {
-  const em = orm.em.fork();
-  const connection = await findConnection(em, shopId);
+  const connection = await findConnection(orm.em.fork(), shopId);
   if (!connection) throw new CommandError(`shop ${shopId} is not connected to a store: run bomcore shop connect first`);
-  const api = adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint, em, installApp: installAppOf(config) });
-  const started = new Date();
-  await recordSyncStart(em, shopId, started);
-  let materialsUpdated = 0;
-  try {
-    const counts = await fullSync({
-      api, em, shopId, onProgress, pollMs: options.pollMs,
-      afterMirror: async (tx, id, pages) => {
-        const mirrored = await mirrorPlatformMaterials(tx, id, pages);
-        materialsUpdated = mirrored.changed;
-        if (mirrored.costChanged) await rebuildShopCostRollup(tx, id, recipeCatalogSources);
-      },
-      afterOrders: syncedOrdersFollower(config),
-    });
-    // The bucket as the sync left it: `shop status` in another process shows it.
-    const bucket = sharedCostPacer.snapshot(connection.domain);
-    const throttle: Record<string, number> = bucket ? { throttleAvailable: bucket.currentlyAvailable, throttleMaximum: bucket.maximumAvailable, throttleRestoreRate: bucket.restoreRate, throttled: bucket.throttledCount } : {};
-    await recordSyncEnd(em, shopId, { completedAt: new Date(), counts: { ...counts, materialsUpdated, ...throttle } });
-    await analyzeTables(orm.em, SYNCED_TABLES);
-    return { ...counts, materialsUpdated, seconds: (Date.now() - started.getTime()) / 1000 };
-  } catch (error) {
-    await recordSyncEnd(em, shopId, { error: (error as Error).message });
-    throw error;
-  }
+  secretBox(config);
+  return syncConnectedShop(orm, config, connection, onProgress, options);
 }
 
 export interface ShopStatus {

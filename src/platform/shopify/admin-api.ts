@@ -26,8 +26,11 @@ export interface AccessTokenSource {
   renewAfterRefusal(refused: string): Promise<string | null>;
 }
 
-/** The header the Admin API reads the token from (the client's own name for it, which a request's headers override). */
-const ACCESS_TOKEN_HEADER = 'X-Shopify-Access-Token';
+/**
+ * A source's token rides to the fetch in this header, which puts it in `X-Shopify-Access-Token`:
+ * the client's own headers win over a request's, and its token is fixed at creation.
+ */
+const TOKEN_OF_REQUEST = 'X-Bomcore-Access-Token';
 
 export interface AdminApiOptions {
   /** Replaces `https://{domain}` (BOMCORE_SHOPIFY_ENDPOINT: the emulator in tests, a proxy). */
@@ -101,7 +104,7 @@ export class ShopifyAdminApi {
       retries: 0,
       // The client always builds https://{domain}; the endpoint override swaps the origin only.
       customFetchApi: (url, init) => fetch(endpoint && url.startsWith(origin) ? endpoint + url.slice(origin.length) : url, {
-        ...(init as RequestInit), signal: AbortSignal.timeout(timeoutMs),
+        ...(init as RequestInit), headers: withRequestToken(init?.headers as Record<string, string> | undefined), signal: AbortSignal.timeout(timeoutMs),
       }),
     });
   }
@@ -121,7 +124,7 @@ export class ShopifyAdminApi {
       attempts += 1;
       let response: Awaited<ReturnType<AdminApiClient['request']>>;
       try {
-        response = await this.#client.request(operation, { variables, ...(token === null ? {} : { headers: { [ACCESS_TOKEN_HEADER]: token } }) });
+        response = await this.#client.request(operation, { variables, ...(token === null ? {} : { headers: { [TOKEN_OF_REQUEST]: token } }) });
       } catch (error) {
         // The client turns network failures into `errors`; a throw here is a bug of ours or theirs.
         throw new ShopifyApiError(`Shopify ${name}: ${(error as Error).message}`, { permanent: true, code: 'CLIENT_ERROR' });
@@ -163,6 +166,12 @@ export class ShopifyAdminApi {
   #backoff(attempt: number): number {
     return Math.floor(Math.random() * Math.min(30_000, this.#backoffBaseMs * 2 ** (attempt - 1)));
   }
+}
+
+function withRequestToken(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers || headers[TOKEN_OF_REQUEST] === undefined) return headers;
+  const { [TOKEN_OF_REQUEST]: token, ...rest } = headers;
+  return { ...rest, 'X-Shopify-Access-Token': token };
 }
 
 function throttleStatus(raw: { maximumAvailable?: number; currentlyAvailable?: number; restoreRate?: number } | undefined): ThrottleStatus | null {

@@ -53,6 +53,8 @@ export interface ShopifyEmulator {
    * the callback URL Shopify redirects the browser to, signed, with a code.
    */
   approveInstall(domain: string, authorizeUrl: string): string;
+  /** Ends the store's expiring tokens now (as if their hour had passed): the Admin API answers 401 to them. */
+  expireAccessTokens(domain: string): void;
   addShop(options: ShopOptions): EmulatedShop;
   /** The shop of a domain (x.myshopify.com); throws when there is none. */
   shop(domain: string): EmulatedShop;
@@ -105,6 +107,10 @@ export async function startShopifyEmulator(options: EmulatorOptions = {}): Promi
     apiVersion, apiSecret, shops, oauth, apiKey: oauth.app.clientId,
     approveInstall(domain, authorizeUrl) {
       return oauth.approveInstall(emulator.shop(domain), authorizeUrl);
+    },
+    expireAccessTokens(domain) {
+      const shop = emulator.shop(domain);
+      for (const token of shop.tokens) if (tokenExpiry.has(token)) tokenExpiry.set(token, now().getTime());
     },
     addShop(shopOptions) {
       if (byDomain.has(shopOptions.domain)) throw new Error(`emulator: shop ${shopOptions.domain} exists`);

@@ -5,9 +5,9 @@ import type { EmulatedShop } from './shop.ts';
 // played by `approveInstall`, since a merchant clicks it in the store's admin) and the token
 // endpoint `POST /admin/oauth/access_token` with its three grants. Each rule cites its page.
 
-const AUTH_CODE_DOC = 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/authorization-code-grant';
-const EXPIRING_DOC = 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/offline-access-tokens';
-const CLIENT_CREDENTIALS_DOC = 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/client-credentials-grant';
+export const AUTH_CODE_DOC = 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/authorization-code-grant';
+export const EXPIRING_DOC = 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/offline-access-tokens';
+export const CLIENT_CREDENTIALS_DOC = 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/client-credentials-grant';
 
 /** The app the install flow and the refresh grant use (one per emulator): its client ID and secret. */
 export interface EmulatedApp {
@@ -125,6 +125,11 @@ export class OAuthServer {
       default:
         return { status: 400, body: { error: 'unsupported_grant_type', error_description: `grant_type ${grant || '(none)'} is not supported` } };
     }
+  }
+
+  /** The merchant (or Shopify) revokes the store's refresh tokens: the next refresh is refused as Shopify refuses a revoked one. */
+  revokeRefreshTokens(shop: EmulatedShop): void {
+    for (const record of this.#refresh.values()) if (record.shop === shop) record.retired = true;
   }
 
   /** Shops with an app of their own organisation (client credentials), found by its client ID. */
