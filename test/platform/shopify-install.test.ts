@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/cli/shop-link.ts';
 import { SecretBox, resolveSecretKey } from '../../src/kernel/secret-box.ts';
@@ -7,6 +8,7 @@ import { ShopifyApiError } from '../../src/platform/shopify/admin-api.ts';
 import { findConnection, findConnectionByDomain } from '../../src/platform/shopify/connections.ts';
 import { requestOperation } from '../../src/platform/shopify/operations.ts';
 import { adminApiFor } from '../../src/platform/shopify/shopify-gateway.ts';
+import { WEBHOOK_TOPICS } from '../../src/platform/shopify/webhook-topics.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { signQuery, startShopifyEmulator, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -294,5 +296,20 @@ describe(`client credentials (${databaseLabel})`, () => {
     emu.expireAccessTokens(domain);
     expect(await shopName(shopId)).toBe('Own store');
     expect(ccCalls()).toBe(before + 1);
+  });
+});
+
+describe('shopify.app.toml', () => {
+  it('subscribes every topic of webhook-topics.ts and the three compliance topics to /webhooks/shopify, with the install callback as its redirect URL', () => {
+    const toml = readFileSync(new URL('../../shopify.app.toml', import.meta.url), 'utf8');
+    const listed = [...toml.matchAll(/"([a-z_]+\/[a-z_]+)"/g)].map((m) => m[1]);
+    for (const topic of WEBHOOK_TOPICS) {
+      const name = topic.toLowerCase().replace(/^(inventory_levels|products|locations|orders|app)_/, '$1/');
+      expect(listed).toContain(name);
+    }
+    expect(listed).toEqual(expect.arrayContaining(['customers/data_request', 'customers/redact', 'shop/redact']));
+    expect(toml).toMatch(/use_legacy_install_flow = false/);
+    expect(toml).toMatch(/redirect_urls = \[ "https:\/\/[^"]+\/shopify\/callback" \]/);
+    expect(toml).toMatch(/api_version = "2026-10"/);
   });
 });
