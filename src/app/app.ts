@@ -39,6 +39,9 @@ import { requestIdFor } from '../http/requests/request-id.ts';
 import { registerValidators } from '../http/requests/validators.ts';
 import { registerJsonBodyParser } from '../http/requests/json-body.ts';
 import { registerShopifyWebhooks } from '../http/ingress/shopify-webhooks.ts';
+import { registerShopifyInstall } from '../http/ingress/shopify-install.ts';
+import { installAppOf } from '../platform/shopify/shopify-gateway.ts';
+import { installScopes, linkInstalledStore } from './shopify-link.ts';
 import type { PlatformGatewayFactory } from '../kernel/platform-port/gateway.ts';
 import { contextDeps } from './composition.ts';
 import { watchPlatformHealth, type PlatformHealthWatch } from '../platform/shopify/health.ts';
@@ -214,6 +217,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   // Shopify's webhooks: signed raw bodies into the shop's inbox, applied in the background (src/http/ingress/shopify-webhooks.ts).
   await registerShopifyWebhooks(app, { orm, secret: config.shopifyApiSecret });
+  // The install link (GET /shopify/install, /shopify/callback; src/http/ingress/shopify-install.ts): a store links itself and
+  // its first sync runs in the background, awaited at close.
+  const installSyncs = new Set<Promise<void>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([...installSyncs]);
+  });
+  await registerShopifyInstall(app, {
+    orm, app: installAppOf(config), publicUrl: config.publicUrl, endpoint: config.shopifyEndpoint,
+    scopesFor: (domain) => installScopes(orm, domain),
+    link: async (input) => {
+      const linked = await linkInstalledStore(orm, config, input, (error) => app.log.warn({ err: error, domain: input.domain }, 'the first sync after an install failed (bomcore shop status shows it)'));
+      installSyncs.add(linked.firstSync);
+      void linked.firstSync.finally(() => installSyncs.delete(linked.firstSync));
+      return linked;
+    },
+  });
 
   const schema = getSchema();
   installWorkLanes(schema);

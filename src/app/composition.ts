@@ -10,7 +10,7 @@ import type { PlatformGatewayFactory, PlatformOpenOrder } from '../kernel/platfo
 import { localPlatformGateway } from '../platform/local-gateway.ts';
 import { mirroredVariantPages } from '../platform/mirror.ts';
 import { LiveLevelsGateway } from '../modules/stock/live-levels.ts';
-import { platformGatewayFactory } from '../platform/shopify/shopify-gateway.ts';
+import { installAppOf, platformGatewayFactory } from '../platform/shopify/shopify-gateway.ts';
 import { connectedAtOf } from '../platform/shopify/connections.ts';
 import { resolveSecretKey, SecretBox } from '../kernel/secret-box.ts';
 import type { WebhookFollowers } from '../platform/shopify/webhooks/apply.ts';
@@ -43,6 +43,7 @@ export function platformAdapter(config: Config): PlatformGatewayFactory {
   return platformGatewayFactory({
     secretBox: () => (box ??= new SecretBox(resolveSecretKey(config))),
     api: { endpoint: config.shopifyEndpoint },
+    installApp: installAppOf(config),
   });
 }
 

@@ -24,7 +24,7 @@ Usage: bomcore <command> [options]
   webhook create --shop ID --url URL --topics a,b [--description D] [--json]
   webhook list --shop ID [--json]
   webhook delete ID --shop ID        a shop's webhook endpoints (docs/events.md); the secret is printed once
-  shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL] [--api-version 2026-10] [--no-sync]
+  shop connect --shop ID --domain X.myshopify.com (--client-id ID --client-secret-file F | --token-file F) [--webhook-url URL] [--no-sync]
   shop sync|reconcile|status|disconnect|retry-pushes --shop ID
                                      link a shop to its Shopify store, sync it, show or end the link
   print-schema [--subgraph] [--check [FILE]]
@@ -165,18 +165,23 @@ Example:
 ${DATABASE}`,
 
   shop: `Usage:
-  bomcore shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL]
-                       [--api-version 2026-10] [--no-sync] [--json]
+  bomcore shop connect --shop ID --domain X.myshopify.com --client-id ID --client-secret-file F
+                       [--webhook-url URL] [--api-version 2026-10] [--no-sync] [--json]
+  bomcore shop connect --shop ID --domain X.myshopify.com --token-file F [--webhook-url URL] …
   bomcore shop sync --shop ID [--json]
   bomcore shop reconcile --shop ID [--json]
   bomcore shop status --shop ID [--json]
   bomcore shop disconnect --shop ID
   bomcore shop retry-pushes --shop ID
 
-Links a shop to its Shopify store through a custom app's Admin API access token (shpat_…).
+Links a shop to its Shopify store. With --client-id and --client-secret-file (an app of the
+store's own organisation, made in the Dev Dashboard or with Shopify CLI and installed on the store)
+connect gets a token by the client credentials grant; it lasts 24 hours and bomcore gets a new one
+before it ends. With --token-file it uses a legacy admin-created custom app's token (shpat_…), which
+never expires. (A store can also install bomcore from its install link: GET /shopify/install.)
 connect reads the store and the token's access scopes and refuses, naming each, when one of
 read_products, read_inventory, write_inventory, read_locations, read_orders is missing (and
-write_orders when the shop writes order metafields). The token is stored encrypted with
+write_orders when the shop writes order metafields). The token and client secret are stored encrypted with
 BOMCORE_SECRET_KEY (64 hex digits; on the embedded database a 0600 key file in BOMCORE_DATA_DIR
 is made when it is unset) and never printed, logged or exported. With --webhook-url it subscribes
 the store's webhooks (inventory levels, products, locations, orders, app/uninstalled) to that URL,
@@ -196,19 +201,21 @@ stopped instead of retried forever; retry-pushes releases the stopped pushes onc
 Options:
   --shop ID            the bomcore shop (created by connect when it does not exist)
   --domain D           the store's myshopify.com domain
-  --token-file F       a file (mode 600) whose first line is the access token
+  --client-id ID       the app's client ID (Dev Dashboard: the app's Settings)
+  --client-secret-file F  a file (mode 600) whose first line is the app's client secret
+  --token-file F       a file (mode 600) whose first line is a legacy app's access token
   --webhook-url URL    where Shopify sends webhooks: https://<this server>/webhooks/shopify
   --api-version V      Admin API version (default 2026-10, the one bomcore is validated against)
   --no-sync            connect without the first sync
   --json               print the result as JSON
   -h, --help           show this help
 
-BOMCORE_SHOPIFY_ENDPOINT replaces https://{domain} (a proxy, or an emulator in tests).
+BOMCORE_SHOPIFY_ENDPOINT replaces https://{domain}, for the Admin API and /admin/oauth (a proxy, or an emulator in tests).
 ${PROGRESS}
 
 Example:
-  bomcore shop connect --shop candles --domain candles.myshopify.com --token-file ./shopify.token \
-    --webhook-url https://bomcore.example.com/webhooks/shopify
+  bomcore shop connect --shop candles --domain candles.myshopify.com --client-id 3f1c… \
+    --client-secret-file ./shopify-client.secret --webhook-url https://bomcore.example.com/webhooks/shopify
 
 ${DATABASE}`,
 

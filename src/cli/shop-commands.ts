@@ -19,8 +19,8 @@ export async function shopCommand(args: string[]): Promise<void> {
   }
 }
 
-/** The access token from its file: the first line, trimmed; a file others can read is refused. */
-function readToken(file: string): string {
+/** A secret (an access token, a client secret) from its file: the first line, trimmed; a file others can read is refused. */
+function readSecretFile(file: string, what: string): string {
   let text: string;
   try {
     const mode = statSync(file).mode;
@@ -28,11 +28,11 @@ function readToken(file: string): string {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof CommandError) throw error;
-    throw new CommandError(`cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CommandError(`cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const token = text.split('\n')[0]!.trim();
-  if (token === '') throw new CommandError(`the token file ${file} is empty`);
-  return token;
+  const secret = text.split('\n')[0]!.trim();
+  if (secret === '') throw new CommandError(`the ${what} file ${file} is empty`);
+  return secret;
 }
 
 /** Shopify calls webhook subscriptions over HTTPS only; http is accepted for a local emulator or proxy. */
@@ -49,16 +49,16 @@ function webhookUrl(text: string): string {
 
 async function connectCommand(args: string[]): Promise<void> {
   const { values } = parse(args, {
-    shop: { type: 'string' }, domain: { type: 'string' }, 'token-file': { type: 'string' }, 'api-version': { type: 'string' }, 'webhook-url': { type: 'string' },
-    'no-sync': { type: 'boolean' }, json: { type: 'boolean' },
+    shop: { type: 'string' }, domain: { type: 'string' }, 'token-file': { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret-file': { type: 'string' },
+    'api-version': { type: 'string' }, 'webhook-url': { type: 'string' }, 'no-sync': { type: 'boolean' }, json: { type: 'boolean' },
   });
   const shopId = requiredString(values.shop, '--shop');
   const domain = requiredString(values.domain, '--domain');
-  const token = readToken(requiredString(values['token-file'], '--token-file'));
+  const grant = connectGrant(values);
   const webhookUri = values['webhook-url'] === undefined ? null : webhookUrl(values['webhook-url']);
   const [{ withDatabase }, link] = await Promise.all([import('./database.ts'), import('./shop-link.ts')]);
   await withDatabase(async (orm, config) => {
-    const result = await link.connect(orm, config, { shopId, domain, token, apiVersion: values['api-version'], webhookUri });
+    const result = await link.connect(orm, config, { shopId, domain, grant, apiVersion: values['api-version'], webhookUri });
     if (!values.json) {
       console.log(`shop ${shopId} connected to ${result.storeName} (${result.connection.domain}, Admin API ${result.connection.apiVersion})`);
       console.log(`  scopes: ${result.grantedScopes.join(', ')}`);
@@ -67,6 +67,23 @@ async function connectCommand(args: string[]): Promise<void> {
     const report = values['no-sync'] ? null : await runSync(link, orm, config, shopId, values.json === true);
     if (values.json) console.log(JSON.stringify({ shopId, domain: result.connection.domain, storeName: result.storeName, scopes: result.grantedScopes, webhooks: result.webhooksRegistered, sync: report }));
   });
+}
+
+/**
+ * The way in: `--client-id` with `--client-secret-file` (an app of the store's own organisation:
+ * the client credentials grant, a 24-hour token got again as it ends), or `--token-file` (a legacy
+ * admin-created app's token). One of the two, never both.
+ */
+function connectGrant(values: { 'token-file'?: string; 'client-id'?: string; 'client-secret-file'?: string }): import('../platform/shopify/connect.ts').ConnectGrant {
+  const credentials = values['client-id'] !== undefined || values['client-secret-file'] !== undefined;
+  if (credentials && values['token-file'] !== undefined) throw new UsageError('give either --token-file or --client-id with --client-secret-file, not both');
+  if (credentials) {
+    const clientId = requiredString(values['client-id'], '--client-id').trim();
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(clientId)) throw new UsageError(`--client-id must be the app's client ID (letters and digits, from the Dev Dashboard), got "${clientId}"`);
+    return { kind: 'client_credentials', clientId, clientSecret: readSecretFile(requiredString(values['client-secret-file'], '--client-secret-file'), 'client secret') };
+  }
+  if (values['token-file'] === undefined) throw new UsageError('give --client-id with --client-secret-file (an app of your organisation), or --token-file (a legacy admin-created app\'s token)');
+  return { kind: 'token', accessToken: readSecretFile(values['token-file'], 'token') };
 }
 
 async function runSync(link: typeof import('./shop-link.ts'), orm: import('../db/orm.ts').Orm, config: import('../kernel/config.ts').Config, shopId: string, quiet: boolean) {
@@ -136,6 +153,8 @@ async function statusCommand(args: string[]): Promise<void> {
       console.log(`  last reconcile: ${c.reconciledAt ? `${c.reconciledAt.toISOString()} (drift: ${drift || 'none'})${c.reconciledThrough ? `; Shopify's changes mirrored up to ${c.reconciledThrough.toISOString()}` : ''}${c.reconcileUnfinished ? '; catching up' : ''}` : 'never'}`);
       if (c.reconcileError) console.log(`  last reconcile failed: ${c.reconcileError}`);
       if (c.failingSince) console.log(`  the store has not answered since ${c.failingSince.toISOString()}: reads serve its data as last read at ${c.lastContactAt?.toISOString() ?? 'no completed sync'} (PLATFORM_STALE)`);
+      console.log(`  token: ${c.grantKind === 'token' ? 'a token file (never expires)' : `${c.grantKind === 'client_credentials' ? `client credentials of app ${c.clientId}` : 'install link (expiring offline token, renewed with its refresh token)'}; the current one ends ${c.tokenExpiresAt?.toISOString() ?? 'never'}`}`);
+      if (c.reauthorizeSince) console.log(`  Shopify refused to renew the token at ${c.reauthorizeSince.toISOString()}${c.reauthorizeReason ? ` (${c.reauthorizeReason})` : ''}: install the app again from the install link, or connect again (PLATFORM_REAUTHORIZE)`);
       if (c.uninstalledAt) console.log(`  the store uninstalled the app at ${c.uninstalledAt.toISOString()}: its token no longer works; reinstall it and connect again with the new token`);
     }
     const p = status.pushes;

@@ -1,30 +1,24 @@
 import type { Config } from '../kernel/config.ts';
-import { analyzeTables } from '../db/analyze.ts';
 import type { Em, Orm } from '../db/orm.ts';
-import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
-import { mirrorPlatformMaterials } from '../modules/materials/platform-mirror.ts';
-import { rebuildShopCostRollup } from '../modules/boms/cost-rollup.repository.ts';
 import { ensureShop } from '../modules/shops/shop-settings.ts';
 import { writesMaterialRequirementsMetafield } from '../modules/shops/for-orders.ts';
 import { countPlatformPushes, retryStoppedPlatformPushes } from '../modules/stock/platform-push.repository.ts';
-import { ConnectError, connectShop, disconnectShop, type ConnectResult } from '../platform/shopify/connect.ts';
-import { findConnection, recordSyncEnd, recordSyncStart, type ConnectionInfo } from '../platform/shopify/connections.ts';
-import { fullSync, type SyncCounts, type SyncPhase } from '../platform/shopify/full-sync.ts';
-import { adminApiFor } from '../platform/shopify/shopify-gateway.ts';
+import { ConnectError, connectShop, disconnectShop, type ConnectGrant, type ConnectResult } from '../platform/shopify/connect.ts';
+import { connectionInfo, findConnection, type ConnectionInfo } from '../platform/shopify/connections.ts';
+import type { SyncPhase } from '../platform/shopify/full-sync.ts';
+import { syncConnectedShop, type SyncReport } from '../app/shopify-link.ts';
+import { adminApiFor, installAppOf } from '../platform/shopify/shopify-gateway.ts';
 import { sharedCostPacer, type ShopifyAdminApi } from '../platform/shopify/admin-api.ts';
 import { resolveSecretKey, SecretBox, SecretKeyError } from '../kernel/secret-box.ts';
 import type { ThrottleSnapshot } from '../platform/shopify/throttle.ts';
 import { startShopifyReconciler, type Reconciler, type ReconcilerLogger, type ShopReconcileReport } from '../platform/shopify/reconcile/reconciler.ts';
-import { syncedOrdersFollower, webhookFollowers } from '../app/composition.ts';
+import { webhookFollowers } from '../app/composition.ts';
 import { CommandError } from './args.ts';
 
 // A shop's link to its Shopify store, as the CLI and the server's reconciliation run it:
 // connect, full sync, reconcile, status, disconnect. Here the platform adapter meets the modules that follow
 // the platform: shops (the shop row), materials (platform-linked materials mirror their variants),
 // recipes (the cost roll-up when a cost moved).
-
-/** The tables a sync rewrites: analyzed after it, like a dataset load. */
-const SYNCED_TABLES = ['platform_locations', 'platform_variants', 'platform_levels', 'platform_orders', 'platform_order_lines', 'materials'];
 
 function secretBox(config: Config): SecretBox {
   try {
@@ -35,7 +29,11 @@ function secretBox(config: Config): SecretBox {
   }
 }
 
-export interface ConnectOptions { shopId: string; domain: string; token: string; apiVersion?: string; webhookUri: string | null }
+export interface ConnectOptions {
+  shopId: string; domain: string; apiVersion?: string; webhookUri: string | null;
+  /** How the token is got; `token` is short for a token file's `{ kind: 'token', accessToken }`. */
+  grant?: ConnectGrant; token?: string;
+}
 
 export async function connect(orm: Orm, config: Config, options: ConnectOptions): Promise<ConnectResult> {
   const em = orm.em.fork();
@@ -43,7 +41,7 @@ export async function connect(orm: Orm, config: Config, options: ConnectOptions)
   await ensureShop(em, options.shopId, options.shopId);
   try {
     return await connectShop(em, box, {
-      shopId: options.shopId, domain: options.domain, accessToken: options.token, apiVersion: options.apiVersion, webhookUri: options.webhookUri,
+      shopId: options.shopId, domain: options.domain, grant: options.grant ?? { kind: 'token', accessToken: options.token ?? '' }, apiVersion: options.apiVersion, webhookUri: options.webhookUri,
       metafieldWriteBack: await writesMaterialRequirementsMetafield(em, options.shopId),
     }, { endpoint: config.shopifyEndpoint });
   } catch (error) {
@@ -52,38 +50,14 @@ export async function connect(orm: Orm, config: Config, options: ConnectOptions)
   }
 }
 
-export interface SyncReport extends SyncCounts { materialsUpdated: number; seconds: number }
+export type { SyncReport } from '../app/shopify-link.ts';
 
-/** A full sync of a connected shop; the connection records its start, its end (counts) or its error. */
+/** A full sync of a connected shop (src/app/shopify-link.ts). */
 export async function sync(orm: Orm, config: Config, shopId: string, onProgress?: (phase: SyncPhase, count: number, total: number | null) => void, options: { pollMs?: number } = {}): Promise<SyncReport> {
-  const em = orm.em.fork();
-  const connection = await findConnection(em, shopId);
+  const connection = await findConnection(orm.em.fork(), shopId);
   if (!connection) throw new CommandError(`shop ${shopId} is not connected to a store: run bomcore shop connect first`);
-  const api = adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint });
-  const started = new Date();
-  await recordSyncStart(em, shopId, started);
-  let materialsUpdated = 0;
-  try {
-    const counts = await fullSync({
-      api, em, shopId, onProgress, pollMs: options.pollMs,
-      afterMirror: async (tx, id, pages) => {
-        const mirrored = await mirrorPlatformMaterials(tx, id, pages);
-        materialsUpdated = mirrored.changed;
-        // A cost, or a finished good's name, SKU or price in the BOM list: the whole roll-up, once (a sync is batch work).
-        if (mirrored.changed > 0) await rebuildShopCostRollup(tx, id, recipeCatalogSources);
-      },
-      afterOrders: syncedOrdersFollower(config),
-    });
-    // The bucket as the sync left it: `shop status` in another process shows it.
-    const bucket = sharedCostPacer.snapshot(connection.domain);
-    const throttle: Record<string, number> = bucket ? { throttleAvailable: bucket.currentlyAvailable, throttleMaximum: bucket.maximumAvailable, throttleRestoreRate: bucket.restoreRate, throttled: bucket.throttledCount } : {};
-    await recordSyncEnd(em, shopId, { completedAt: new Date(), counts: { ...counts, materialsUpdated, ...throttle } });
-    await analyzeTables(orm.em, SYNCED_TABLES);
-    return { ...counts, materialsUpdated, seconds: (Date.now() - started.getTime()) / 1000 };
-  } catch (error) {
-    await recordSyncEnd(em, shopId, { error: (error as Error).message });
-    throw error;
-  }
+  secretBox(config);
+  return syncConnectedShop(orm, config, connection, onProgress, options);
 }
 
 export interface ShopStatus {
@@ -99,7 +73,7 @@ export async function status(orm: Orm, shopId: string): Promise<ShopStatus> {
   const stored = await findConnection(em, shopId);
   const pushes = await countPlatformPushes(em, shopId);
   if (!stored) return { connection: null, pushes, throttle: null };
-  const { tokenSealed: _sealed, reconcileState: _window, ...connection } = stored;
+  const connection = connectionInfo(stored);
   return { connection, pushes, throttle: sharedCostPacer.snapshot(connection.domain) };
 }
 
@@ -120,7 +94,7 @@ export async function retryPushes(orm: Orm, shopId: string): Promise<number> {
 export function startReconciler(orm: Orm, config: Config, options: { intervalMs: number; logger: ReconcilerLogger; shopIds?: readonly string[] }): Reconciler {
   return startShopifyReconciler({
     orm, intervalMs: options.intervalMs, logger: options.logger, shopIds: options.shopIds, followers: webhookFollowers(config),
-    apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }),
+    apiFor: (connection) => adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint, em: orm.em.fork(), installApp: installAppOf(config) }),
   });
 }
 
@@ -131,7 +105,7 @@ export function startReconciler(orm: Orm, config: Config, options: { intervalMs:
 export function webhookApiFor(config: Config): (em: Em, shopId: string) => Promise<ShopifyAdminApi | null> {
   return async (em, shopId) => {
     const connection = await findConnection(em, shopId);
-    return connection && !connection.uninstalledAt ? adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint }) : null;
+    return connection && !connection.uninstalledAt ? adminApiFor(connection, secretBox(config), { endpoint: config.shopifyEndpoint, em: em.fork(), installApp: installAppOf(config) }) : null;
   };
 }
 

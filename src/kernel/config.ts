@@ -58,10 +58,14 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** BOMCORE_SECRET_KEY: 32 bytes (64 hex digits or base64) that seal stored Shopify tokens; unset: a 0600 key file in the embedded data folder. */
   secretKey: string | null;
-  /** BOMCORE_SHOPIFY_ENDPOINT: replaces `https://{domain}` in Admin API calls (an emulator, a proxy); default unset. */
+  /** BOMCORE_SHOPIFY_ENDPOINT: replaces `https://{domain}` in every store address, the Admin API and `/admin/oauth/*` (an emulator, a proxy); default unset. */
   shopifyEndpoint: string | null;
   /** SHOPIFY_API_SECRET: the Shopify app's API secret key, which signs webhooks (POST /webhooks/shopify answers 503 without it); default unset. */
   shopifyApiSecret: string | null;
+  /** SHOPIFY_API_KEY: the Shopify app's client ID, for the install link and renewing its tokens; default unset. */
+  shopifyApiKey: string | null;
+  /** BOMCORE_PUBLIC_URL: the origin (and path prefix) Shopify's redirects reach this server at; the install callback is `<it>/shopify/callback`. Default unset. */
+  publicUrl: string | null;
   /** How often `serve` reconciles each connected shop's mirror with its Shopify store, in seconds; 0 turns it off (BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S, default 300). */
   shopifyReconcileIntervalS: number;
   /** How often each process re-reads which connected stores fail, for the reads' PLATFORM_STALE warning, in ms (BOMCORE_PLATFORM_HEALTH_INTERVAL_MS, default 5000; 0: only at start). */
@@ -195,6 +199,21 @@ function shopifyEndpoint(env: NodeJS.ProcessEnv): string | null {
   return url.origin;
 }
 
+function publicUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.BOMCORE_PUBLIC_URL;
+  if (raw === undefined || raw.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`BOMCORE_PUBLIC_URL must be a URL like https://bomcore.example.com, got "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`BOMCORE_PUBLIC_URL must be an http(s) URL without a query, got "${raw}"`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got "${env.PORT}"`);
@@ -236,6 +255,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.BOMCORE_SECRET_KEY ? env.BOMCORE_SECRET_KEY : null,
     shopifyEndpoint: shopifyEndpoint(env),
     shopifyApiSecret: env.SHOPIFY_API_SECRET ? env.SHOPIFY_API_SECRET : null,
+    shopifyApiKey: env.SHOPIFY_API_KEY ? env.SHOPIFY_API_KEY.trim() : null,
+    publicUrl: publicUrl(env),
     shopifyReconcileIntervalS: nonNegativeInteger(env, 'BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S', 300),
     platformHealthIntervalMs: nonNegativeInteger(env, 'BOMCORE_PLATFORM_HEALTH_INTERVAL_MS', 5000),
     webhooks: {

@@ -7,6 +7,7 @@ import {
   PlatformAppliedPush, PlatformLevel, PlatformLocation, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformVariant,
 } from '../platform/local-store.entity.ts';
 import { PlatformConnection } from '../platform/shopify/connection.entity.ts';
+import { ShopifyInstallState } from '../platform/shopify/install-state.entity.ts';
 import { ShopifyWebhookEvent } from '../platform/shopify/webhooks/inbox.entity.ts';
 import { AssemblyBill, BillVersion, Bom, CostFactor, LocationRule, LocationRuleOverride, RecipeLine } from './boms/recipe.entity.ts';
 import { BillCost, BomListEntry, BomListStats } from './boms/cost-rollup.entity.ts';
@@ -26,7 +27,7 @@ import {
 /** Every entity, in one list for the ORM and the migration check. */
 export const entities = [
   Shop, ShopDataVersion, ShopDataVersionMark, ApiKey, IdempotencyKey,
-  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent,
+  PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent, ShopifyInstallState,
   Material, MaterialListCount, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry, BomListStats,
   PreassembledStock, Residual, Reservation, PlatformPush, OrderFulfilment,

@@ -107,6 +107,33 @@ describe('bomcore shop', () => {
     expect(JSON.parse((await runCli(['shop', 'status', '--shop', shop, '--json'], env)).stdout).connection).toBeNull();
   }, 180_000);
 
+  it('connects with an app\'s client ID and secret file (client credentials): the secret file must be private, a wrong secret is refused, status never shows the secret', async () => {
+    const shop = uniqueShopId('cli-cc');
+    const domain = `${shop}.myshopify.com`;
+    const app = { clientId: `cc${randomBytes(6).toString('hex')}`, clientSecret: `shpss_${randomBytes(12).toString('hex')}` };
+    emu.addShop({ domain, organizationApp: app, seed: bigStore(4), name: 'Own store' });
+    const base = ['shop', 'connect', '--shop', shop, '--domain', domain, '--client-id', app.clientId, '--json'];
+    const open = await runCli([...base, '--client-secret-file', tokenFile(app.clientSecret, 0o644)], env);
+    expect(open.code).toBe(1);
+    expect(open.stderr).toContain('can be read by other users');
+    const wrong = await runCli([...base, '--client-secret-file', tokenFile('shpss_wrong')], env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('invalid_client');
+    const both = await runCli([...base, '--client-secret-file', tokenFile(app.clientSecret), '--token-file', tokenFile('shpat_x')], env);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain('not both');
+    const connected = await runCli([...base, '--client-secret-file', tokenFile(app.clientSecret)], env);
+    expect(connected.stderr).not.toContain('Error');
+    expect(connected.code).toBe(0);
+    expect(JSON.parse(connected.stdout).sync).toMatchObject({ variants: 4 });
+    const status = await runCli(['shop', 'status', '--shop', shop, '--json'], env);
+    expect(JSON.parse(status.stdout).connection).toMatchObject({ grantKind: 'client_credentials', clientId: app.clientId, storeName: 'Own store' });
+    for (const out of [connected.stdout + connected.stderr, status.stdout]) {
+      expect(out).not.toContain(app.clientSecret);
+      expect(out).not.toContain('v1:');
+    }
+  }, 120_000);
+
   it('shop reconcile heals a level whose webhook never came and counts it as drift', async () => {
     const shop = uniqueShopId('cli-rec');
     const domain = `${shop}.myshopify.com`;

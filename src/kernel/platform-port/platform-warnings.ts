@@ -12,6 +12,10 @@ export const PLATFORM_WARNINGS = {
     description: 'the store uninstalled the app: platform levels, products and orders are served as last read, and stock moves are not pushed',
     remedy: 'reinstall the app in the store and run `bomcore shop connect` again',
   },
+  PLATFORM_REAUTHORIZE: {
+    description: 'the store refused to renew bomcore\'s access token: platform levels, products and orders are served as last read, and stock moves wait in the outbox',
+    remedy: 'install the app in the store again (open the install link, GET /shopify/install?shop=<store>.myshopify.com) or run `bomcore shop connect` again; waiting stock moves are pushed then',
+  },
 } as const satisfies Record<string, { description: string; remedy: string }>;
 
 export type PlatformWarningCode = keyof typeof PLATFORM_WARNINGS;

@@ -13,9 +13,24 @@ import { CostPacer, type ThrottleStatus } from './throttle.ts';
 export interface ShopifyStore {
   /** `x.myshopify.com`. */
   domain: string;
-  accessToken: string;
+  /** A token as it is (a token file's), or its source (an expiring token, renewed: access-token.ts). */
+  accessToken: string | AccessTokenSource;
   apiVersion?: string;
 }
+
+/** The Admin API token of a store, as the client sends it: current, or renewed when it nears its end or is refused. */
+export interface AccessTokenSource {
+  /** The token to send now (renewed first when it ends within the margin). */
+  current(): Promise<string>;
+  /** Shopify answered 401 to `refused`: a renewed token to try once, or null when there is none to have. */
+  renewAfterRefusal(refused: string): Promise<string | null>;
+}
+
+/**
+ * A source's token rides to the fetch in this header, which puts it in `X-Shopify-Access-Token`:
+ * the client's own headers win over a request's, and its token is fixed at creation.
+ */
+const TOKEN_OF_REQUEST = 'X-Bomcore-Access-Token';
 
 export interface AdminApiOptions {
   /** Replaces `https://{domain}` (BOMCORE_SHOPIFY_ENDPOINT: the emulator in tests, a proxy). */
@@ -59,6 +74,7 @@ export class ShopifyAdminApi {
   readonly domain: string;
   readonly apiVersion: string;
   readonly #client: AdminApiClient;
+  readonly #token: AccessTokenSource | null;
   readonly #pacer: CostPacer;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #maxAttempts: number;
@@ -78,15 +94,17 @@ export class ShopifyAdminApi {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const endpoint = options.endpoint ? options.endpoint.replace(/\/+$/, '') : null;
     const origin = `https://${store.domain}`;
+    this.#token = typeof store.accessToken === 'string' ? null : store.accessToken;
     this.#client = createAdminApiClient({
       storeDomain: store.domain,
       apiVersion: this.apiVersion,
-      accessToken: store.accessToken,
+      // A token source's token is set per request (it may be renewed between two); the client wants one to start.
+      accessToken: typeof store.accessToken === 'string' ? store.accessToken : 'renewed-per-request',
       userAgentPrefix: 'bomcore',
       retries: 0,
       // The client always builds https://{domain}; the endpoint override swaps the origin only.
       customFetchApi: (url, init) => fetch(endpoint && url.startsWith(origin) ? endpoint + url.slice(origin.length) : url, {
-        ...(init as RequestInit), signal: AbortSignal.timeout(timeoutMs),
+        ...(init as RequestInit), headers: withRequestToken(init?.headers as Record<string, string> | undefined), signal: AbortSignal.timeout(timeoutMs),
       }),
     });
   }
@@ -96,14 +114,17 @@ export class ShopifyAdminApi {
     const name = operationName(operation);
     let attempts = 0;
     let throttleWaits = 0;
+    let renewedAfterRefusal = false;
     for (;;) {
+      // Renewed first when it is about to end; a refused renewal throws (REAUTHORIZE) before Shopify is asked.
+      const token = this.#token ? await this.#token.current() : null;
       const expected = this.#lastCost.get(name) ?? (operation.trimStart().startsWith('mutation') ? 10 : 50);
       const delay = this.#pacer.delayFor(this.domain, expected);
       if (delay > 0) await this.#sleep(delay);
       attempts += 1;
       let response: Awaited<ReturnType<AdminApiClient['request']>>;
       try {
-        response = await this.#client.request(operation, { variables });
+        response = await this.#client.request(operation, { variables, ...(token === null ? {} : { headers: { [TOKEN_OF_REQUEST]: token } }) });
       } catch (error) {
         // The client turns network failures into `errors`; a throw here is a bug of ours or theirs.
         throw new ShopifyApiError(`Shopify ${name}: ${(error as Error).message}`, { permanent: true, code: 'CLIENT_ERROR' });
@@ -127,6 +148,14 @@ export class ShopifyAdminApi {
         continue;
       }
       const failure = classify(name, errors.networkStatusCode ?? null, errors.message ?? '', graphqlErrors);
+      // An expiring token refused before its time (revoked, or the clocks differ): renewed once, and the request sent again.
+      if (failure.code === 'UNAUTHORIZED' && this.#token && token !== null && !renewedAfterRefusal) {
+        renewedAfterRefusal = true;
+        if ((await this.#token.renewAfterRefusal(token)) !== null) {
+          attempts -= 1;
+          continue;
+        }
+      }
       if (failure.permanent || attempts >= this.#maxAttempts) throw failure;
       const retryAfter = Number(errors.response?.headers.get('Retry-After'));
       await this.#sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : this.#backoff(attempts));
@@ -137,6 +166,12 @@ export class ShopifyAdminApi {
   #backoff(attempt: number): number {
     return Math.floor(Math.random() * Math.min(30_000, this.#backoffBaseMs * 2 ** (attempt - 1)));
   }
+}
+
+function withRequestToken(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers || headers[TOKEN_OF_REQUEST] === undefined) return headers;
+  const { [TOKEN_OF_REQUEST]: token, ...rest } = headers;
+  return { ...rest, 'X-Shopify-Access-Token': token };
 }
 
 function throttleStatus(raw: { maximumAvailable?: number; currentlyAvailable?: number; restoreRate?: number } | undefined): ThrottleStatus | null {

@@ -45,5 +45,18 @@ export const PlatformConnection = defineEntity({
     lastContactAt: timestamp().nullable(),
     /** Since when the store's sync or reconciliation fails; null while it answers. Reads of the shop say so. */
     failingSince: timestamp().nullable(),
+    /** How the token was got, so how it is renewed: `token` (a token file, never), `authorization_code` (its refresh token), `client_credentials` (the app's client ID and secret). */
+    grantKind: p.text().default('token'),
+    /** When the access token stops working (null: never); renewed before then. */
+    tokenExpiresAt: timestamp().nullable(),
+    /** The refresh token of an expiring offline token, sealed; replaced at each renewal (Shopify rotates it). */
+    refreshTokenSealed: p.text().nullable(),
+    refreshTokenExpiresAt: timestamp().nullable(),
+    /** The client ID the token was issued to; with the sealed secret, for the client credentials grant only. */
+    clientId: p.text().nullable(),
+    clientSecretSealed: p.text().nullable(),
+    /** Since when Shopify refuses to renew the token: the merchant must install the app again (PLATFORM_REAUTHORIZE). */
+    reauthorizeSince: timestamp().nullable(),
+    reauthorizeReason: p.text().nullable(),
   },
 });

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
@@ -21,10 +22,25 @@ export interface ConnectionInfo {
   reconcileUnfinished: boolean;
   /** When bomcore last read the store whole (a sync or a reconciliation pass that ended); since when its attempts fail (null: they do not). */
   lastContactAt: Date | null; failingSince: Date | null;
+  /** How the token was got (so how it is renewed), when it expires (null: never), and the client ID of a client credentials app. */
+  grantKind: GrantKind; tokenExpiresAt: Date | null; refreshTokenExpiresAt: Date | null; clientId: string | null;
+  /** Since when Shopify refuses to renew the token, and what it said: the store must install the app again. */
+  reauthorizeSince: Date | null; reauthorizeReason: string | null;
 }
 
-/** A connection with its sealed token (open it with the SecretBox only to call Shopify). */
-export interface StoredConnection extends ConnectionInfo { tokenSealed: string; reconcileState: Record<string, unknown> | null }
+/** `token`: a token file (never renewed); `authorization_code`: the install link (refresh token); `client_credentials`: the app's own ID and secret. */
+export type GrantKind = 'token' | 'authorization_code' | 'client_credentials';
+
+/** The sealed secrets of a connection: opened with the SecretBox only to call Shopify, never shown. */
+export interface SealedSecrets { tokenSealed: string; refreshTokenSealed: string | null; clientSecretSealed: string | null }
+
+/** A connection with its sealed secrets. */
+export interface StoredConnection extends ConnectionInfo, SealedSecrets { reconcileState: Record<string, unknown> | null }
+
+/** What a token grant gave, sealed: stored with the connection, or in place of the old one at a renewal. */
+export interface SealedGrant {
+  tokenSealed: string; tokenExpiresAt: Date | null; refreshTokenSealed: string | null; refreshTokenExpiresAt: Date | null;
+}
 
 type Row = typeof PlatformConnection['~entity'];
 
@@ -37,7 +53,16 @@ function toStored(row: Row): StoredConnection {
     reconciledAt: row.reconciledAt ?? null, reconciledThrough: row.reconciledThrough ?? null, reconcileDrift: row.reconcileDrift ?? null,
     reconcileError: row.reconcileError ?? null, reconcileState: row.reconcileState ?? null, reconcileUnfinished: row.reconcileState != null,
     lastContactAt: row.lastContactAt ?? null, failingSince: row.failingSince ?? null,
+    grantKind: (row.grantKind ?? 'token') as GrantKind, tokenExpiresAt: row.tokenExpiresAt ?? null, refreshTokenExpiresAt: row.refreshTokenExpiresAt ?? null,
+    clientId: row.clientId ?? null, refreshTokenSealed: row.refreshTokenSealed ?? null, clientSecretSealed: row.clientSecretSealed ?? null,
+    reauthorizeSince: row.reauthorizeSince ?? null, reauthorizeReason: row.reauthorizeReason ?? null,
   };
+}
+
+/** The connection as `shop status` may show it: every sealed secret left out. */
+export function connectionInfo(stored: StoredConnection): ConnectionInfo {
+  const { tokenSealed: _t, refreshTokenSealed: _r, clientSecretSealed: _c, reconcileState: _window, ...info } = stored;
+  return info;
 }
 
 export async function findConnection(em: Em, shopId: string): Promise<StoredConnection | null> {
@@ -57,13 +82,40 @@ export async function findConnectionByDomain(em: Em, domain: string): Promise<St
 }
 
 /** Creates or replaces the shop's connection (a reconnect keeps nothing of the old one but its sync times). */
-export async function saveConnection(em: Em, input: {
-  shopId: string; domain: string; apiVersion: string; tokenSealed: string; scopes: string[]; storeName: string; webhookUri: string | null; webhookTopics: string[] | null;
+export async function saveConnection(em: Em, input: SealedGrant & {
+  shopId: string; domain: string; apiVersion: string; scopes: string[]; storeName: string; webhookUri: string | null; webhookTopics: string[] | null;
+  grantKind: GrantKind; clientId: string | null; clientSecretSealed: string | null;
 }): Promise<void> {
-  // A reconnect (perhaps to another store, with another token) starts reconciliation afresh after its sync.
+  // A reconnect (perhaps to another store, with another token) starts reconciliation afresh after its sync, and ends a reauthorization.
   await em.fork().upsert(PlatformConnection, {
     ...input, domain: input.domain.toLowerCase(), connectedAt: new Date(), syncError: null, uninstalledAt: null,
-    reconciledThrough: null, reconcileState: null, reconcileError: null, reconcileLeaseUntil: null,
+    reconciledThrough: null, reconcileState: null, reconcileError: null, reconcileLeaseUntil: null, reauthorizeSince: null, reauthorizeReason: null,
+  });
+}
+
+/** What a renewal under the row lock decided: a new token (stored), the current one (another process renewed it), or a refusal (marked). */
+export type Renewal = { outcome: 'renewed'; grant: SealedGrant } | { outcome: 'current' } | { outcome: 'refused'; reason: string };
+
+/**
+ * Renews a connection's token under a row lock (`select … for update`), so one process at a time
+ * renews each store, across instances: `decide` sees the row as locked (a renewal another process
+ * committed meanwhile included) and answers what to do. A new token and refresh token are written
+ * in the lock's transaction, before the caller uses either: a crash after Shopify rotated the
+ * refresh token but before the write would lose it. A refusal marks the connection `reauthorize`.
+ * Answers the connection as committed.
+ */
+export async function renewConnectionToken(em: Em, shopId: string, decide: (locked: StoredConnection) => Promise<Renewal>): Promise<StoredConnection | null> {
+  return em.fork().transactional(async (tx) => {
+    const row = await tx.findOne(PlatformConnection, { shopId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!row) return null;
+    const renewal = await decide(toStored(row));
+    if (renewal.outcome === 'renewed') {
+      await tx.nativeUpdate(PlatformConnection, { shopId }, { ...renewal.grant });
+    } else if (renewal.outcome === 'refused') {
+      await tx.nativeUpdate(PlatformConnection, { shopId }, { reauthorizeSince: new Date(), reauthorizeReason: renewal.reason.slice(0, 500) });
+    }
+    const after = await tx.findOne(PlatformConnection, { shopId }, { refresh: true });
+    return after ? toStored(after) : null;
   });
 }
 
@@ -91,17 +143,22 @@ function contact(endedAt: Date | null) {
 }
 
 /** A shop whose store does not answer, or uninstalled the app: its reads say so (health.ts). */
-export interface UnhealthyConnection { shopId: string; failingSince: Date | null; lastContactAt: Date | null; uninstalledAt: Date | null; lastError: string | null }
+export interface UnhealthyConnection {
+  shopId: string; failingSince: Date | null; lastContactAt: Date | null; uninstalledAt: Date | null; lastError: string | null;
+  /** Since when Shopify refuses to renew the token, and what it said. */
+  reauthorizeSince: Date | null; reauthorizeReason: string | null;
+}
 
 /** Every connection whose store fails or uninstalled the app (a few rows: one per such shop). */
 export async function unhealthyConnections(em: Em): Promise<UnhealthyConnection[]> {
   const rows = await runSql(em, connectionSql.selectFrom('platform_connections')
-    .select(['shop_id', 'failing_since', 'last_contact_at', 'uninstalled_at', 'reconcile_error', 'sync_error', 'reconciled_at', 'sync_started_at'])
-    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('uninstalled_at', 'is not', null)])));
+    .select(['shop_id', 'failing_since', 'last_contact_at', 'uninstalled_at', 'reconcile_error', 'sync_error', 'reconciled_at', 'sync_started_at', 'reauthorize_since', 'reauthorize_reason'])
+    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('uninstalled_at', 'is not', null), eb('reauthorize_since', 'is not', null)])));
   // Raw rows carry timestamps as the driver gives them (text on the embedded database).
   const at = (v: Date | string | null) => (v === null ? null : new Date(v));
   return rows.map((r) => ({
     shopId: r.shop_id, failingSince: at(r.failing_since), lastContactAt: at(r.last_contact_at), uninstalledAt: at(r.uninstalled_at),
+    reauthorizeSince: at(r.reauthorize_since), reauthorizeReason: r.reauthorize_reason,
     // The error of whichever ran last.
     lastError: (r.sync_started_at && (!r.reconciled_at || at(r.sync_started_at)! > at(r.reconciled_at)!) ? r.sync_error ?? r.reconcile_error : r.reconcile_error ?? r.sync_error) ?? null,
   }));

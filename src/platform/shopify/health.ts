@@ -5,7 +5,7 @@ import { unhealthyConnections, type UnhealthyConnection } from './connections.ts
 
 /**
  * Which shops' stores do not answer, as this process knows it: the connections whose sync or
- * reconciliation pass failed (or whose store uninstalled the app), re-read every few seconds — one
+ * reconciliation pass failed (or whose store uninstalled the app, or refused to renew its token), re-read every few seconds — one
  * statement per interval for the whole process, none per request — so a read of such a shop can
  * say that it serves the last synced state, and how old it is, at no cost to the others.
  */
@@ -29,6 +29,12 @@ export class PlatformHealth {
       return [{
         code: 'PLATFORM_UNINSTALLED', remedy: PLATFORM_WARNINGS.PLATFORM_UNINSTALLED.remedy, lastSyncedAt, ageSeconds,
         message: `the store uninstalled the app at ${c.uninstalledAt.toISOString()}: platform data is served ${served}`,
+      }];
+    }
+    if (c.reauthorizeSince) {
+      return [{
+        code: 'PLATFORM_REAUTHORIZE', remedy: PLATFORM_WARNINGS.PLATFORM_REAUTHORIZE.remedy, lastSyncedAt, ageSeconds,
+        message: `the store refused to renew bomcore's access token at ${c.reauthorizeSince.toISOString()}${c.reauthorizeReason ? ` (${c.reauthorizeReason.slice(0, 200)})` : ''}: platform data is served ${served}`,
       }];
     }
     return [{

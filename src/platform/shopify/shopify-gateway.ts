@@ -13,6 +13,8 @@ import { findConnection, type StoredConnection } from './connections.ts';
 import { toGid } from './ids.ts';
 import { requestOperation } from './operations.ts';
 import type { SecretBox } from '../../kernel/secret-box.ts';
+import { connectionTokenSource } from './access-token.ts';
+import type { AppCredentials } from './oauth.ts';
 
 /**
  * The platform port of a shop connected to Shopify. Reads come from the shop's mirror (the local
@@ -165,11 +167,29 @@ export interface ShopifyPlatformOptions {
   /** Opens sealed tokens; resolved when a connected shop first needs Shopify. */
   secretBox: () => SecretBox;
   api?: AdminApiOptions;
+  /** SHOPIFY_API_KEY and SHOPIFY_API_SECRET: renew the tokens the install link got (default none). */
+  installApp?: AppCredentials | null;
 }
 
-/** An API client for a stored connection. */
-export function adminApiFor(connection: StoredConnection, box: SecretBox, options: AdminApiOptions = {}): ShopifyAdminApi {
-  return new ShopifyAdminApi({ domain: connection.domain, accessToken: box.open(connection.tokenSealed), apiVersion: connection.apiVersion }, options);
+export interface ConnectionApiOptions extends AdminApiOptions {
+  /** Where an expiring token's renewal re-reads and writes the connection (required for one). */
+  em?: Em;
+  /** SHOPIFY_API_KEY and SHOPIFY_API_SECRET (null: unset): the app whose refresh tokens the install link got. */
+  installApp?: AppCredentials | null;
+}
+
+/** An API client for a stored connection: a token file's token as it is, an expiring one renewed as it nears its end (access-token.ts). */
+export function adminApiFor(connection: StoredConnection, box: SecretBox, options: ConnectionApiOptions): ShopifyAdminApi {
+  const { em, installApp, ...apiOptions } = options;
+  if (connection.grantKind !== 'token' && !em) throw new Error(`the expiring token of ${connection.domain} is renewed in the database: adminApiFor needs an em`);
+  const accessToken = connection.grantKind === 'token' ? box.open(connection.tokenSealed)
+    : connectionTokenSource(connection, { em: em!, box, endpoint: apiOptions.endpoint ?? null, installApp: installApp ?? null });
+  return new ShopifyAdminApi({ domain: connection.domain, accessToken, apiVersion: connection.apiVersion }, apiOptions);
+}
+
+/** The install app's credentials of a configuration (both variables set), else null. */
+export function installAppOf(config: { shopifyApiKey: string | null; shopifyApiSecret: string | null }): AppCredentials | null {
+  return config.shopifyApiKey && config.shopifyApiSecret ? { clientId: config.shopifyApiKey, clientSecret: config.shopifyApiSecret } : null;
 }
 
 /**
@@ -194,7 +214,7 @@ class RoutingGateway extends LocalPlatformGateway {
   async #writer(): Promise<PlatformGateway> {
     const connection = await findConnection(this.#shop.em, this.#shop.shopId);
     if (!connection) return new LocalPlatformGateway(this.#shop);
-    return new ShopifyPlatformGateway(this.#shop, adminApiFor(connection, this.#options.secretBox(), this.#options.api));
+    return new ShopifyPlatformGateway(this.#shop, adminApiFor(connection, this.#options.secretBox(), { ...this.#options.api, em: this.#shop.em, installApp: this.#options.installApp ?? null }));
   }
 
   override async writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void> {

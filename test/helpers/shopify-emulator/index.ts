@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { SHOPIFY_ADMIN_API_VERSION, shopifyAdminSchema } from '../../../src/platform/shopify/admin-schema/index.ts';
 import type { EmulatorCore } from './context.ts';
 import { handle, type Router } from './server.ts';
+import { OAuthServer } from './oauth.ts';
 import { EmulatedShop, type ShopOptions } from './shop.ts';
 
 export { DEFAULT_SCOPES, EmulatedShop, type OrderInput, type RequestLogEntry, type ShopOptions } from './shop.ts';
@@ -17,10 +18,17 @@ export { webhookHmac, type WebhookDelivery } from './webhooks.ts';
 export { TOPICS } from './payloads.ts';
 export { gid, legacyId } from './gid.ts';
 export { INVALID_TOKEN_BODY } from './server.ts';
+export { signQuery, type OAuthServer } from './oauth.ts';
 
 export interface EmulatorOptions {
-  /** The app's API secret key: webhooks are signed with it. Default 'emulator-app-secret'. */
+  /** The app's API secret key (client secret): webhooks and install redirects are signed with it. Default 'emulator-app-secret'. */
   apiSecret?: string;
+  /** The app's API key (client ID) of the install flow. Default 'emulator-app-key'. */
+  apiKey?: string;
+  /** The scopes of the app's configuration, granted at install whatever the authorize URL asks (Shopify-managed installation); default: the requested ones. */
+  appScopes?: string[];
+  /** The app's allowed redirection URLs; default: any. */
+  redirectUrls?: string[];
   /** Minimum time a bulk operation reads RUNNING (ms). Default 50. */
   bulkRunningMs?: number;
   /** Shopify's single-query cost limit. Default 1000. */
@@ -37,6 +45,16 @@ export interface ShopifyEmulator {
   readonly graphqlUrl: string;
   readonly apiVersion: string;
   readonly apiSecret: string;
+  readonly apiKey: string;
+  /** The OAuth side: token lifetimes (settable), the token endpoint's calls. */
+  readonly oauth: OAuthServer;
+  /**
+   * The merchant installs the app from bomcore's redirect (the authorize URL, any origin): answers
+   * the callback URL Shopify redirects the browser to, signed, with a code.
+   */
+  approveInstall(domain: string, authorizeUrl: string): string;
+  /** Ends the store's expiring tokens now (as if their hour had passed): the Admin API answers 401 to them. */
+  expireAccessTokens(domain: string): void;
   addShop(options: ShopOptions): EmulatedShop;
   /** The shop of a domain (x.myshopify.com); throws when there is none. */
   shop(domain: string): EmulatedShop;
@@ -58,8 +76,18 @@ export async function startShopifyEmulator(options: EmulatorOptions = {}): Promi
   const byToken = new Map<string, EmulatedShop>();
   const byDomain = new Map<string, EmulatedShop>();
   const core: { -readonly [K in keyof EmulatorCore]: EmulatorCore[K] } = { url: '', apiVersion, apiSecret, bulkRunningMs: options.bulkRunningMs ?? 50, bulkDir };
+  const tokenExpiry = new Map<string, number>();
+  const oauth = new OAuthServer(
+    { clientId: options.apiKey ?? 'emulator-app-key', clientSecret: apiSecret, configuredScopes: options.appScopes ?? null, redirectUrls: options.redirectUrls ?? null },
+    now,
+    ({ shop, token, expiresAt }) => {
+      byToken.set(token, shop);
+      shop.tokens.add(token);
+      if (expiresAt !== null) tokenExpiry.set(token, expiresAt);
+    },
+  );
   const router: Router = {
-    core, maxQueryCost: options.maxQueryCost ?? 1000,
+    core, oauth, tokenExpiry, now, maxQueryCost: options.maxQueryCost ?? 1000,
     shopByToken: (token) => byToken.get(token),
     shopByDomain: (domain) => byDomain.get(domain),
     shopById: (id) => shops.find((s) => s.shopId === id),
@@ -76,7 +104,14 @@ export async function startShopifyEmulator(options: EmulatorOptions = {}): Promi
   const emulator: ShopifyEmulator = {
     url: core.url,
     graphqlUrl: `${core.url}/admin/api/${apiVersion}/graphql.json`,
-    apiVersion, apiSecret, shops,
+    apiVersion, apiSecret, shops, oauth, apiKey: oauth.app.clientId,
+    approveInstall(domain, authorizeUrl) {
+      return oauth.approveInstall(emulator.shop(domain), authorizeUrl);
+    },
+    expireAccessTokens(domain) {
+      const shop = emulator.shop(domain);
+      for (const token of shop.tokens) if (tokenExpiry.has(token)) tokenExpiry.set(token, now().getTime());
+    },
     addShop(shopOptions) {
       if (byDomain.has(shopOptions.domain)) throw new Error(`emulator: shop ${shopOptions.domain} exists`);
       const shop = new EmulatedShop(shopOptions, schema, { apiSecret, apiVersion, now });
@@ -86,6 +121,7 @@ export async function startShopifyEmulator(options: EmulatorOptions = {}): Promi
       }
       byDomain.set(shop.domain, shop);
       shops.push(shop);
+      if (shop.organizationApp) oauth.organizationShops.push(shop);
       return shop;
     },
     shop(domain) {

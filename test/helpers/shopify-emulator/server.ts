@@ -6,6 +6,7 @@ import { findOperation, operationCost } from './cost.ts';
 import { executeDocument } from './engine.ts';
 import { missingInputMessage, missingMandatoryInputs } from './mandatory-inputs.ts';
 import { dateTime } from './gid.ts';
+import { parseTokenBody, type OAuthServer } from './oauth.ts';
 import type { EmulatedShop, RequestLogEntry } from './shop.ts';
 
 export const INVALID_TOKEN_BODY = { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' };
@@ -13,6 +14,10 @@ const RATE_DOC = 'https://shopify.dev/api/usage/rate-limits';
 
 export interface Router {
   core: EmulatorCore;
+  oauth: OAuthServer;
+  /** When an expiring access token stops working (absent: never). */
+  tokenExpiry: Map<string, number>;
+  now: () => Date;
   maxQueryCost: number;
   shopByToken(token: string): EmulatedShop | undefined;
   shopByDomain(domain: string): EmulatedShop | undefined;
@@ -35,6 +40,13 @@ export async function handle(router: Router, req: IncomingMessage, res: ServerRe
   const url = new URL(req.url ?? '/', 'http://emulator');
   const bulkFile = /^\/bulk\/(\d+)\/(\d+)\.jsonl$/.exec(url.pathname);
   if (req.method === 'GET' && bulkFile) return serveBulkFile(router, bulkFile[1]!, bulkFile[2]!, res);
+  if (url.pathname === '/admin/oauth/access_token') {
+    if (req.method !== 'POST') return send(res, 405, { errors: 'Method Not Allowed' });
+    const body = parseTokenBody(String(req.headers['content-type'] ?? ''), await readBody(req));
+    if (!body) return send(res, 400, { error: 'invalid_request', error_description: 'the body is neither JSON nor a form' });
+    const answer = router.oauth.token(body);
+    return send(res, answer.status, answer.body);
+  }
   const route = /^\/admin\/api\/([^/]+)\/graphql\.json$/.exec(url.pathname);
   if (!route) return send(res, 404, { errors: 'Not Found' });
   if (req.method !== 'POST') return send(res, 405, { errors: 'Method Not Allowed' });
@@ -45,6 +57,13 @@ export async function handle(router: Router, req: IncomingMessage, res: ServerRe
   const byHost = router.shopByDomain(host);
   const shop = router.shopByToken(token);
   if (!shop || !shop.installed || (byHost && byHost !== shop)) return send(res, 401, INVALID_TOKEN_BODY);
+  // An expiring offline token (or a client credentials one) is refused once its time is up: the app
+  // refreshes it (https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/offline-access-tokens).
+  const expiresAt = router.tokenExpiry.get(token);
+  if (expiresAt !== undefined && router.now().getTime() >= expiresAt) {
+    shop.requests.push({ at: dateTime(router.now()), status: 401, operationName: null, operation: null, requestedQueryCost: null, actualQueryCost: null, outcome: 'unauthorized' });
+    return send(res, 401, INVALID_TOKEN_BODY);
+  }
 
   const log: RequestLogEntry = { at: dateTime(new Date()), status: 200, operationName: null, operation: null, requestedQueryCost: null, actualQueryCost: null, outcome: 'ok' };
   shop.requests.push(log);

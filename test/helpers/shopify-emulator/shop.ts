@@ -15,9 +15,14 @@ import { makeDelivery, sendDelivery, type WebhookDelivery } from './webhooks.ts'
 export interface ShopOptions {
   /** x.myshopify.com */
   domain: string;
-  /** The Admin API access token (unique across the emulator); `tokens` for several. */
+  /**
+   * The Admin API access token (unique across the emulator; a never-expiring one, as a legacy
+   * admin-created app's); `tokens` for several. None: the shop gets its tokens from the OAuth grants.
+   */
   token?: string;
   tokens?: string[];
+  /** An app of the store's own organisation installed on it: the client credentials grant works with these. */
+  organizationApp?: { clientId: string; clientSecret: string };
   /** Granted access scopes; default: every scope bomcore asks for. */
   scopes?: string[];
   /** The `platform` part of a bomcore dataset: locations, variants with levels, orders. */
@@ -65,6 +70,7 @@ export class EmulatedShop {
   readonly currencyCode: string;
   readonly tokens: Set<string>;
   readonly scopes: Set<string>;
+  readonly organizationApp: { clientId: string; clientSecret: string } | null;
   readonly store: ShopStore;
   readonly bucket: CostBucket;
   readonly faults = new Faults();
@@ -83,7 +89,7 @@ export class EmulatedShop {
     this.name = options.name ?? options.domain.replace(/\.myshopify\.com$/, '');
     this.currencyCode = options.currencyCode ?? 'USD';
     this.tokens = new Set([...(options.token ? [options.token] : []), ...(options.tokens ?? [])]);
-    if (!this.tokens.size) throw new Error(`emulator: shop ${options.domain} needs a token`);
+    this.organizationApp = options.organizationApp ?? null;
     this.scopes = new Set(options.scopes ?? DEFAULT_SCOPES);
     this.schema = schema;
     this.core = core;
