@@ -62,7 +62,7 @@ describe('bomcore shop', () => {
     const shop = uniqueShopId('cli-weak');
     const domain = `${shop}.myshopify.com`;
     const token = `shpat_${randomBytes(8).toString('hex')}`;
-    emu.addShop({ domain, token, scopes: ['read_products', 'read_inventory', 'read_locations', 'read_orders'] });
+    emu.addShop({ domain, token, scopes: ['read_products', 'read_inventory', 'read_locations', 'read_orders', 'read_merchant_managed_fulfillment_orders'] });
     const open = await runCli(['shop', 'connect', '--shop', shop, '--domain', domain, '--token-file', tokenFile(token, 0o644)], env);
     expect(open.code).toBe(1);
     expect(open.stderr).toContain('can be read by other users');

@@ -8,6 +8,7 @@ import { ShopifyApiError } from '../../src/platform/shopify/admin-api.ts';
 import { findConnection, findConnectionByDomain } from '../../src/platform/shopify/connections.ts';
 import { requestOperation } from '../../src/platform/shopify/operations.ts';
 import { adminApiFor } from '../../src/platform/shopify/shopify-gateway.ts';
+import { REQUIRED_SCOPES } from '../../src/platform/shopify/connect.ts';
 import { WEBHOOK_TOPICS } from '../../src/platform/shopify/webhook-topics.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { signQuery, startShopifyEmulator, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
@@ -120,7 +121,7 @@ describe(`the install link (${databaseLabel})`, () => {
     expect(location.origin).toBe(emu.url);
     expect(location.pathname).toBe('/admin/oauth/authorize');
     expect(Object.fromEntries(location.searchParams)).toMatchObject({
-      client_id: API_KEY, scope: 'read_products,read_inventory,write_inventory,read_locations,read_orders', redirect_uri: `${PUBLIC_URL}/shopify/callback`, state: expect.stringMatching(/^[\w-]{32}$/),
+      client_id: API_KEY, scope: REQUIRED_SCOPES.join(','), redirect_uri: `${PUBLIC_URL}/shopify/callback`, state: expect.stringMatching(/^[\w-]{32}$/),
     });
     const bad = await t.app.inject({ method: 'GET', url: '/shopify/install?shop=evil.example.com' });
     expect(bad.statusCode).toBe(400);
@@ -171,7 +172,7 @@ describe(`the install link (${databaseLabel})`, () => {
   });
 
   it('a grant that lacks a scope is refused, naming it, and links nothing', async () => {
-    const scoped = await startShopifyEmulator({ apiKey: API_KEY, apiSecret: API_SECRET, appScopes: ['read_products', 'read_inventory', 'read_locations', 'read_orders'] });
+    const scoped = await startShopifyEmulator({ apiKey: API_KEY, apiSecret: API_SECRET, appScopes: ['read_products', 'read_inventory', 'read_locations', 'read_orders', 'read_merchant_managed_fulfillment_orders'] });
     const other = await createTestApp({ orm: t.orm, config: { ...t.config, shopifyEndpoint: scoped.url } });
     try {
       const domain = `${uniqueShopId('inst-scope')}.myshopify.com`;
@@ -304,7 +305,7 @@ describe('shopify.app.toml', () => {
     const toml = readFileSync(new URL('../../shopify.app.toml', import.meta.url), 'utf8');
     const listed = [...toml.matchAll(/"([a-z_]+\/[a-z_]+)"/g)].map((m) => m[1]);
     for (const topic of WEBHOOK_TOPICS) {
-      const name = topic.toLowerCase().replace(/^(inventory_levels|products|locations|orders|app)_/, '$1/');
+      const name = topic.toLowerCase().replace(/^(inventory_levels|inventory_items|products|locations|orders|fulfillment_orders|app)_/, '$1/');
       expect(listed).toContain(name);
     }
     expect(listed).toEqual(expect.arrayContaining(['customers/data_request', 'customers/redact', 'shop/redact']));

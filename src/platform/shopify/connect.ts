@@ -8,7 +8,8 @@ import type { SecretBox } from '../../kernel/secret-box.ts';
 import { WEBHOOK_TOPICS } from './webhook-topics.ts';
 
 /** The access scopes bomcore needs of a store; `write_orders` only when order metafields are written back. */
-export const REQUIRED_SCOPES = ['read_products', 'read_inventory', 'write_inventory', 'read_locations', 'read_orders'] as const;
+/** `read_merchant_managed_fulfillment_orders`: where an online order's units are (its fulfilment orders); without it Shopify returns none. */
+export const REQUIRED_SCOPES = ['read_products', 'read_inventory', 'write_inventory', 'read_locations', 'read_orders', 'read_merchant_managed_fulfillment_orders'] as const;
 export const METAFIELD_WRITE_BACK_SCOPE = 'write_orders';
 
 export class ConnectError extends Error {

@@ -26,6 +26,19 @@ export interface EmulatorContext {
  * Shopify's access check: a field whose scope the app was not granted answers ACCESS_DENIED (and
  * null), the rest of the query still runs. A `write_` scope implies its `read_`.
  */
+/**
+ * The scopes that let an app see fulfilment orders at the store's own locations. "API access scopes
+ * govern which fulfillment orders are returned to clients. An API client will only receive a subset
+ * of the fulfillment orders ... if they don't have the necessary access scopes": without one of
+ * these, an order's fulfilment orders are not returned at all
+ * (https://shopify.dev/docs/api/admin-graphql/2026-10/objects/FulfillmentOrder). The emulator's
+ * locations are all merchant-managed.
+ */
+export function seesFulfillmentOrders(ctx: EmulatorContext): boolean {
+  const granted = ctx.shop.scopes;
+  return ['read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'].some((s) => granted.has(s));
+}
+
 export function requireScope(ctx: EmulatorContext, scope: string, field: string): void {
   const granted = ctx.shop.scopes;
   if (granted.has(scope) || (scope.startsWith('read_') && granted.has(`write_${scope.slice(5)}`))) return;

@@ -58,7 +58,7 @@ export interface RequestLogEntry {
   outcome: 'ok' | 'unauthorized' | 'failed' | 'throttled' | 'invalid' | 'timeout';
 }
 
-export const DEFAULT_SCOPES = ['read_products', 'read_inventory', 'write_inventory', 'read_locations', 'read_orders', 'write_orders'];
+export const DEFAULT_SCOPES = ['read_products', 'read_inventory', 'write_inventory', 'read_locations', 'read_orders', 'read_merchant_managed_fulfillment_orders', 'write_orders'];
 
 let nextShopId = 70_000_000;
 

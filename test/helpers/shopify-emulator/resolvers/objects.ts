@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { EmulatorContext } from '../context.ts';
+import { seesFulfillmentOrders, type EmulatorContext } from '../context.ts';
 import { connection, matchesSearch, parseSearch, type PageArgs, type SearchFields } from '../connection.ts';
 import { compareIds, gid, legacyId } from '../gid.ts';
 import type {
@@ -123,7 +123,7 @@ export const objectResolvers: Resolvers = {
     retailLocation: (o: OrderRecord, _: unknown, ctx: Ctx) => (o.pos && o.locationId ? ctx.shop.store.locations.get(o.locationId) : null),
     // Every order's units are in fulfilment orders, each at its assigned location
     // (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order#connection-Order.fields.fulfillmentOrders).
-    fulfillmentOrders: (o: OrderRecord, a: PageArgs, ctx: Ctx, info: any) => connection(o.fulfillmentOrders, a, ctx, info),
+    fulfillmentOrders: (o: OrderRecord, a: PageArgs, ctx: Ctx, info: any) => connection(seesFulfillmentOrders(ctx) ? o.fulfillmentOrders : [], a, ctx, info),
     // A plain list (Shopify's `first` truncates it); each fulfilment knows its order for its lines.
     fulfillments: (o: OrderRecord, a: { first?: number | null }) => o.fulfillments.slice(0, a.first ?? undefined).map((f) => ({ ...f, order: o })),
   },

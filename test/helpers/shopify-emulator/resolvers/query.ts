@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { requireScope, type EmulatorContext } from '../context.ts';
+import { requireScope, seesFulfillmentOrders, type EmulatorContext } from '../context.ts';
 import { connection, matchesSearch, parseSearch, type PageArgs, type SearchFields } from '../connection.ts';
 import { gidType, legacyId } from '../gid.ts';
 import type { InventoryItemRecord, LocationRecord, OrderRecord, ProductRecord, VariantRecord, WebhookSubscriptionRecord } from '../records.ts';
@@ -52,6 +52,7 @@ export function nodeOf(ctx: Ctx, id: string): unknown {
     }
     case 'FulfillmentOrder': {
       requireScope(ctx, 'read_orders', 'node');
+      if (!seesFulfillmentOrders(ctx)) return null;
       for (const order of store.orders.values()) for (const fo of order.fulfillmentOrders) if (fo.id === key) return fo;
       return null;
     }
