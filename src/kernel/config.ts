@@ -66,6 +66,12 @@ export interface Config {
   shopifyApiKey: string | null;
   /** BOMCORE_PUBLIC_URL: the origin (and path prefix) Shopify's redirects reach this server at; the install callback is `<it>/shopify/callback`. Default unset. */
   publicUrl: string | null;
+  /**
+   * BOMCORE_SHOP_REDACT: what Shopify's shop/redact (48 hours after an uninstall) does to bomcore's own
+   * records of the shop: `erase` (default) every row of it; `keep` them (the store's mirror, tokens and
+   * stored webhooks are erased either way).
+   */
+  shopRedact: 'erase' | 'keep';
   /** How often `serve` reconciles each connected shop's mirror with its Shopify store, in seconds; 0 turns it off (BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S, default 300). */
   shopifyReconcileIntervalS: number;
   /** How often each process re-reads which connected stores fail, for the reads' PLATFORM_STALE warning, in ms (BOMCORE_PLATFORM_HEALTH_INTERVAL_MS, default 5000; 0: only at start). */
@@ -120,6 +126,13 @@ export interface GraphqlConfig {
 export class ConfigError extends Error {}
 
 /** `1`/`true`/`on` or `0`/`false`/`off`; unset or empty: the fallback. */
+function shopRedact(env: NodeJS.ProcessEnv): 'erase' | 'keep' {
+  const raw = (env.BOMCORE_SHOP_REDACT ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'erase') return 'erase';
+  if (raw === 'keep') return 'keep';
+  throw new ConfigError(`BOMCORE_SHOP_REDACT must be erase or keep, got "${env.BOMCORE_SHOP_REDACT}"`);
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -257,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shopifyApiSecret: env.SHOPIFY_API_SECRET ? env.SHOPIFY_API_SECRET : null,
     shopifyApiKey: env.SHOPIFY_API_KEY ? env.SHOPIFY_API_KEY.trim() : null,
     publicUrl: publicUrl(env),
+    shopRedact: shopRedact(env),
     shopifyReconcileIntervalS: nonNegativeInteger(env, 'BOMCORE_SHOPIFY_RECONCILE_INTERVAL_S', 300),
     platformHealthIntervalMs: nonNegativeInteger(env, 'BOMCORE_PLATFORM_HEALTH_INTERVAL_MS', 5000),
     webhooks: {

@@ -178,6 +178,16 @@ export async function* mirroredVariantPages(em: Em, shopId: string, pageSize = B
   }
 }
 
+/**
+ * shop/redact: the store's whole mirror leaves bomcore (locations, variants, levels, orders and
+ * their lines and metafields, applied-push records). Seven statements, in the caller's transaction.
+ */
+export async function eraseMirror(em: Em, shopId: string): Promise<void> {
+  for (const table of ['platform_order_lines', 'platform_order_metafields', 'platform_orders', 'platform_levels', 'platform_variants', 'platform_locations', 'platform_applied_pushes'] as const) {
+    await runSqlWrite(em, platformStoreSql.deleteFrom(table).where('shop_id', '=', shopId));
+  }
+}
+
 /** Which of `pushIds` the store has already applied (its platform_applied_pushes record). One statement. */
 export async function appliedPushIds(em: Em, shopId: string, pushIds: readonly string[]): Promise<Set<string>> {
   if (pushIds.length === 0) return new Set();

@@ -119,6 +119,11 @@ export async function renewConnectionToken(em: Em, shopId: string, decide: (lock
   });
 }
 
+/** shop/redact: the connection and every token leave, in the caller's transaction. */
+export async function eraseConnection(em: Em, shopId: string): Promise<void> {
+  await runSqlWrite(em, connectionSql.deleteFrom('platform_connections').where('shop_id', '=', shopId));
+}
+
 export async function deleteConnection(em: Em, shopId: string): Promise<boolean> {
   const deleted = await em.fork().nativeDelete(PlatformConnection, { shopId });
   return deleted > 0;
@@ -164,9 +169,25 @@ export async function unhealthyConnections(em: Em): Promise<UnhealthyConnection[
   }));
 }
 
-/** app/uninstalled: the store removed the app, so its token no longer works. The row stays (status shows it; a reconnect clears it). Runs in the caller's transaction. */
+/**
+ * app/uninstalled: the store removed the app, so its tokens no longer work and bomcore must not
+ * keep them. The tokens (access, refresh, a client secret) are dropped and the time is kept; every
+ * call and push for the store stops (the gateway and the reconciler read `uninstalled_at`). The row
+ * stays (status shows it; a reconnect or a new install replaces it). One statement, in the
+ * caller's transaction; a second notice keeps the first time.
+ */
 export async function markUninstalled(em: Em, shopId: string, at: Date): Promise<void> {
-  await em.nativeUpdate(PlatformConnection, { shopId }, { uninstalledAt: at });
+  await runSqlWrite(em, connectionSql.updateTable('platform_connections')
+    .set((eb) => ({
+      uninstalled_at: eb.fn.coalesce('uninstalled_at', eb.val(at)), token_sealed: '', token_expires_at: null,
+      refresh_token_sealed: null, refresh_token_expires_at: null, client_secret_sealed: null,
+    }))
+    .where('shop_id', '=', shopId));
+}
+
+/** app/scopes_update: the scopes the merchant granted now (Shopify's signed notice names them). */
+export async function recordGrantedScopes(em: Em, shopId: string, scopes: readonly string[]): Promise<void> {
+  await runSqlWrite(em, connectionSql.updateTable('platform_connections').set({ scopes: JSON.stringify([...scopes]) as never }).where('shop_id', '=', shopId));
 }
 
 export interface ReconcileClaim {

@@ -214,6 +214,11 @@ class RoutingGateway extends LocalPlatformGateway {
   async #writer(): Promise<PlatformGateway> {
     const connection = await findConnection(this.#shop.em, this.#shop.shopId);
     if (!connection) return new LocalPlatformGateway(this.#shop);
+    // Uninstalled: no call reaches the store and its tokens are gone. A push waits in the outbox
+    // (a passing failure, retried with backoff) and goes out once the app is installed again.
+    if (connection.uninstalledAt) {
+      throw new ShopifyApiError(`the store ${connection.domain} uninstalled the app at ${connection.uninstalledAt.toISOString()}: nothing is sent until it is installed again`, { permanent: false, code: 'UNINSTALLED' });
+    }
     return new ShopifyPlatformGateway(this.#shop, adminApiFor(connection, this.#options.secretBox(), { ...this.#options.api, em: this.#shop.em, installApp: this.#options.installApp ?? null }));
   }
 

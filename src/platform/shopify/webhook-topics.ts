@@ -9,7 +9,7 @@ export const WEBHOOK_TOPICS = [
   'ORDERS_CREATE', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'ORDERS_FULFILLED', 'ORDERS_DELETE',
   // Where an online order's units are: a fulfilment order moved to another location, or split.
   'FULFILLMENT_ORDERS_MOVED', 'FULFILLMENT_ORDERS_SPLIT',
-  'APP_UNINSTALLED',
+  'APP_UNINSTALLED', 'APP_SCOPES_UPDATE',
 ] as const;
 
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];

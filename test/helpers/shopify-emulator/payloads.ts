@@ -29,6 +29,7 @@ export const TOPICS: Record<string, string> = {
   FULFILLMENT_ORDERS_MOVED: 'fulfillment_orders/moved',
   FULFILLMENT_ORDERS_SPLIT: 'fulfillment_orders/split',
   APP_UNINSTALLED: 'app/uninstalled',
+  APP_SCOPES_UPDATE: 'app/scopes_update',
 };
 
 export type Topic = keyof typeof TOPICS;

@@ -246,6 +246,36 @@ export class EmulatedShop {
     this.installed = false;
   }
 
+  /**
+   * The merchant changes what the app may do (an optional scope granted or revoked): app/scopes_update
+   * with the scopes before and after (https://shopify.dev/docs/api/webhooks?reference=toml#list-of-topics-app/scopes_update).
+   */
+  updateScopes(scopes: readonly string[]): void {
+    const previous = [...this.scopes];
+    this.scopes.clear();
+    for (const scope of scopes) this.scopes.add(scope);
+    const at = this.store.stamp();
+    this.emit('APP_SCOPES_UPDATE', { id: Number(this.shopId), previous, current: [...scopes], updated_at: at, created_at: at });
+  }
+
+  /**
+   * A mandatory compliance webhook (https://shopify.dev/docs/apps/build/compliance/privacy-law-compliance):
+   * sent to the app's compliance URL (set in its configuration, not by a subscription), signed as
+   * every webhook is. `customers/data_request` and `customers/redact` name the customer and orders;
+   * `shop/redact` comes 48 hours after an uninstall. Resolves with the receiver's status.
+   */
+  sendCompliance(uri: string, topic: 'customers/data_request' | 'customers/redact' | 'shop/redact', details: { customerId?: number; orderIds?: number[]; dataRequestId?: number } = {}): Promise<number> {
+    const shop = { shop_id: Number(this.shopId), shop_domain: this.domain };
+    const customer = { id: details.customerId ?? 0, email: 'customer@example.com', phone: '555-625-1199' };
+    const payload = topic === 'shop/redact' ? shop
+      : topic === 'customers/redact' ? { ...shop, customer, orders_to_redact: details.orderIds ?? [] }
+        : { ...shop, orders_requested: details.orderIds ?? [], customer, data_request: { id: details.dataRequestId ?? 9999 } };
+    const delivery = makeDelivery(topic, { id: 'compliance', uri }, randomUUID(), payload,
+      { shopDomain: this.domain, apiSecret: this.core.apiSecret, apiVersion: this.core.apiVersion, now: new Date() });
+    this.deliveries.push(delivery);
+    return this.send(delivery);
+  }
+
   // ---------- outgoing webhooks ----------
 
   emitLevel(level: LevelRecord): void {

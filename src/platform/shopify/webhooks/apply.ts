@@ -4,7 +4,7 @@ import type { PlatformLevelChange, PlatformOrderChange, PlatformOrderLocation } 
 import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
 import { startPeriodicPass } from '../../../kernel/jobs/periodic-pass.ts';
 import type { ShopifyAdminApi } from '../admin-api.ts';
-import { markUninstalled } from '../connections.ts';
+import { COMPLIANCE_TOPICS, customerDataRequested, customerRedacted, REDACTED_PAYLOAD, scopesUpdated, shopRedacted, uninstalled } from './app-events.ts';
 import { readOrderLocations } from '../fulfilment-orders.ts';
 import {
   applyFulfillmentOrders, applyInventoryItem, applyLevel, applyLocation, applyOrder, applyProduct, deleteLocation, deleteOrder, deleteProduct, disconnectLevel,
@@ -34,6 +34,8 @@ export interface WebhookFollowers {
   orderChanged?(em: Em, shopId: string, change: PlatformOrderChange, eventId: string): Promise<void>;
   /** An open order whose units Shopify placed elsewhere (a fulfilment order moved or split): its reservations move with them. */
   orderRelocated?(em: Em, shopId: string, location: PlatformOrderLocation, eventId: string): Promise<void>;
+  /** shop/redact erased the store's data: bomcore's own records of the shop follow the operator's BOMCORE_SHOP_REDACT. */
+  shopRedacted?(em: Em, shopId: string): Promise<void>;
 }
 
 export interface WebhookApplierOptions {
@@ -75,10 +77,6 @@ const PENDING = sql.lit<WebhookEventStatus>('pending');
 
 type Apply = (em: Em, e: InboxEvent, located?: LocatedOrders) => Promise<Applied>;
 
-async function uninstalled(em: Em, e: InboxEvent): Promise<Applied> {
-  await markUninstalled(em, e.shopId, e.version);
-  return { effect: 'upsert', variantIds: [] };
-}
 
 /** Each topic bomcore subscribes to (WEBHOOK_TOPICS, in Shopify's header form) and what applies it. */
 export const TOPIC_APPLIERS: Readonly<Record<string, Apply>> = {
@@ -102,6 +100,10 @@ export const TOPIC_APPLIERS: Readonly<Record<string, Apply>> = {
   'fulfillment_orders/moved': applyFulfillmentOrders,
   'fulfillment_orders/split': applyFulfillmentOrders,
   'app/uninstalled': uninstalled,
+  'app/scopes_update': scopesUpdated,
+  'customers/data_request': customerDataRequested,
+  'customers/redact': customerRedacted,
+  'shop/redact': shopRedacted,
 };
 
 /**
@@ -153,8 +155,12 @@ export function startWebhookApplier(options: WebhookApplierOptions): WebhookAppl
       if (applied.levels?.length && options.followers?.levelsChanged) await options.followers.levelsChanged(tx, e.shopId, applied.levels);
       if (applied.order && options.followers?.orderChanged) await options.followers.orderChanged(tx, e.shopId, applied.order, e.eventId);
       for (const location of applied.relocated ?? []) await options.followers?.orderRelocated?.(tx, e.shopId, location, e.eventId);
+      if (applied.shopRedacted) await options.followers?.shopRedacted?.(tx, e.shopId);
+      if (applied.report) logger.warn({ dataRequest: applied.report }, 'Shopify customers/data_request: what bomcore holds of the customer (send it to the store)');
+      // A compliance payload names a person: once applied, the event keeps only its id, topic and times.
+      const scrubbed = COMPLIANCE_TOPICS.has(e.topic) ? { payload: JSON.stringify(REDACTED_PAYLOAD) as never } : {};
       await runSqlWrite(tx, webhookInboxSql.updateTable('shopify_webhook_events')
-        .set((eb) => ({ status: sql.lit('applied'), effect: applied.effect, applied_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null }))
+        .set((eb) => ({ status: sql.lit('applied'), effect: applied.effect, applied_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)), last_error: null, ...scrubbed }))
         .where('shop_id', '=', e.shopId).where('event_id', '=', e.eventId));
       return true;
     });

@@ -26,6 +26,10 @@ export interface Applied {
   /** The levels whose value it moved (their events follow). */
   levels?: PlatformLevelChange[];
   uninstalled?: boolean;
+  /** customers/data_request: what bomcore holds of the customer, logged for the operator. */
+  report?: Record<string, unknown>;
+  /** shop/redact: the store's data left the mirror; bomcore's own records follow (WebhookFollowers.shopRedacted). */
+  shopRedacted?: boolean;
   /** An order event the mirror took (not an older copy): order execution follows it. */
   order?: PlatformOrderChange;
   /** Orders whose units Shopify placed elsewhere (a fulfilment order moved or split): their reservations follow. */

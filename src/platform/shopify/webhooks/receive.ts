@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
-import { findConnectionByDomain } from '../connections.ts';
+import { findConnectionByDomain, markUninstalled } from '../connections.ts';
 import { webhookInboxSql } from './tables.ts';
 
 // The receiving half of Shopify webhooks: check the signature, find the shop by its store's
@@ -58,7 +58,7 @@ function idText(value: unknown): string | null {
 /**
  * What an event is about, by topic: a level (inventory item × location), an inventory item, a
  * product, a location, an order, a fulfilment order (the one a fulfillment_orders/* event moved or
- * split), or the shop (app/uninstalled). Its version is the payload's `updated_at`; payloads without
+ * split), the shop (app/uninstalled, app/scopes_update, shop/redact) or a customer (customers/*). Its version is the payload's `updated_at`; payloads without
  * one (deletions, level disconnects) take X-Shopify-Triggered-At, else the time it arrived.
  * Null for a topic bomcore does not apply or a payload without the id it needs.
  */
@@ -86,7 +86,18 @@ export function eventSubject(topic: string, payload: Record<string, unknown>, tr
       return first ? { resource: `fulfillment_order:${first}`, version } : null;
     }
     case 'app':
-      return topic === 'app/uninstalled' ? { resource: 'shop', version } : null;
+      if (topic === 'app/uninstalled') return { resource: 'shop', version };
+      return topic === 'app/scopes_update' ? { resource: 'shop:scopes', version } : null;
+    // The compliance topics (https://shopify.dev/docs/apps/build/compliance/privacy-law-compliance): their
+    // payloads carry no updated_at; each request is its own resource, so none is ever taken for an older copy.
+    case 'customers': {
+      const customer = idText((payload.customer as { id?: unknown } | null | undefined)?.id);
+      const request = idText((payload.data_request as { id?: unknown } | null | undefined)?.id);
+      if (topic === 'customers/data_request') return customer ? { resource: `customer:${customer}:request:${request ?? version.getTime()}`, version } : null;
+      return topic === 'customers/redact' && customer ? { resource: `customer:${customer}:redact`, version } : null;
+    }
+    case 'shop':
+      return topic === 'shop/redact' ? { resource: 'shop:redact', version } : null;
     default:
       return null;
   }
@@ -115,7 +126,8 @@ export const APPLIED_TOPICS: ReadonlySet<string> = new Set([
   'locations/create', 'locations/update', 'locations/delete', 'locations/activate', 'locations/deactivate',
   'orders/create', 'orders/updated', 'orders/cancelled', 'orders/fulfilled', 'orders/delete',
   'fulfillment_orders/moved', 'fulfillment_orders/split',
-  'app/uninstalled',
+  'app/uninstalled', 'app/scopes_update',
+  'customers/data_request', 'customers/redact', 'shop/redact',
 ]);
 
 /**
@@ -148,5 +160,7 @@ export async function receiveWebhook(em: Em, headers: WebhookHeaders, rawBody: B
     shop_id: shopId, event_id: eventId.slice(0, 200), topic, resource: subject.resource, version: subject.version, payload: JSON.stringify(payload) as never,
     received_at: receivedAt, status: 'pending', attempts: 0, next_attempt_at: receivedAt,
   }).onConflict((oc) => oc.columns(['shop_id', 'event_id']).doNothing()).returning('event_id'));
+  // An uninstall stops every call and push at once and drops the tokens, not when the applier gets to it.
+  if (topic === 'app/uninstalled' && inserted.length > 0) await markUninstalled(em, shopId, subject.version);
   return { outcome: inserted.length > 0 ? 'stored' : 'duplicate', shopId, eventId };
 }
