@@ -10,6 +10,11 @@ import { executeDocument } from './engine.ts';
 import { dateTime } from './gid.ts';
 import type { BulkOperationRecord } from './records.ts';
 
+// Bulk operations as Shopify runs them (https://shopify.dev/docs/api/usage/bulk-operations/queries):
+// one query at a time per shop, connections up to two levels deep, a JSONL file with one line per
+// node and nested connection nodes on lines of their own carrying `__parentId`, status polled with
+// `bulkOperation(id:)` until COMPLETED and a URL to download the file.
+
 /** How a node's response keys are written: nested connections become lines of their own. */
 interface Plan {
   connections: Map<string, Plan>;

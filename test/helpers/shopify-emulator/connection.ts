@@ -2,6 +2,10 @@ import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { compareIds } from './gid.ts';
 import type { EmulatorContext } from './context.ts';
 
+// Cursor-based pagination of the Admin API (https://shopify.dev/docs/api/usage/pagination-graphql):
+// `first`/`after` or `last`/`before` (at most 250 a page, one of the two required), opaque cursors,
+// `pageInfo`; and the `query` search syntax (https://shopify.dev/docs/api/usage/search-syntax).
+
 export interface PageArgs {
   first?: number | null;
   last?: number | null;

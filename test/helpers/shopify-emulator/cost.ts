@@ -4,6 +4,11 @@ import {
 } from 'graphql';
 import { isConnectionType } from './bulk.ts';
 
+// Calculated query cost (https://shopify.dev/docs/api/usage/rate-limits#graphql-admin-api-rate-limits,
+// "Calculated query cost"): an object 1, a scalar or enum 0, a connection 2 + `first` × its node's
+// cost, a mutation 10; a request above the single-query limit (1,000) is refused before it runs,
+// and `extensions.cost` reports the requested and actual cost with the bucket's throttle status.
+
 /** Shopify's calculated query cost: a mutation field 10, an object 1, a scalar or enum 0, a connection 2 + size × node. */
 export const MUTATION_COST = 10;
 

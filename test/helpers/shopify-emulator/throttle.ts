@@ -1,3 +1,7 @@
+// The leaky bucket of query cost points per app and store (https://shopify.dev/docs/api/usage/rate-limits):
+// a maximum (2,000 on a standard plan) restored at a rate (100 points a second); a request whose
+// cost the bucket cannot pay is answered THROTTLED and applies nothing. A REST-style limit answers
+// 429 with Retry-After.
 /** Shopify's per-app-per-shop leaky bucket of query cost points. */
 export class CostBucket {
   maximumAvailable: number;

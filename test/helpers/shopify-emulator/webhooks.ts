@@ -1,6 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { TOPICS } from './payloads.ts';
 
+// Webhook deliveries as Shopify makes them (https://shopify.dev/docs/apps/build/webhooks/subscribe/https):
+// a POST of the JSON payload with X-Shopify-Topic, X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the
+// raw body with the app's client secret), X-Shopify-Shop-Domain, X-Shopify-API-Version,
+// X-Shopify-Webhook-Id, X-Shopify-Event-Id and X-Shopify-Triggered-At; a 2xx within 5 seconds is a
+// delivery, anything else is retried (https://shopify.dev/docs/apps/build/webhooks/ignore-duplicates
+// for the event id shared by a retry and a second subscription).
+
 /** One webhook Shopify sent (or held, or dropped): the exact bytes and headers, to send again at will. */
 export interface WebhookDelivery {
   /** Emulator-wide sequence number. */

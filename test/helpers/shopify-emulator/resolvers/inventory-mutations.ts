@@ -47,7 +47,8 @@ export function idempotencyKey(info: GraphQLResolveInfo): string | null {
 
 export function inventoryAdjustQuantities(_: unknown, args: { input: AdjustInput }, ctx: EmulatorContext, info: GraphQLResolveInfo) {
   requireScope(ctx, 'write_inventory', 'inventoryAdjustQuantities');
-  // Mandatory since 2026-04: Shopify refuses the call at run time (the schema cannot say so).
+  // Mandatory since 2026-04: Shopify refuses the call at run time (the schema cannot say so):
+  // https://shopify.dev/docs/api/admin-graphql/2026-10/mutations/inventoryAdjustQuantities, https://shopify.dev/docs/api/usage/idempotent-requests
   const key = idempotencyKey(info);
   if (key === null) {
     throw new GraphQLError('The @idempotent directive is required for this mutation.', { extensions: { code: 'BAD_REQUEST' } });

@@ -4,6 +4,11 @@ import { gidType, legacyId } from '../gid.ts';
 import type { MetafieldRecord, WebhookSubscriptionRecord } from '../records.ts';
 import { nodeOf } from './query.ts';
 
+// metafieldsSet takes at most 25 metafields a call and needs write access to the owner's resource
+// (https://shopify.dev/docs/api/admin-graphql/2026-10/mutations/metafieldsSet); webhookSubscriptionCreate /
+// Delete need no extra scope beyond reading the topic's resource
+// (https://shopify.dev/docs/api/admin-graphql/2026-10/mutations/webhookSubscriptionCreate).
+
 type Ctx = EmulatorContext;
 
 interface MetafieldInput {

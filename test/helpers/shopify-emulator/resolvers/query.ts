@@ -6,6 +6,10 @@ import type { InventoryItemRecord, LocationRecord, OrderRecord, ProductRecord, V
 import { fulfillmentStatus } from './objects.ts';
 import type { Resolvers } from './types.ts';
 
+// The root query fields bomcore reads, each behind the access scope Shopify documents for it
+// (https://shopify.dev/docs/api/usage/access-scopes); `node(id:)` / `nodes(ids:)` by global id
+// (https://shopify.dev/docs/api/usage/gids).
+
 type Ctx = EmulatorContext;
 type ListArgs = PageArgs & { query?: string | null };
 
