@@ -54,7 +54,8 @@ async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress):
     q('select * from platform_locations where shop_id = ? order by location_id'),
     q('select * from platform_variants where shop_id = ? order by variant_id'),
     q('select * from platform_levels where shop_id = ? order by variant_id, location_id'),
-    q('select * from platform_orders where shop_id = ? order by order_id'),
+    // The open orders: a connected store's history orders (read on demand) are the store's, not the dataset's.
+    q('select * from platform_orders where shop_id = ? and open order by order_id'),
     q('select * from platform_order_lines where shop_id = ? order by order_id, position'),
     q('select * from materials where shop_id = ? order by variant_id'),
     q('select * from material_levels where shop_id = ? order by variant_id, location_id'),

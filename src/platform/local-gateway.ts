@@ -48,17 +48,18 @@ export class LocalPlatformGateway implements PlatformGateway {
 
   async getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {
     if (orderIds !== null && orderIds.length === 0) return [];
-    // One round trip: orders left-joined with their lines, in order and line position.
+    // One round trip: orders left-joined with their lines, in order and line position. Named ids
+    // are any order held, history included; all of them are the open ones.
     let query = platformStoreSql.selectFrom('platform_orders as o')
       .leftJoin('platform_order_lines as l', (join) => join.onRef('l.shop_id', '=', 'o.shop_id').onRef('l.order_id', '=', 'o.order_id'))
-      .select(['o.order_id', 'o.name', 'l.position', 'l.variant_id', 'l.product_id', 'l.sku', 'l.title', 'l.quantity'])
+      .select(['o.order_id', 'o.name', 'o.note', 'l.position', 'l.variant_id', 'l.product_id', 'l.sku', 'l.title', 'l.quantity'])
       .where('o.shop_id', '=', this.#shopId);
-    if (orderIds) query = query.where('o.order_id', 'in', [...new Set(orderIds)]);
+    query = orderIds ? query.where('o.order_id', 'in', [...new Set(orderIds)]) : query.where('o.open', '=', true);
     const rows = await runSql(this.#em, query.orderBy('o.order_id').orderBy('l.position'));
     const orders = new Map<string, PlatformOrderInfo>();
     for (const r of rows) {
       let order = orders.get(r.order_id);
-      if (!order) orders.set(r.order_id, (order = { orderId: r.order_id, name: r.name, lineItems: [] }));
+      if (!order) orders.set(r.order_id, (order = { orderId: r.order_id, name: r.name, note: r.note ?? null, lineItems: [] }));
       if (r.position !== null) {
         order.lineItems.push({ variantId: r.variant_id, productId: r.product_id, sku: r.sku, title: r.title ?? '', quantity: r.quantity ?? '0' });
       }

@@ -71,6 +71,14 @@ export const PlatformOrder = defineEntity({
     shopId: p.text().primary(), orderId: p.text().primary(), name: p.text(),
     /** Shopify's `updated_at` of the order (null: a dataset's row). */
     updatedAt: timestamp().nullable(),
+    /**
+     * One of the shop's open orders (the sync, webhooks and reconciliation keep those); false: a
+     * closed, cancelled or older order a read named, read from the platform on demand and kept as
+     * history. A history order reserves nothing and is left out when every order is read.
+     */
+    open: p.boolean().default(true),
+    /** The order's note (Shopify's `Order.note`); null: none. */
+    note: p.text().nullable(),
   },
 });
 

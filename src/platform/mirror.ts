@@ -11,6 +11,9 @@ import { platformStoreSql } from './tables.ts';
  * one, never half of each. Order metafields and applied-push records are not the platform's
  * catalogue and stay.
  */
+/** An open order as the sync mirrors it, with its note (null: none). */
+export interface MirrorOrder extends Versioned { orderId: string; name: string; note?: string | null }
+
 export interface MirrorOrderLine { orderId: string; position: number; variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
 
 /** Shopify's `updated_at` of a mirrored row: webhooks older than it leave the row alone (null: unknown). */
@@ -40,7 +43,7 @@ export class MirrorReplacement {
   readonly #locations: (PlatformLocationInfo & Versioned)[] = [];
   readonly #variants: (PlatformVariantInfo & VariantDetails & Versioned)[] = [];
   readonly #levels: (PlatformLevelInfo & Versioned)[] = [];
-  readonly #orders: ({ orderId: string; name: string } & Versioned)[] = [];
+  readonly #orders: MirrorOrder[] = [];
   readonly #lines: MirrorOrderLine[] = [];
   readonly counts = { locations: 0, variants: 0, levels: 0, orders: 0, lineItems: 0 };
 
@@ -77,7 +80,7 @@ export class MirrorReplacement {
     if (this.#levels.length >= BATCH) await this.#flushLevels();
   }
 
-  async addOrder(row: { orderId: string; name: string } & Versioned): Promise<void> {
+  async addOrder(row: MirrorOrder): Promise<void> {
     this.#orders.push(row);
     this.counts.orders += 1;
     if (this.#orders.length >= BATCH) await this.#flushOrders();
@@ -129,7 +132,9 @@ export class MirrorReplacement {
   async #flushOrders(): Promise<void> {
     const rows = this.#orders.splice(0);
     if (rows.length === 0) return;
-    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_orders').values(rows.map((r) => ({ shop_id: this.#shopId, order_id: r.orderId, name: r.name, updated_at: versionOf(r) }))));
+    await runSqlWrite(this.#em, platformStoreSql.insertInto('platform_orders').values(rows.map((r) => ({
+      shop_id: this.#shopId, order_id: r.orderId, name: r.name, updated_at: versionOf(r), open: true, note: r.note ?? null,
+    }))));
   }
 
   async #flushLines(): Promise<void> {

@@ -42,7 +42,7 @@ describe('Shopify Admin operations', () => {
   test('bulk queries are queries (bulkOperationRunQuery takes no mutation) and request operations name a known file', () => {
     for (const text of BULK_QUERIES.values()) expect(parse(text).definitions[0]).toMatchObject({ operation: 'query' });
     const names: RequestOperationName[] = ['shop-access', 'locations', 'bulk-operation-run', 'bulk-operation-status', 'inventory-adjust', 'metafields-set', 'webhook-subscription-create',
-      'reconcile-products', 'product-variants', 'reconcile-levels', 'reconcile-orders', 'order-line-items'];
+      'reconcile-products', 'product-variants', 'reconcile-levels', 'reconcile-orders', 'order-line-items', 'order-history'];
     for (const name of names) expect(requestOperation(name)).toContain(' ');
     const bulk: BulkQueryName[] = ['variants', 'open-orders'];
     for (const name of bulk) expect(bulkQuery(name)).toContain('edges');

@@ -290,13 +290,18 @@ describe(`Shopify webhooks in on ${databaseLabel}`, () => {
     expect(text).toContain('WAX-NEW');
   });
 
-  it('orders/cancelled removes the order from the breakdown reads', async () => {
+  it('orders/cancelled takes the order out of the open orders; its breakdown is then Shopify\'s, with no current line items', async () => {
     const order = a.dataset.platform.orders[0]!;
     expect((await t.get(`/api/v1/order-bom-breakdown/${order.orderId}`, a.key)).status).toBe(200);
     a.store.cancel(order.orderId);
     await settle();
+    const held = () => t.orm.em.fork().getConnection().execute('select open from platform_orders where shop_id = ? and order_id = ?', [a.shopId, order.orderId]);
+    expect(await held()).toEqual([]);
+    // The breakdown works for every order: read on demand, a cancelled order has no current line left.
     const read = await t.get(`/api/v1/order-bom-breakdown/${order.orderId}`, a.key);
-    expect(read.status).toBe(404);
+    expect(read.status).toBe(200);
+    expect({ boms: read.body.data.boms, otherItems: read.body.data.otherItems }).toEqual({ boms: [], otherItems: [] });
+    expect(await held()).toEqual([{ open: false }]);
   });
 
   it('every delivery is answered in well under Shopify\'s 5 s (under 1 s), before it is applied', async () => {

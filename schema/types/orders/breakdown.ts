@@ -75,6 +75,11 @@ export const OrderBreakdownRef = builder.objectRef<OrderBreakdown>('OrderBomBrea
   fields: (t) => ({
     orderId: t.exposeString('orderId', { description: 'Bare numeric order id.' }),
     orderName: t.exposeString('orderName'),
+    note: t.exposeString('note', {
+      nullable: true,
+      description: "The order's note, as the merchant or customer wrote it on the platform (Shopify's Order.note); null when it has none. "
+        + "A material's `notes` are the material's own, not the order's.",
+    }),
     generatedAt: t.field({ type: 'DateTime', resolve: (b) => b.generatedAt }),
     boms: t.field({ type: [BreakdownBomRef], description: 'One entry per order line whose product has a BOM.', resolve: (b) => b.boms }),
     totalMaterials: t.field({ type: [BreakdownTotalRef], description: 'Materials de-duplicated by variant across all BOM lines.', resolve: (b) => b.totalMaterials }),

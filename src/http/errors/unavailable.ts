@@ -20,8 +20,12 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
  */
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '40P01', '40001']);
 
-/** Error names of connection failures (MikroORM) and of the request's own time budget (src/http/admission/deadline.ts). */
-const NAMES = new Set(['ConnectionException', 'DeadlineExceededError']);
+/**
+ * Error names of connection failures (MikroORM), of the request's own time budget
+ * (src/http/admission/deadline.ts), and of a platform that did not answer a read the request needs
+ * (PlatformUnavailableError, src/kernel/platform-port/gateway.ts).
+ */
+const NAMES = new Set(['ConnectionException', 'DeadlineExceededError', 'PlatformUnavailableError']);
 
 /** Messages of the pg driver and its pool that carry no code. */
 const MESSAGES = [

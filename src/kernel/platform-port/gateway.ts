@@ -14,7 +14,8 @@ export interface PlatformVariantInfo {
 }
 
 export interface PlatformOrderLineInfo { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
-export interface PlatformOrderInfo { orderId: string; name: string; lineItems: PlatformOrderLineInfo[] }
+/** An order with its current line items and its note (the platform's free text on the order; null: none). */
+export interface PlatformOrderInfo { orderId: string; name: string; note: string | null; lineItems: PlatformOrderLineInfo[] }
 
 /**
  * A level of a variant at a location that the mirror took from the platform (a webhook, a
@@ -99,7 +100,12 @@ export interface PlatformGateway {
   getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]>;
   /** Catalogue data of the given variants (unknown ids are absent). One round trip. */
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]>;
-  /** Orders with their line items, in id order; `null` = every order of the shop. Unknown ids are absent. */
+  /**
+   * Orders with their line items, in id order. Named ids: any order the platform has, open or not
+   * (an adapter that mirrors only open orders reads the others from the platform); unknown ids are
+   * absent, and when the platform cannot be asked it throws PlatformUnavailableError rather than
+   * leave out an order that may exist. `null` = every open order of the shop.
+   */
   getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]>;
   /** Creates or replaces order metafields (one write for the batch). */
   writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void>;
@@ -137,5 +143,17 @@ export class PlatformPushFailure extends Error {
     this.applied = details.applied;
     this.permanent = details.permanent;
     this.confirmed = details.confirmed ?? [];
+  }
+}
+
+/**
+ * The platform did not answer a read the request needs (down, timing out, refusing the token): the
+ * request is answered 503 UNAVAILABLE with Retry-After (src/http/errors/unavailable.ts classifies it
+ * by name), never as if what it asked for did not exist.
+ */
+export class PlatformUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PlatformUnavailableError';
   }
 }

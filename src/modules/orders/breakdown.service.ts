@@ -21,7 +21,10 @@ export interface BreakdownTotal extends Omit<BreakdownMaterial, 'quantity'> {
 }
 export interface BreakdownOtherItem { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: Exact }
 export interface OrderBreakdown {
-  orderId: string; orderName: string; generatedAt: Date; boms: BreakdownBom[]; totalMaterials: BreakdownTotal[]; otherItems: BreakdownOtherItem[];
+  orderId: string; orderName: string;
+  /** The order's note (the platform's free text on the order; null: none). Not a material's `notes`. */
+  note: string | null;
+  generatedAt: Date; boms: BreakdownBom[]; totalMaterials: BreakdownTotal[]; otherItems: BreakdownOtherItem[];
 }
 
 type CatalogueMaterial = Awaited<ReturnType<typeof materialCatalogue>>[number];
@@ -57,7 +60,7 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
   const generatedAt = new Date();
 
   const breakdownOf = (order: PlatformOrderInfo): OrderBreakdown => {
-    const result: OrderBreakdown = { orderId: order.orderId, orderName: order.name, generatedAt, boms: [], totalMaterials: [], otherItems: [] };
+    const result: OrderBreakdown = { orderId: order.orderId, orderName: order.name, note: order.note, generatedAt, boms: [], totalMaterials: [], otherItems: [] };
     const totals = new Map<string, BreakdownTotal>();
     for (const line of order.lineItems) {
       const bom = line.variantId ? bomByVariant.get(line.variantId) : undefined;

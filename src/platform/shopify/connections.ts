@@ -76,6 +76,15 @@ export async function connectedAtOf(em: Em, shopId: string): Promise<Date | null
   return row ? new Date(row.connected_at) : null;
 }
 
+/**
+ * The connection read on the caller's EntityManager, in its transaction if it is in one (a read of
+ * orders inside a write's transaction: on the embedded database, a second connection would wait for it).
+ */
+export async function findConnectionIn(em: Em, shopId: string): Promise<StoredConnection | null> {
+  const row = await em.findOne(PlatformConnection, { shopId }, { disableIdentityMap: true });
+  return row ? toStored(row) : null;
+}
+
 export async function findConnectionByDomain(em: Em, domain: string): Promise<StoredConnection | null> {
   const row = await em.fork().findOne(PlatformConnection, { domain: domain.toLowerCase() });
   return row ? toStored(row) : null;

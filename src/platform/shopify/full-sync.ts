@@ -120,7 +120,7 @@ async function writeVariants(mirror: MirrorReplacement, file: BulkFile, progress
   progress(seen);
 }
 
-interface OrderLine { id: string; name: string; updatedAt: string; retailLocation: { id: string } | null }
+interface OrderLine { id: string; name: string; updatedAt: string; note: string | null; retailLocation: { id: string } | null }
 /** A fulfilment order's line in the orders export (`__parentId` = the order); its line items are not in a bulk file. */
 type FulfillmentOrderLine = Omit<FulfillmentOrderNode, 'lineItems'> & { __parentId: string }
 
@@ -169,7 +169,7 @@ async function writeOrders(mirror: MirrorReplacement, file: BulkFile, split: Rea
     if (typeof object.id === 'string' && gidResource(object.id) === 'Order') {
       const order = object as unknown as OrderLine;
       const orderId = fromGid('Order', order.id);
-      await mirror.addOrder({ orderId, name: order.name, updatedAt: order.updatedAt });
+      await mirror.addOrder({ orderId, name: order.name, note: blankToNull(order.note), updatedAt: order.updatedAt });
       open.set(orderId, { orderId, locationId: null, lines: [] });
       retail.set(orderId, order.retailLocation);
     } else if (isFulfillmentOrderLine(object)) {

@@ -207,13 +207,18 @@ export async function removeLocation(em: Em, shopId: string, locationId: string,
 }
 
 export interface OrderLineWrite { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: string }
-export interface OrderWrite { orderId: string; name: string; version: Date; lines: OrderLineWrite[] }
+export interface OrderWrite { orderId: string; name: string; note: string | null; version: Date; lines: OrderLineWrite[] }
 
-/** An open order with its current lines (replacing the held ones), unless newer is held or it was removed since; true when written. */
+/**
+ * An open order with its note and current lines (replacing the held ones, a history row of it
+ * included: it is open again), unless newer is held or it was removed since; true when written.
+ */
 export async function writeOpenOrder(em: Em, shopId: string, order: OrderWrite): Promise<boolean> {
   if (await removedSince(em, shopId, resourceOf.order(order.orderId), order.version)) return false;
-  const written = await runSql(em, platformStoreSql.insertInto('platform_orders').values({ shop_id: shopId, order_id: order.orderId, name: order.name, updated_at: order.version })
-    .onConflict((oc) => oc.columns(['shop_id', 'order_id']).doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), updated_at: eb.ref('excluded.updated_at') }))
+  const written = await runSql(em, platformStoreSql.insertInto('platform_orders')
+    .values({ shop_id: shopId, order_id: order.orderId, name: order.name, note: order.note, open: true, updated_at: order.version })
+    .onConflict((oc) => oc.columns(['shop_id', 'order_id'])
+      .doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), note: eb.ref('excluded.note'), open: eb.ref('excluded.open'), updated_at: eb.ref('excluded.updated_at') }))
       .where((eb) => eb.or([eb('platform_orders.updated_at', 'is', null), eb('platform_orders.updated_at', '<=', eb.ref('excluded.updated_at'))])))
     .returning('order_id'));
   if (written.length === 0) return false;
@@ -226,11 +231,33 @@ export async function writeOpenOrder(em: Em, shopId: string, order: OrderWrite):
   return true;
 }
 
-/** An order out of the open orders (closed or cancelled: with its version, unless newer is held; deleted: `version` null); true when it was there. */
+/**
+ * An order out of the mirror (closed or cancelled: with its version, unless newer is held; deleted:
+ * `version` null); a history row of it goes too (the next read that names it reads it afresh).
+ * True when it was one of the open orders.
+ */
 export async function removeOrder(em: Em, shopId: string, orderId: string, version: Date | null): Promise<boolean> {
   let query = platformStoreSql.deleteFrom('platform_orders').where('shop_id', '=', shopId).where('order_id', '=', orderId);
   if (version) query = query.where((eb) => eb.or([eb('updated_at', 'is', null), eb('updated_at', '<=', version)]));
-  const removed = await runSql(em, query.returning('order_id'));
+  const removed = await runSql(em, query.returning(['order_id', 'open']));
   if (removed.length > 0) await runSqlWrite(em, platformStoreSql.deleteFrom('platform_order_lines').where('shop_id', '=', shopId).where('order_id', '=', orderId));
-  return removed.length > 0;
+  return removed.some((r) => r.open);
+}
+
+/**
+ * Orders read from the platform on demand (a read named them and the mirror held none), kept as
+ * history: `open` false, so they reserve nothing and stay out of the open orders, even one Shopify
+ * still has open (its webhook or the reconciliation makes it an open order, with its reservations).
+ * A row already held — an open order a webhook wrote meanwhile — is left as it is. Two statements.
+ */
+export async function writeOrderHistory(em: Em, shopId: string, orders: readonly OrderWrite[]): Promise<void> {
+  if (orders.length === 0) return;
+  const written = new Set((await runSql(em, platformStoreSql.insertInto('platform_orders')
+    .values(orders.map((o) => ({ shop_id: shopId, order_id: o.orderId, name: o.name, note: o.note, open: false, updated_at: o.version })))
+    .onConflict((oc) => oc.columns(['shop_id', 'order_id']).doNothing())
+    .returning('order_id'))).map((r) => r.order_id));
+  const lines = orders.filter((o) => written.has(o.orderId)).flatMap((o) => o.lines.map((l, position) => ({
+    shop_id: shopId, order_id: o.orderId, position, variant_id: l.variantId, product_id: l.productId, sku: l.sku, title: l.title, quantity: l.quantity,
+  })));
+  if (lines.length > 0) await runSqlWrite(em, platformStoreSql.insertInto('platform_order_lines').values(lines));
 }

@@ -9,17 +9,19 @@ import { LocalPlatformGateway } from '../local-gateway.ts';
 import { appliedPushIds } from '../mirror.ts';
 import { recordPushedLevel } from './mirror-guard.ts';
 import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-api.ts';
-import { findConnection, type StoredConnection } from './connections.ts';
+import { findConnection, findConnectionIn, type StoredConnection } from './connections.ts';
 import { toGid } from './ids.ts';
 import { requestOperation } from './operations.ts';
+import { ORDER_HISTORY_API, readOrderHistory, withOrderHistory } from './order-history.ts';
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { connectionTokenSource } from './access-token.ts';
 import type { AppCredentials } from './oauth.ts';
 
 /**
  * The platform port of a shop connected to Shopify. Reads come from the shop's mirror (the local
- * platform store, kept by the full sync, webhooks and reconciliation): a request never waits for
- * Shopify, and when Shopify is down the last synced state still answers. Writes go to Shopify:
+ * platform store, kept by the full sync, webhooks and reconciliation): a request waits for Shopify
+ * only for an order the mirror does not hold (it mirrors the open ones; another is read on demand
+ * and kept as history), and when Shopify is down the last synced state still answers. Writes go to Shopify:
  * each stock push is one `inventoryAdjustQuantities` under `@idempotent(key: <push id>)`, so a
  * push retried after a lost answer moves Shopify's level once; once Shopify took it, the mirror
  * takes the same delta (idempotent by push id too), so a retried batch skips pushes already done
@@ -41,7 +43,13 @@ export class ShopifyPlatformGateway implements PlatformGateway {
   listLocations(): Promise<PlatformLocationInfo[]> { return this.#mirror.listLocations(); }
   getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]> { return this.#mirror.getLevels(variantIds, locationIds); }
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> { return this.#mirror.getVariants(variantIds); }
-  getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> { return this.#mirror.getOrders(orderIds); }
+  /** The mirror's orders, and those it lacks read from Shopify and kept as history (order-history.ts). */
+  async getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {
+    const held = await this.#mirror.getOrders(orderIds);
+    if (orderIds === null) return held;
+    return withOrderHistory(held, orderIds, (missing) => readOrderHistory(this.#api, this.#em, this.#shopId, missing));
+  }
+
   readOrderMetafields(orderIds: readonly string[], namespace: string, key: string): Promise<OrderMetafieldInfo[]> {
     return this.#mirror.readOrderMetafields(orderIds, namespace, key);
   }
@@ -195,7 +203,7 @@ export function installAppOf(config: { shopifyApiKey: string | null; shopifyApiS
 /**
  * The platform port per shop: a shop connected to Shopify gets the Shopify gateway, any other the
  * local platform store. Reads are the mirror's either way; the connection is looked up (one
- * statement) only when a write needs it.
+ * statement) only when a write needs it, or a read names orders the mirror does not hold.
  */
 export function platformGatewayFactory(options: ShopifyPlatformOptions): PlatformGatewayFactory {
   return (shop) => new RoutingGateway(shop, options);
@@ -219,7 +227,26 @@ class RoutingGateway extends LocalPlatformGateway {
     if (connection.uninstalledAt) {
       throw new ShopifyApiError(`the store ${connection.domain} uninstalled the app at ${connection.uninstalledAt.toISOString()}: nothing is sent until it is installed again`, { permanent: false, code: 'UNINSTALLED' });
     }
-    return new ShopifyPlatformGateway(this.#shop, adminApiFor(connection, this.#options.secretBox(), { ...this.#options.api, em: this.#shop.em, installApp: this.#options.installApp ?? null }));
+    return new ShopifyPlatformGateway(this.#shop, this.#api(connection));
+  }
+
+  #api(connection: StoredConnection, options: AdminApiOptions = {}): ShopifyAdminApi {
+    return adminApiFor(connection, this.#options.secretBox(), { ...this.#options.api, ...options, em: this.#shop.em, installApp: this.#options.installApp ?? null });
+  }
+
+  /**
+   * The mirror's orders; named orders it lacks are, for a shop connected to Shopify, read from the
+   * store (one request for the batch, retried briefly) and kept as history (order-history.ts).
+   */
+  override async getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {
+    const held = await super.getOrders(orderIds);
+    if (orderIds === null) return held;
+    return withOrderHistory(held, orderIds, async (missing) => {
+      const connection = await findConnectionIn(this.#shop.em, this.#shop.shopId);
+      // Not connected, or uninstalled (its tokens are gone): the mirror is all there is.
+      if (!connection || connection.uninstalledAt) return [];
+      return readOrderHistory(this.#api(connection, ORDER_HISTORY_API), this.#shop.em, this.#shop.shopId, missing);
+    });
   }
 
   override async writeOrderMetafields(entries: readonly Omit<OrderMetafieldInfo, 'updatedAt'>[]): Promise<void> {

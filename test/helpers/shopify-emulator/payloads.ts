@@ -78,7 +78,7 @@ export function orderPayload(order: OrderRecord) {
   const status = fulfillmentStatus(order);
   return {
     id: num(order.id), admin_graphql_api_id: gid('Order', order.id), name: order.name, created_at: order.createdAt, updated_at: order.updatedAt,
-    cancelled_at: order.cancelledAt, closed_at: order.closedAt,
+    cancelled_at: order.cancelledAt, closed_at: order.closedAt, note: order.note,
     fulfillment_status: status === 'FULFILLED' ? 'fulfilled' : status === 'PARTIALLY_FULFILLED' ? 'partial' : null,
     // The retail location of a point-of-sale order; an online order's payload has none
     // (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order#field-Order.fields.retailLocation).

@@ -117,8 +117,20 @@ export interface OrderRecord {
   fulfillmentOrders: FulfillmentOrderRecord[];
   fulfillments: FulfillmentRecord[];
   cancelledAt: string | null;
+  /**
+   * Closed (archived in the admin): by orderClose, a cancellation, or Shopify's automatic archiving
+   * of a fulfilled order (https://shopify.dev/docs/api/admin-graphql/latest/mutations/orderClose).
+   * A closed order is not `status:open`, and is still read by id.
+   */
   closed: boolean;
   closedAt: string | null;
+  /** The order's note (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order#field-Order.fields.note): the REST payloads' `note`; null: none. */
+  note: string | null;
+  /**
+   * When it was placed. Without read_all_orders an app sees only the last 60 days of orders: "Only
+   * the last 60 days' worth of orders from a store are accessible from the Order object by default"
+   * (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order).
+   */
   createdAt: string;
   updatedAt: string;
 }

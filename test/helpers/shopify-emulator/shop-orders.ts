@@ -48,7 +48,7 @@ export function createOrder(shop: EmulatedShop, input: OrderInput): OrderRecord 
   const id = input.orderId ?? store.newId();
   const order: OrderRecord = {
     __typename: 'Order', id, name: input.name ?? `#${1000 + store.orders.size + 1}`, locationId, pos: input.pos ?? false, fulfillmentOrders: [],
-    fulfillments: [], cancelledAt: null, closed: false, closedAt: null, createdAt: at, updatedAt: at,
+    fulfillments: [], cancelledAt: null, closed: false, closedAt: null, note: input.note ?? null, createdAt: input.createdAt ?? at, updatedAt: at,
     lineItems: input.lineItems.map((l) => {
       const variant = store.variantOrThrow(l.variantId);
       const quantity = wholeNumber(l.quantity, 'line quantity');

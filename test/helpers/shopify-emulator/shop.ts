@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { DatasetPlatform } from '../../../src/dataset/types.ts';
 import type { IdempotentEntry } from './resolvers/inventory-mutations.ts';
 import { gid, wholeNumber } from './gid.ts';
-import { inventoryItemPayload, levelPayload, locationPayload, productPayload } from './payloads.ts';
+import { inventoryItemPayload, levelPayload, locationPayload, orderPayload, productPayload } from './payloads.ts';
 import type { AdjustmentGroupRecord, FulfillmentOrderRecord, LevelRecord, LocationRecord, MetafieldRecord, OrderRecord, ProductRecord, WebhookSubscriptionRecord } from './records.ts';
 import {
   cancel, createOrder, fulfil, moveFulfillmentOrder, splitFulfillmentOrder, type FulfillmentOrderLinesInput, type FulfilOptions,
@@ -46,6 +46,10 @@ export interface OrderInput {
   /** false = create it without committing stock (as a seeded order). Default true. */
   commit?: boolean;
   lineItems: { variantId: string; quantity: number | string; title?: string; sku?: string | null }[];
+  /** The order's note (Order.note); default none. */
+  note?: string | null;
+  /** When it was placed (ISO 8601), for an order older than the emulator's clock; default now. */
+  createdAt?: string;
 }
 
 export interface RequestLogEntry {
@@ -232,6 +236,26 @@ export class EmulatedShop {
   /** Cancels an order; unfulfilled units leave it and, with restock (default), return to available. */
   cancel(orderId: string, options: { restock?: boolean } = {}): void {
     cancel(this, orderId, options);
+  }
+
+  /**
+   * Closes (archives) an order, as orderClose does and as Shopify does by itself to a fulfilled order
+   * when the store archives orders automatically; sends orders/updated with its `closed_at`
+   * (https://shopify.dev/docs/api/admin-graphql/latest/mutations/orderClose). It is still read by id.
+   */
+  closeOrder(orderId: string): void {
+    const order = this.store.orderOrThrow(orderId);
+    const at = this.store.stamp();
+    Object.assign(order, { closed: true, closedAt: at, updatedAt: at });
+    this.store.changed('orders');
+    this.emit('ORDERS_UPDATED', orderPayload(order));
+  }
+
+  /** Sets the order's note, as orderUpdate does (https://shopify.dev/docs/api/admin-graphql/latest/input-objects/OrderInput#fields-note); sends orders/updated. */
+  setOrderNote(orderId: string, note: string | null): void {
+    const order = this.store.orderOrThrow(orderId);
+    Object.assign(order, { note, updatedAt: this.store.stamp() });
+    this.emit('ORDERS_UPDATED', orderPayload(order));
   }
 
   deleteOrder(orderId: string): void {

@@ -180,7 +180,7 @@ export class ShopStore {
       const at = this.stamp();
       this.orders.set(o.orderId, {
         // A dataset's order comes without fulfilment orders (as one Shopify has not routed yet): no location.
-        __typename: 'Order', id: o.orderId, name: o.name, locationId: null, pos: false, fulfillmentOrders: [], fulfillments: [], cancelledAt: null, closed: false, closedAt: null, createdAt: at, updatedAt: at,
+        __typename: 'Order', id: o.orderId, name: o.name, locationId: null, pos: false, fulfillmentOrders: [], fulfillments: [], cancelledAt: null, closed: false, closedAt: null, note: null, createdAt: at, updatedAt: at,
         lineItems: o.lineItems.map((l) => {
           const quantity = wholeNumber(l.quantity, `order ${o.orderId} line quantity`);
           return { __typename: 'LineItem' as const, id: String(++lineId), variantId: l.variantId, productId: l.productId, sku: l.sku, title: l.title, quantity, currentQuantity: quantity, fulfilledQuantity: 0 };

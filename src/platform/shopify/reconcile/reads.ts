@@ -24,7 +24,7 @@ interface LineItemNode { id: string; sku: string | null; title: string; quantity
 interface FulfillmentLineNode { quantity: number | null; lineItem: { id: string; variant: { id: string } | null } }
 interface FulfillmentNode { id: string; status: string; createdAt: string; location: { id: string } | null; fulfillmentLineItems: Page<FulfillmentLineNode> }
 export interface OrderNode {
-  id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; retailLocation: { id: string } | null;
+  id: string; name: string; updatedAt: string; closed: boolean; cancelledAt: string | null; note: string | null; retailLocation: { id: string } | null;
   fulfillmentOrders: { nodes: FulfillmentOrderNode[] };
   lineItems: Page<LineItemNode>; fulfillments: FulfillmentNode[];
 }
@@ -79,7 +79,7 @@ export function readRestOfVariants(api: ShopifyAdminApi, product: ProductNode, b
 }
 
 /** The line items of an order past its first page (each request taken from the budget; false when it ran out). */
-export function readRestOfLines(api: ShopifyAdminApi, order: OrderNode, budget: Budget): Promise<boolean> {
+export function readRestOfLines(api: ShopifyAdminApi, order: Pick<OrderNode, 'id' | 'lineItems'>, budget: Budget): Promise<boolean> {
   return readRest(order.lineItems, budget, async (after) => (await api.request<{ order: { lineItems: Page<LineItemNode> } | null }>(
     requestOperation('order-line-items'), { id: order.id, after })).order?.lineItems ?? null);
 }
@@ -107,7 +107,7 @@ export function toProductWrite(node: ProductNode): ProductWrite {
 }
 
 /** An order's open lines: those with a current quantity (a removed line has none). */
-export function toOrderLines(node: OrderNode): OrderLineWrite[] {
+export function toOrderLines(node: Pick<OrderNode, 'lineItems'>): OrderLineWrite[] {
   return node.lineItems.nodes.filter((l) => l.currentQuantity > 0).map((l) => ({
     variantId: l.variant ? fromGid('ProductVariant', l.variant.id) : null, productId: l.product ? fromGid('Product', l.product.id) : null,
     sku: blankToNull(l.sku), title: l.title, quantity: String(l.currentQuantity),

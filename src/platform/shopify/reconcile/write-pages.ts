@@ -4,6 +4,7 @@ import { exact } from '../../../kernel/numbers/index.ts';
 import type { PlatformLevelChange, PlatformOrderChange } from '../../../kernel/platform-port/gateway.ts';
 import { platformStoreSql } from '../../tables.ts';
 import { fromGid } from '../ids.ts';
+import { blankToNull } from '../values.ts';
 import { movedLevels, removeOrder, writeLevels, writeLocation, writeOpenOrder, writeProduct, type LevelWrite, type ProductWrite } from '../mirror-guard.ts';
 import { availableOf, toOrderChange, toOrderLines, toProductWrite, type LevelNode, type LocationNode, type OrderNode, type ProductNode } from './reads.ts';
 
@@ -95,8 +96,8 @@ export async function writeOrdersPage(em: Em, shopId: string, nodes: OrderNode[]
   const result: PageResult = { drift: noDrift(), variantIds: [], unmatched: 0, orders: [] };
   if (nodes.length === 0) return result;
   const ids = nodes.map((n) => fromGid('Order', n.id));
-  const heldOrders = new Map((await runSql(em, platformStoreSql.selectFrom('platform_orders').select(['order_id', 'name'])
-    .where('shop_id', '=', shopId).where('order_id', 'in', ids))).map((r) => [r.order_id, r.name]));
+  const heldOrders = new Map((await runSql(em, platformStoreSql.selectFrom('platform_orders').select(['order_id', 'name', 'note', 'open'])
+    .where('shop_id', '=', shopId).where('order_id', 'in', ids))).map((r) => [r.order_id, r]));
   const heldLines = new Map<string, string[]>();
   const lineRows = await runSql(em, platformStoreSql.selectFrom('platform_order_lines').select(['order_id', 'variant_id', 'product_id', 'sku', 'title', 'quantity'])
     .where('shop_id', '=', shopId).where('order_id', 'in', ids).orderBy('order_id').orderBy('position'));
@@ -110,11 +111,13 @@ export async function writeOrdersPage(em: Em, shopId: string, nodes: OrderNode[]
       continue;
     }
     const lines = toOrderLines(node);
-    if (!await writeOpenOrder(em, shopId, { orderId, name: node.name, version, lines })) continue;
+    const note = blankToNull(node.note);
+    if (!await writeOpenOrder(em, shopId, { orderId, name: node.name, note, version, lines })) continue;
     result.orders!.push(toOrderChange(node));
     const before = heldLines.get(orderId) ?? [];
     const after = lines.map((l) => lineKey(l.variantId, l.productId, l.sku, l.title, l.quantity));
-    if (heldOrders.get(orderId) !== node.name || before.length !== after.length || before.some((k, i) => k !== after[i])) result.drift.orders += 1;
+    const held = heldOrders.get(orderId);
+    if (!held?.open || held.name !== node.name || (held.note ?? null) !== note || before.length !== after.length || before.some((k, i) => k !== after[i])) result.drift.orders += 1;
   }
   return result;
 }

@@ -69,14 +69,16 @@ export async function customerDataRequested(em: Em, e: InboxEvent): Promise<Appl
 }
 
 /**
- * customers/redact: the customer's personal data leaves the mirror: every stored webhook payload of
- * the named orders (Shopify's order JSON: customer, addresses, note) is replaced by a redaction
- * mark. The mirrored order itself (its name, lines, location) stays: stock was reserved and
- * consumed for it. One statement.
+ * customers/redact: the customer's personal data leaves the mirror: the named orders' notes (free
+ * text a customer or the merchant wrote) are cleared, and every stored webhook payload of those
+ * orders (Shopify's order JSON: customer, addresses, note) is replaced by a redaction mark. The
+ * mirrored order itself (its name, lines, location) stays: stock was reserved and consumed for it.
+ * Two statements.
  */
 export async function customerRedacted(em: Em, e: InboxEvent): Promise<Applied> {
   const orderIds = ids(e.payload.orders_to_redact);
   if (orderIds.length > 0) {
+    await runSqlWrite(em, platformStoreSql.updateTable('platform_orders').set({ note: null }).where('shop_id', '=', e.shopId).where('order_id', 'in', orderIds));
     await runSqlWrite(em, webhookInboxSql.updateTable('shopify_webhook_events').set({ payload: JSON.stringify(REDACTED_PAYLOAD) as never })
       .where('shop_id', '=', e.shopId).where('resource', 'in', orderIds.map((id) => `order:${id}`)).where('event_id', '!=', e.eventId));
   }

@@ -168,8 +168,8 @@ interface LineItemPayload { id?: unknown; variant_id?: unknown; product_id?: unk
 
 /**
  * orders/create, /updated, /fulfilled, /cancelled: an open order (neither cancelled nor closed)
- * with its current line items (a removed line has no current quantity), as the full sync mirrors
- * it; a cancelled or closed one leaves the open orders.
+ * with its note and current line items (a removed line has no current quantity), as the full sync
+ * mirrors it; a cancelled or closed one leaves the open orders.
  */
 export async function applyOrder(em: Em, e: InboxEvent, located?: LocatedOrders): Promise<Applied> {
   const orderId = id(e.payload.id);
@@ -183,7 +183,7 @@ export async function applyOrder(em: Em, e: InboxEvent, located?: LocatedOrders)
     .map((l) => ({ l, quantity: typeof l.current_quantity === 'number' ? l.current_quantity : typeof l.quantity === 'number' ? l.quantity : 0 }))
     .filter(({ quantity }) => Number.isInteger(quantity) && quantity > 0)
     .map(({ l, quantity }) => ({ variantId: id(l.variant_id), productId: id(l.product_id), sku: text(l.sku), title: text(l.title) ?? '', quantity: String(quantity) }));
-  const written = await writeOpenOrder(em, e.shopId, { orderId, name: text(e.payload.name) ?? `#${orderId}`, version: e.version, lines });
+  const written = await writeOpenOrder(em, e.shopId, { orderId, name: text(e.payload.name) ?? `#${orderId}`, note: text(e.payload.note), version: e.version, lines });
   // Order execution follows only an event the mirror accepted: a late, older one changes nothing.
   return written ? { effect: 'upsert', variantIds: [], order: orderChange(orderId, e.payload, 'open', located?.orders.get(orderId)) } : NOTHING;
 }

@@ -114,7 +114,7 @@ export const objectResolvers: Resolvers = {
   },
   Order: {
     ...common('Order'), name: (o: OrderRecord) => o.name, cancelledAt: (o: OrderRecord) => o.cancelledAt, closed: (o: OrderRecord) => o.closed,
-    closedAt: (o: OrderRecord) => o.closedAt, processedAt: (o: OrderRecord) => o.createdAt, tags: () => [], note: () => null,
+    closedAt: (o: OrderRecord) => o.closedAt, processedAt: (o: OrderRecord) => o.createdAt, tags: () => [], note: (o: OrderRecord) => o.note,
     currencyCode: (_: OrderRecord, __: unknown, ctx: Ctx) => ctx.shop.currencyCode,
     displayFulfillmentStatus: (o: OrderRecord) => fulfillmentStatus(o),
     fulfillable: (o: OrderRecord) => !o.cancelledAt && o.lineItems.some((l) => l.currentQuantity > l.fulfilledQuantity),

@@ -28,6 +28,19 @@ const orderSearch: SearchFields<OrderRecord> = {
   },
 };
 
+/**
+ * Whether the app may see an order: "Only the last 60 days' worth of orders from a store are
+ * accessible from the Order object by default. If you want to access older records, then you need
+ * to request access to all orders" — the read_all_orders scope
+ * (https://shopify.dev/docs/api/admin-graphql/latest/objects/Order). An older order is absent, as
+ * one that does not exist: null by id, left out of `orders`.
+ */
+const SIXTY_DAYS_MS = 60 * 24 * 3600 * 1000;
+function seesOrder(ctx: Ctx, order: OrderRecord | undefined): order is OrderRecord {
+  if (!order) return false;
+  return ctx.shop.scopes.has('read_all_orders') || Date.parse(order.createdAt) >= ctx.shop.store.now().getTime() - SIXTY_DAYS_MS;
+}
+
 function filtered<T>(list: T[], query: string | null | undefined, fields: SearchFields<T>): T[] {
   const terms = parseSearch(query);
   return terms.length ? list.filter((r) => matchesSearch(r, terms, fields)) : list;
@@ -48,7 +61,11 @@ export function nodeOf(ctx: Ctx, id: string): unknown {
       const item = /inventory_item_id=(\d+)/.exec(id)?.[1];
       return item ? store.level(item, key) : null;
     }
-    case 'Order': requireScope(ctx, 'read_orders', 'node'); return store.orders.get(key) ?? null;
+    case 'Order': {
+      requireScope(ctx, 'read_orders', 'node');
+      const order = store.orders.get(key);
+      return seesOrder(ctx, order) ? order : null;
+    }
     case 'LineItem': {
       requireScope(ctx, 'read_orders', 'node');
       for (const order of store.orders.values()) for (const line of order.lineItems) if (line.id === key) return line;
@@ -109,11 +126,12 @@ export const queryResolvers: Resolvers = {
     },
     orders: (_: unknown, a: ListArgs, ctx: Ctx, info: GraphQLResolveInfo) => {
       requireScope(ctx, 'read_orders', 'orders');
-      return connection(filtered(ctx.shop.store.sorted<OrderRecord>('orders'), a.query, orderSearch), a, ctx, info);
+      return connection(filtered(ctx.shop.store.sorted<OrderRecord>('orders').filter((o) => seesOrder(ctx, o)), a.query, orderSearch), a, ctx, info);
     },
     order: (_: unknown, a: { id: string }, ctx: Ctx) => {
       requireScope(ctx, 'read_orders', 'order');
-      return ctx.shop.store.orders.get(legacyId(a.id, 'Order') ?? '') ?? null;
+      const order = ctx.shop.store.orders.get(legacyId(a.id, 'Order') ?? '');
+      return seesOrder(ctx, order) ? order : null;
     },
     fulfillment: (_: unknown, a: { id: string }, ctx: Ctx) => {
       requireScope(ctx, 'read_orders', 'fulfillment');
