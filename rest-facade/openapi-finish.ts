@@ -54,6 +54,10 @@ const PROBLEM_EXAMPLES: Record<ErrorCode, { summary: string; problem: Omit<Probl
   },
   PAYLOAD_TOO_LARGE: { summary: 'Body over the limit', problem: { detail: 'the request body is over 1048576 bytes' } },
   UNSUPPORTED_MEDIA_TYPE: { summary: 'Not JSON', problem: { detail: 'send the body as Content-Type: application/json' } },
+  PLAN_REQUIRED: {
+    summary: 'The shop\'s plan does not include the operation',
+    problem: { detail: 'starting a build run is an enhanced-plan operation; this shop is on the standard plan', plan: { required: 'enhanced', current: 'standard' } },
+  },
   IDEMPOTENCY_KEY_REUSED: {
     summary: 'Idempotency-Key reused with another request',
     problem: { detail: 'the Idempotency-Key was used with another request in the last 24 h; use a new key for a new request' },
@@ -110,7 +114,7 @@ export function finishOpenApiDocument(input: Json): Json {
           json.example = exampleOf(json.schema, schemas);
         }
         const problem = response.content?.['application/problem+json'];
-        if (problem) problem.examples = problemExamples(Number(status), components);
+        if (problem) problem.examples = problemExamples(Number(status), components, operation['x-plan'] !== undefined);
         response.headers = { ...responseHeaders(Number(status), keyed, components), ...response.headers };
       }
     }
@@ -259,12 +263,15 @@ function example(schema: Json, schemas: Json, property: string | undefined, with
   }
 }
 
-/** One example per error code answering with `status`, registered once under components.examples. */
-function problemExamples(status: number, components: Json): Json {
+/**
+ * One example per error code answering with `status`, registered once under components.examples;
+ * PLAN_REQUIRED only on an operation that needs a plan (`planned`: it has `x-plan`).
+ */
+function problemExamples(status: number, components: Json, planned: boolean): Json {
   const examples: Json = (components.examples ??= {});
   const refs: Json = {};
   for (const [code, codeStatus] of Object.entries(STATUS_BY_CODE) as [ErrorCode, number][]) {
-    if (codeStatus !== status) continue;
+    if (codeStatus !== status || (code === 'PLAN_REQUIRED' && !planned)) continue;
     const { summary, problem } = PROBLEM_EXAMPLES[code];
     examples[code] ??= { summary, value: buildProblem(EXAMPLE_REQUEST_ID, { code, ...problem }) };
     refs[code] = { $ref: `#/components/examples/${code}` };
