@@ -15,6 +15,7 @@ import { conditionalGet, responseHeaders } from './openapi-headers.ts';
  * - a parameter or body property with a `default` is optional for the client (Fastify fills the
  *   default in), though TypeBox lists it as required;
  * - a union of string literals is written as one `enum` (one TypeScript union, one validation message);
+ * - a list query parameter is one value or an array of them (`anyOf`), as the server reads it;
  * - every success response has an example derived from its schema, every problem response one
  *   example per error code of its status (built with buildProblem from the code vocabulary);
  * - responses declare the headers the server sends: X-Request-Id, RateLimit-* (not on the public
@@ -99,7 +100,10 @@ export function finishOpenApiDocument(input: Json): Json {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false;
         // A list parameter is repeated (`ids=1&ids=2`); its items may also hold comma-separated values (src/http/requests/query-lists.ts).
-        if (parameter.in === 'query' && parameter.schema?.type === 'array') Object.assign(parameter, { style: 'form', explode: true });
+        if (parameter.in === 'query' && parameter.schema?.type === 'array') {
+          Object.assign(parameter, { style: 'form', explode: true });
+          parameter.schema = oneOrMany(parameter.schema);
+        }
         parameter.schema = mergeLiteralUnions(parameter.schema);
       }
       const body = operation.requestBody?.content?.['application/json'];
@@ -122,6 +126,17 @@ export function finishOpenApiDocument(input: Json): Json {
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   doc.servers = (doc.servers ?? []).map((server: Json) => ({ 'x-internal': false, ...server }));
   return doc;
+}
+
+/**
+ * A list parameter as a client may send it: one value (`status=draft`, or `status=draft,ready`) or
+ * several (`status=draft&status=ready`). The server reads both alike (a single value is a list of
+ * one), so the document says both: a generated client types it `string | string[]`, and a client
+ * generated when the parameter was a single value (`status: 'draft'`) still compiles.
+ */
+function oneOrMany(list: Json): Json {
+  const { items, ...array } = list;
+  return { anyOf: [items, { ...array, items }] };
 }
 
 /** UpperCamelCase of an operationId (`listRawMaterials` → `ListRawMaterials`). */
