@@ -56,6 +56,11 @@ export interface RouteDefinition<Q extends TSchema | undefined, P extends TSchem
   toData?: (result: GraphQLData, input: TypedInput<Q, P, B>) => unknown;
   /** Problem statuses this route can answer besides the common ones (400, 401, 403, 405, 429, 500, 503). */
   extraProblems?: number[];
+  /**
+   * The shop plan the operation needs (`x-plan` on the operation; its 403 names PLAN_REQUIRED). The
+   * service behind the operation refuses it on a shop of another plan; this documents it.
+   */
+  plan?: 'enhanced';
 }
 
 /** A route as the facade holds it, its input types erased. */

@@ -15,6 +15,7 @@ import { conditionalGet, responseHeaders } from './openapi-headers.ts';
  * - a parameter or body property with a `default` is optional for the client (Fastify fills the
  *   default in), though TypeBox lists it as required;
  * - a union of string literals is written as one `enum` (one TypeScript union, one validation message);
+ * - a list query parameter is one value or an array of them (`anyOf`), as the server reads it;
  * - every success response has an example derived from its schema, every problem response one
  *   example per error code of its status (built with buildProblem from the code vocabulary);
  * - responses declare the headers the server sends: X-Request-Id, RateLimit-* (not on the public
@@ -54,6 +55,10 @@ const PROBLEM_EXAMPLES: Record<ErrorCode, { summary: string; problem: Omit<Probl
   },
   PAYLOAD_TOO_LARGE: { summary: 'Body over the limit', problem: { detail: 'the request body is over 1048576 bytes' } },
   UNSUPPORTED_MEDIA_TYPE: { summary: 'Not JSON', problem: { detail: 'send the body as Content-Type: application/json' } },
+  PLAN_REQUIRED: {
+    summary: 'The shop\'s plan does not include the operation',
+    problem: { detail: 'starting a build run is an enhanced-plan operation; this shop is on the standard plan', plan: { required: 'enhanced', current: 'standard' } },
+  },
   IDEMPOTENCY_KEY_REUSED: {
     summary: 'Idempotency-Key reused with another request',
     problem: { detail: 'the Idempotency-Key was used with another request in the last 24 h; use a new key for a new request' },
@@ -95,7 +100,10 @@ export function finishOpenApiDocument(input: Json): Json {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false;
         // A list parameter is repeated (`ids=1&ids=2`); its items may also hold comma-separated values (src/http/requests/query-lists.ts).
-        if (parameter.in === 'query' && parameter.schema?.type === 'array') Object.assign(parameter, { style: 'form', explode: true });
+        if (parameter.in === 'query' && parameter.schema?.type === 'array') {
+          Object.assign(parameter, { style: 'form', explode: true });
+          parameter.schema = oneOrMany(parameter.schema);
+        }
         parameter.schema = mergeLiteralUnions(parameter.schema);
       }
       const body = operation.requestBody?.content?.['application/json'];
@@ -110,7 +118,7 @@ export function finishOpenApiDocument(input: Json): Json {
           json.example = exampleOf(json.schema, schemas);
         }
         const problem = response.content?.['application/problem+json'];
-        if (problem) problem.examples = problemExamples(Number(status), components);
+        if (problem) problem.examples = problemExamples(Number(status), components, operation['x-plan'] !== undefined);
         response.headers = { ...responseHeaders(Number(status), keyed, components), ...response.headers };
       }
     }
@@ -118,6 +126,17 @@ export function finishOpenApiDocument(input: Json): Json {
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   doc.servers = (doc.servers ?? []).map((server: Json) => ({ 'x-internal': false, ...server }));
   return doc;
+}
+
+/**
+ * A list parameter as a client may send it: one value (`status=draft`, or `status=draft,ready`) or
+ * several (`status=draft&status=ready`). The server reads both alike (a single value is a list of
+ * one), so the document says both: a generated client types it `string | string[]`, and a client
+ * generated when the parameter was a single value (`status: 'draft'`) still compiles.
+ */
+function oneOrMany(list: Json): Json {
+  const { items, ...array } = list;
+  return { anyOf: [items, { ...array, items }] };
 }
 
 /** UpperCamelCase of an operationId (`listRawMaterials` → `ListRawMaterials`). */
@@ -259,12 +278,15 @@ function example(schema: Json, schemas: Json, property: string | undefined, with
   }
 }
 
-/** One example per error code answering with `status`, registered once under components.examples. */
-function problemExamples(status: number, components: Json): Json {
+/**
+ * One example per error code answering with `status`, registered once under components.examples;
+ * PLAN_REQUIRED only on an operation that needs a plan (`planned`: it has `x-plan`).
+ */
+function problemExamples(status: number, components: Json, planned: boolean): Json {
   const examples: Json = (components.examples ??= {});
   const refs: Json = {};
   for (const [code, codeStatus] of Object.entries(STATUS_BY_CODE) as [ErrorCode, number][]) {
-    if (codeStatus !== status) continue;
+    if (codeStatus !== status || (code === 'PLAN_REQUIRED' && !planned)) continue;
     const { summary, problem } = PROBLEM_EXAMPLES[code];
     examples[code] ??= { summary, value: buildProblem(EXAMPLE_REQUEST_ID, { code, ...problem }) };
     refs[code] = { $ref: `#/components/examples/${code}` };

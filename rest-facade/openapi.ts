@@ -20,14 +20,22 @@ export const ProblemSchema = Type.Object(
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false, title: 'FieldError' }))),
     blockers: Type.Optional(Type.Array(Type.Object({ code: EnumOf('UserErrorBlockerCode'), message: Type.String() }, { additionalProperties: false, title: 'Blocker' }))),
     missing: Type.Optional(Type.Array(Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false, title: 'MissingReference' }))),
+    plan: Type.Optional(Type.Object({
+      required: Type.String({ description: 'The plan the operation needs (its `x-plan`).' }),
+      current: Type.String({ description: 'The shop\'s plan.' }),
+    }, { additionalProperties: false, title: 'PlanNeeded', description: 'PLAN_REQUIRED only: the plan the operation needs and the shop\'s plan.' })),
   },
   { $id: 'Problem', additionalProperties: false, description: 'RFC 9457 problem details with bomcore extension members.' },
 );
 
-const PROBLEM_TEXT: Record<number, string> = {
+/** The 403 of an operation that needs a plan (its `x-plan`): the key's scope or the shop's plan. */
+const PLAN_FORBIDDEN = 'plan-403';
+
+const PROBLEM_TEXT: Record<number | string, string> = {
   400: 'Invalid input (INVALID_INPUT); `errors` names each field.',
   401: 'Missing, malformed, unknown, expired or revoked API key (UNAUTHENTICATED).',
   403: 'The API key lacks the route\'s scope (FORBIDDEN_SCOPE).',
+  [PLAN_FORBIDDEN]: 'The API key lacks the route\'s scope (FORBIDDEN_SCOPE), or the shop\'s plan does not include this operation (PLAN_REQUIRED: `plan` names the plan it needs and the shop\'s plan).',
   404: 'Not found (NOT_FOUND); objects of another shop are reported as not found.',
   405: 'Another method on this path (METHOD_NOT_ALLOWED): `Allow` lists the methods it has. Answered before the key or a body is looked at.',
   409: 'Conflict (CONFLICT): stale expectedUpdatedAt or a move that is not allowed; `blockers` names why.',
@@ -50,15 +58,15 @@ export const PatchHeaders = Type.Object({
 });
 
 /** Problem responses of a route: the common ones plus the route's own. */
-export function problemResponses(route: Pick<FacadeRoute, 'method' | 'extraProblems'>) {
-  return problemsOf([400, 401, 403, 405, 429, 500, 503, ...(route.method === 'PATCH' ? [409, 413, 415, 422] : []), ...(route.extraProblems ?? [])]);
+export function problemResponses(route: Pick<FacadeRoute, 'method' | 'extraProblems' | 'plan'>) {
+  return problemsOf([400, 401, 403, 405, 429, 500, 503, ...(route.method === 'PATCH' ? [409, 413, 415, 422] : []), ...(route.extraProblems ?? [])], route.plan !== undefined);
 }
 
-/** problem+json responses of these statuses. */
-function problemsOf(statuses: number[]) {
+/** problem+json responses of these statuses (`planned`: the operation needs a plan, its 403 says so). */
+function problemsOf(statuses: number[], planned = false) {
   return Object.fromEntries(
     [...new Set(statuses)].sort().map((s) => [s, {
-      description: PROBLEM_TEXT[s] ?? 'Error',
+      description: (planned && s === 403 ? PROBLEM_TEXT[PLAN_FORBIDDEN] : PROBLEM_TEXT[s]) ?? 'Error',
       content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
     }]),
   );

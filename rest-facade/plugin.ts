@@ -88,6 +88,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         description: route.description,
         tags: [route.tag],
         security: [{ bearerAuth: [] }],
+        ...(route.plan ? { 'x-plan': route.plan } : {}),
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.params ? { params: route.params } : {}),
         ...(route.body ? { body: route.body } : {}),

@@ -4,7 +4,7 @@ import type {
 } from './shape.ts';
 import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, COST_FACTOR_KINDS,
-  QC_DECISIONS, RESIDUAL_KINDS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
+  DEFAULT_SHOP_PLAN, QC_DECISIONS, RESIDUAL_KINDS, SHOP_PLANS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './types.ts';
 import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../kernel/limits.ts';
 
@@ -66,6 +66,7 @@ function isRealInstant(iso: string): boolean {
 const SHOP = obj({
   id: id(),
   name: text('name'),
+  plan: { ...oneOf(SHOP_PLANS), optional: true, default: DEFAULT_SHOP_PLAN },
   settings: opt(obj({ allowNegativeInventory: bool(false), materialRequirementsMetafield: bool(false) })),
 });
 

@@ -145,7 +145,7 @@ async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress):
 
   return {
     formatVersion: 1,
-    shop: { id: shop.id, name: shop.name, settings: { allowNegativeInventory: shop.allow_negative_inventory, materialRequirementsMetafield: shop.material_requirements_metafield } },
+    shop: { id: shop.id, name: shop.name, plan: shop.plan, settings: { allowNegativeInventory: shop.allow_negative_inventory, materialRequirementsMetafield: shop.material_requirements_metafield } },
     platform: {
       locations: locations.map((l) => ({ id: l.location_id, name: l.name })),
       variants: variants.map((v) => ({

@@ -7,7 +7,7 @@ import {
 import { generateAssignees, generateBillVersions, generateFlows, generateTasks, generateWorkOrders } from './generate-work-orders.ts';
 import { Prng } from './prng.ts';
 import type { Dataset, DatasetVariant } from './types.ts';
-import { DATASET_FORMAT_VERSION } from './types.ts';
+import { DATASET_FORMAT_VERSION, DEFAULT_SHOP_PLAN } from './types.ts';
 
 // A synthetic shop for benchmarks and property tests. The same options give the same dataset,
 // and every dataset passes validateDataset.
@@ -89,6 +89,7 @@ export function generateDataset(opts: GenerateOptions): Dataset {
     shop: {
       id: opts.shopId ?? DEFAULT_GENERATE_OPTIONS.shopId,
       name: `Synthetic Candle Works (seed ${opts.seed})`,
+      plan: DEFAULT_SHOP_PLAN,
       settings: { allowNegativeInventory: false, materialRequirementsMetafield: false },
     },
     platform: { locations, variants, orders },

@@ -51,11 +51,11 @@ export async function loadDataset(
   const changed = new Set<string>(['shops', ...COST_ROLLUP_TABLES]);
   await rootEm.fork().transactional(async (em) => {
     await em.execute(
-      `insert into shops (id, name, allow_negative_inventory, material_requirements_metafield, created_at, updated_at)
-       values (?, ?, ?, ?, now(), now())
-       on conflict (id) do update set name = excluded.name, allow_negative_inventory = excluded.allow_negative_inventory,
+      `insert into shops (id, name, plan, allow_negative_inventory, material_requirements_metafield, created_at, updated_at)
+       values (?, ?, ?, ?, ?, now(), now())
+       on conflict (id) do update set name = excluded.name, plan = excluded.plan, allow_negative_inventory = excluded.allow_negative_inventory,
          material_requirements_metafield = excluded.material_requirements_metafield, updated_at = now()`,
-      [shopId, dataset.shop.name, dataset.shop.settings.allowNegativeInventory, dataset.shop.settings.materialRequirementsMetafield],
+      [shopId, dataset.shop.name, dataset.shop.plan, dataset.shop.settings.allowNegativeInventory, dataset.shop.settings.materialRequirementsMetafield],
       'run',
     );
     for (const table of datasetTables) {

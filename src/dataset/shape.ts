@@ -50,6 +50,8 @@ export interface BooleanShape extends Common {
 export interface EnumShape extends Common {
   type: 'enum';
   values: readonly string[];
+  /** What an optional enum that is absent or null becomes (else null). */
+  default?: string;
 }
 export interface ArrayShape extends Common {
   type: 'array';
@@ -115,6 +117,7 @@ function defaultOf(shape: Shape): unknown {
   switch (shape.type) {
     case 'decimal': return shape.default;
     case 'boolean': return shape.default;
+    case 'enum': return shape.default ?? null;
     case 'array': return [];
     case 'object': return normalizeObject(shape, {}, null, []);
     default: return null;

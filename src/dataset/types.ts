@@ -20,6 +20,7 @@ export {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS,
   type BillOwnerType, type BillVersionState, type BomStatus, type CostFactorKind, type LocationRuleAction,
 } from '../modules/boms/recipe-vocabulary.ts';
+export { DEFAULT_SHOP_PLAN, SHOP_PLANS, type ShopPlan } from '../modules/shops/shop-vocabulary.ts';
 export { RESERVATION_KINDS, RESIDUAL_KINDS, type ReservationKind, type ResidualKind } from '../modules/stock/stock-vocabulary.ts';
 export {
   BUILD_RUN_STATUSES, BUILD_RUN_TYPES, QC_DECISIONS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES,
@@ -28,6 +29,7 @@ export {
 } from '../modules/work-orders/work-order-vocabulary.ts';
 import type { BillOwnerType, BillVersionState, BomStatus, CostFactorKind } from '../modules/boms/recipe-vocabulary.ts';
 import type { ResidualKind } from '../modules/stock/stock-vocabulary.ts';
+import type { ShopPlan } from '../modules/shops/shop-vocabulary.ts';
 import type {
   BuildRunStatus, BuildRunType, QcDecision, ReworkItemStatus, WorkOrderPriority, WorkOrderSourceType, WorkOrderStatus,
 } from '../modules/work-orders/work-order-vocabulary.ts';
@@ -54,6 +56,8 @@ export interface Dataset {
 export interface DatasetShop {
   id: string;
   name: string;
+  /** standard | enhanced (default): a standard shop cannot start build runs (PLAN_REQUIRED). */
+  plan: ShopPlan;
   settings: DatasetShopSettings;
 }
 

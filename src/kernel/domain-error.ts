@@ -2,7 +2,7 @@
 export type ErrorCode =
   | 'INVALID_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN_SCOPE' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'INTERNAL' | 'UNAVAILABLE'
-  | 'IDEMPOTENCY_KEY_REUSED';
+  | 'IDEMPOTENCY_KEY_REUSED' | 'PLAN_REQUIRED';
 
 export interface FieldError { field: string; message: string }
 
@@ -12,6 +12,8 @@ export function detailOf(errors: readonly FieldError[]): string {
 }
 export interface Blocker { code: string; message: string }
 export interface MissingRef { kind: string; id: string }
+/** What PLAN_REQUIRED names: the plan the operation needs and the shop's own (the shops module's plan values). */
+export interface PlanNeeded { required: string; current: string }
 
 /**
  * Codes of expected business failures: a mutation answers them as data (its payload's `userErrors`),
@@ -39,14 +41,21 @@ export class DomainError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly blockers: Blocker[] | undefined;
   readonly missing: MissingRef[] | undefined;
+  readonly plan: PlanNeeded | undefined;
 
-  constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; blockers?: Blocker[]; missing?: MissingRef[] } = {}) {
+  constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; blockers?: Blocker[]; missing?: MissingRef[]; plan?: PlanNeeded } = {}) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.errors = extra.errors;
     this.blockers = extra.blockers;
     this.missing = extra.missing;
+    this.plan = extra.plan;
+  }
+
+  /** PLAN_REQUIRED (403): the shop's plan does not include this operation; names both plans. */
+  static planRequired(operation: string, required: string, current: string): DomainError {
+    return new DomainError('PLAN_REQUIRED', `${operation} is an ${required}-plan operation; this shop is on the ${current} plan`, { plan: { required, current } });
   }
 
   /** INVALID_INPUT for these field errors, its detail saying the same (`field: message; …`). */

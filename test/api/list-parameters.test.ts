@@ -142,16 +142,22 @@ describe('the OpenAPI document describes both forms', () => {
   const listParameters = () => {
     const doc = t.app.swagger() as { paths: Record<string, Record<string, { parameters?: any[] }>> };
     return Object.entries(doc.paths).flatMap(([path, operations]) => Object.values(operations).flatMap((o) =>
-      (o.parameters ?? []).filter((p) => p.in === 'query' && p.schema.type === 'array').map((p) => ({ path, ...p }))));
+      (o.parameters ?? []).filter((p) => p.in === 'query' && p.schema.anyOf?.some((m: any) => m.type === 'array')).map((p) => ({ path, ...p }))));
   };
 
-  it('the list parameters are exactly locationIds, vendorFilter, status, tags and ids, each an exploded form array saying commas work', () => {
+  // Issue 30: a list parameter is one value or an array of them (anyOf), so generated clients accept
+  // `status: 'draft'` (what a client generated before the parameters became arrays sends) and `['draft', 'ready']`.
+  it('the list parameters are exactly locationIds, vendorFilter, status, tags and ids, each an exploded form of one value or an array, saying commas work', () => {
     const found = listParameters();
     expect([...new Set(found.map((p) => p.name))].sort()).toEqual(['ids', 'locationIds', 'status', 'tags', 'vendorFilter']);
     for (const p of found) {
       expect(p, `${p.path} ${p.name}`).toMatchObject({ style: 'form', explode: true });
       expect(p.description, `${p.path} ${p.name}`).toMatch(/separate values with commas/);
-      expect(p.schema.items.maxLength, `${p.path} ${p.name}`).toBeGreaterThan(0);
+      const [one, many] = p.schema.anyOf;
+      expect(one.type, `${p.path} ${p.name}`).toBe('string');
+      expect(many, `${p.path} ${p.name}`).toMatchObject({ type: 'array', items: one });
+      expect(many.maxItems, `${p.path} ${p.name}`).toBeGreaterThan(0);
+      expect(one.maxLength, `${p.path} ${p.name}`).toBeGreaterThan(0);
     }
   });
 
@@ -165,6 +171,11 @@ describe('the OpenAPI document describes both forms', () => {
     const valid = new Ajv2020({ strict: false }).compile(parameter.schema);
     expect(valid([...repeated]), JSON.stringify(valid.errors)).toBe(true);
     expect(valid([...joined]), JSON.stringify(valid.errors)).toBe(true);
-    for (const value of invalid) expect(valid([value])).toBe(false);
+    expect(valid(repeated[0]), JSON.stringify(valid.errors)).toBe(true);
+    expect(valid(joined[0]), JSON.stringify(valid.errors)).toBe(true);
+    for (const value of invalid) {
+      expect(valid([value])).toBe(false);
+      expect(valid(value)).toBe(false);
+    }
   });
 });

@@ -109,6 +109,38 @@ describe('a TypeScript client generated from GET /api/v1/openapi.json (openapi-t
     expect(errors.some((e) => e.startsWith('wrong.ts:5 '))).toBe(true);
   });
 
+  // Issue 30: status and tags became arrays in the document, and a client generated before
+  // (`status: 'draft'`) stopped compiling. Every list parameter takes one value or an array.
+  it('every list parameter compiles with one value and with an array (status, tags, locationIds, vendorFilter, ids)', async () => {
+    const forms = (query: (one: boolean) => string) => [true, false].map((one) => query(one));
+    const byRoute: [string, string, (one: boolean) => string][] = [
+      ['/api/v1/work-orders', '', (one) => `status: ${one ? "'draft'" : "['draft', 'ready']"}, tags: ${one ? "'fair'" : "['fair', 'rush']"}`],
+      ['/api/v1/raw-materials', '', (one) => `vendorFilter: ${one ? "'WaxCo'" : "['WaxCo', 'WickWorks']"}`],
+      ['/api/v1/order-bom-breakdown', '', (one) => `ids: ${one ? "'5001'" : "['5001', '5002']"}`],
+      ...['inventory', 'residual', 'preassembled', 'commitments', 'shelf-allocation', 'work-order-allocation'].map((read): [string, string, (one: boolean) => string] =>
+        [`/api/v1/raw-materials/{variantId}/${read}`, "path: { variantId: '44001' }, ", (one) => `locationIds: ${one ? "'101'" : "['101', '102']"}`]),
+      ['/api/v1/assembly-bills/{id}/preassembled', "path: { id: 'ASM-1' }, ", (one) => `locationIds: ${one ? "'101'" : "['101', '102']"}`],
+      ['/api/v1/bills-of-materials/{id}/buildable', "path: { id: 'BOM-1' }, ", (one) => `locationIds: ${one ? "'101'" : "['101', '102']"}`],
+    ];
+    await writeFile(join(dir, 'lists.ts'), [
+      "import createClient from 'openapi-fetch';",
+      "import type { paths } from './api.ts';",
+      'const client = createClient<paths>({ baseUrl: "http://localhost" });',
+      ...byRoute.flatMap(([path, params, query]) => forms(query).map((q) => `await client.GET('${path}', { params: { ${params}query: { ${q} } } });`)),
+      '',
+    ].join('\n'));
+    expect(typeCheck(['lists.ts'])).toEqual([]);
+    // The check is real: a number where a list parameter's values are text does not compile.
+    await writeFile(join(dir, 'lists-wrong.ts'), [
+      "import createClient from 'openapi-fetch';",
+      "import type { paths } from './api.ts';",
+      'const client = createClient<paths>({ baseUrl: "http://localhost" });',
+      "await client.GET('/api/v1/work-orders', { params: { query: { status: 7 } } });",
+      '',
+    ].join('\n'));
+    expect(typeCheck(['lists-wrong.ts']).some((e) => e.startsWith('lists-wrong.ts:4 '))).toBe(true);
+  });
+
   it('runs the scenario against a live server: list, read, buildable, breakdown batch, inventory batch, 409 then retry', async () => {
     const { stdout } = await run(process.execPath, [join(dir, 'scenario.ts'), baseUrl, key, VIRTUAL, 'BOM-1001', ORDERS.join(','), READY], { cwd: dir, timeout: 60_000 });
     const seen = JSON.parse(stdout.trim().split('\n').pop()!);

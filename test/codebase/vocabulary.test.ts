@@ -13,6 +13,7 @@ import { USER_ERROR_CODES } from '../../src/kernel/domain-error.ts';
 import * as events from '../../src/modules/events/event-vocabulary.ts';
 import * as materials from '../../src/modules/materials/material-vocabulary.ts';
 import * as recipes from '../../src/modules/boms/recipe-vocabulary.ts';
+import * as shops from '../../src/modules/shops/shop-vocabulary.ts';
 import * as stock from '../../src/modules/stock/stock-vocabulary.ts';
 import * as workOrders from '../../src/modules/work-orders/work-order-vocabulary.ts';
 import { movesFrom } from '../../src/modules/work-orders/work-order-states.ts';
@@ -189,7 +190,7 @@ describe('REST takes its value sets from the GraphQL schema', () => {
 
 describe('each value set is written once', () => {
   /** Every vocabulary set: tuples of two or more values, and the keys of code tables (warnings, blockers). */
-  const vocabularies = [materials, recipes, stock, workOrders].flatMap((module) => Object.entries(module).flatMap(([name, value]): [string, string[]][] => {
+  const vocabularies = [materials, recipes, shops, stock, workOrders].flatMap((module) => Object.entries(module).flatMap(([name, value]): [string, string[]][] => {
     if (Array.isArray(value) && value.length > 1 && value.every((v) => typeof v === 'string')) return [[name, value as string[]]];
     if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 1) return [[name, Object.keys(value)]];
     return [];

@@ -132,8 +132,11 @@ of live levels include them at once. Every deduction is in the adjustment histor
 Runs start only in in_progress, quality_control (runType rework) and qc_approved (409 NOT_BUILDABLE_STATE elsewhere).
 \`buildRunId\` is an idempotency key: re-sending a run that exists returns it as stored (200, nothing moves) whatever
 \`expectedUpdatedAt\` says; the same id with other items is 409. Otherwise a stale \`expectedUpdatedAt\` is 409.
-The response is the run: \`updatedAt\` is the run's, \`workOrderUpdatedAt\` the work order's new token.`,
+The response is the run: \`updatedAt\` is the run's, \`workOrderUpdatedAt\` the work order's new token.
+An enhanced-plan operation (\`x-plan: enhanced\`): on a shop of the standard plan it is 403 PLAN_REQUIRED, whose \`plan\`
+names the plan needed and the shop's plan, and nothing moves.`,
   tag: 'work-orders',
+  plan: 'enhanced',
   params: WorkOrderIdParams,
   body: RunBody,
   dataOverrides: BUILD_RUN_OVERRIDES,

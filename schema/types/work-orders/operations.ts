@@ -163,7 +163,7 @@ builder.mutationFields((t) => ({
   }),
   startBuildRun: payloadField(t, 'startBuildRun', {
     type: BuildRunRef,
-    description: 'Starts a build run: consumes stock at once. Idempotent by buildRunId.',
+    description: 'Starts a build run: consumes stock at once. Idempotent by buildRunId. An enhanced-plan operation: on a shop of the standard plan it is the error PLAN_REQUIRED (extensions.plan names the plan needed and the shop\'s plan; REST 403) and nothing moves.',
     args: {
       workOrderId: t.arg.id({ required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime', required: true }),

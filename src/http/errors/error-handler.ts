@@ -150,7 +150,7 @@ function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
-      return sendProblem(request, reply, { code: error.code, detail: error.message, errors: error.errors, blockers: error.blockers, missing: error.missing });
+      return sendProblem(request, reply, { code: error.code, detail: error.message, errors: error.errors, blockers: error.blockers, missing: error.missing, plan: error.plan });
     }
     if (error.validation) {
       const errors = fieldErrors(error.validation as unknown as AjvError[], error.validationContext);

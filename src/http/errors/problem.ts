@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Blocker, ErrorCode, FieldError, MissingRef } from '../../kernel/domain-error.ts';
+import type { Blocker, ErrorCode, FieldError, MissingRef, PlanNeeded } from '../../kernel/domain-error.ts';
 
 /** The one table from error code to HTTP status (docs/api-conventions.md). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   INVALID_INPUT: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN_SCOPE: 403,
+  PLAN_REQUIRED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
@@ -31,6 +32,7 @@ export interface Problem {
   errors?: FieldError[];
   blockers?: Blocker[];
   missing?: MissingRef[];
+  plan?: PlanNeeded;
 }
 
 export interface ProblemInput {
@@ -39,6 +41,7 @@ export interface ProblemInput {
   errors?: FieldError[] | undefined;
   blockers?: Blocker[] | undefined;
   missing?: MissingRef[] | undefined;
+  plan?: PlanNeeded | undefined;
 }
 
 export function buildProblem(requestId: string, input: ProblemInput): Problem {
@@ -50,6 +53,7 @@ export function buildProblem(requestId: string, input: ProblemInput): Problem {
   if (input.errors?.length) problem.errors = input.errors;
   if (input.blockers?.length) problem.blockers = input.blockers;
   if (input.missing?.length) problem.missing = input.missing;
+  if (input.plan) problem.plan = input.plan;
   return problem;
 }
 

@@ -54,6 +54,7 @@ function domainExtensions(error: DomainError): FormattedError['extensions'] {
     ...(error.errors?.length ? { errors: error.errors } : {}),
     ...(error.blockers?.length ? { blockers: error.blockers } : {}),
     ...(error.missing?.length ? { missing: error.missing } : {}),
+    ...(error.plan ? { plan: error.plan } : {}),
   };
 }
 

@@ -5,7 +5,9 @@ import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.t
 import { finishedGoodVariants } from '../boms/bom-views.ts';
 import { loadRecipeForest, planConsumption } from '../boms/engine/index.ts';
 import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
+import { buildRunSettings } from '../shops/for-work-orders.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
+import type { ShopPlan } from '../shops/shop-vocabulary.ts';
 import { changeShelves, consumeStock, returnStock, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';
 import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
@@ -19,6 +21,9 @@ import {
 import { WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
 import { buildRunAllowed } from './work-order-states.ts';
 import { assertToken, lockForWrite, parseToken } from './write-guard.ts';
+
+/** Starting a build run moves real stock: an operation of this plan (PLAN_REQUIRED on a shop of another). */
+export const BUILD_RUN_PLAN: ShopPlan = 'enhanced';
 
 export interface StartRunInput {
   expectedUpdatedAt: string;
@@ -73,6 +78,9 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
   const expected = parseToken(input.expectedUpdatedAt);
   const quantities = validateStart(input);
   return inShopTransaction(ctx, async (tx) => {
+    // The plan first: a standard shop starts no run, whatever the work order (a replay of a stored run included).
+    const { plan: shopPlan, allowNegative } = await buildRunSettings(tx.em, tx.shopId);
+    if (shopPlan !== BUILD_RUN_PLAN) throw DomainError.planRequired('starting a build run', BUILD_RUN_PLAN, shopPlan);
     const row = await requireWorkOrder(tx, workOrderId, true);
     const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'picks', 'reworkItems'] as const);
     const existing = buildRunViews(parts.runs, parts.runItems, parts.picks, row.updatedAt).find((r) => r.buildRunId === input.buildRunId);
@@ -100,7 +108,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     });
     const forest = await loadRecipeForest(tx, roots.map((r) => r.bill));
     const assemblies = [...forest.bills.values()].filter((b) => b.key.ownerType === 'sub_assembly').map((b) => b.key.ownerId);
-    const [shelves, allowNegative] = await Promise.all([shelvesAt(tx, assemblies, location, { forUpdate: true }), shopAllowsNegative(tx.em, tx.shopId)]);
+    const shelves = await shelvesAt(tx, assemblies, location, { forUpdate: true });
     const plan = planConsumption(forest, roots, location, (id) => shelves.get(id) ?? ZERO);
     const requests: ConsumeRequest[] = [
       ...[...plan.shelves.entries()].map(([itemId, quantity]) => ({ stock: 'preassembled' as const, itemId, locationId: location, quantity })),
