@@ -22,6 +22,7 @@ import { Migration20261202100000 } from './Migration20261202100000.ts';
 import { Migration20261203090000 } from './Migration20261203090000.ts';
 import { Migration20261204090000 } from './Migration20261204090000.ts';
 import { Migration20261204120000 } from './Migration20261204120000.ts';
+import { Migration20261204180000 } from './Migration20261204180000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -49,4 +50,5 @@ export const migrationsList = [
   { name: 'Migration20261203090000', class: Migration20261203090000 },
   { name: 'Migration20261204090000', class: Migration20261204090000 },
   { name: 'Migration20261204120000', class: Migration20261204120000 },
+  { name: 'Migration20261204180000', class: Migration20261204180000 },
 ];
