@@ -126,7 +126,7 @@ export async function addQcReview(ctx: ShopContext, workOrderId: string, input: 
   throwIfInvalid(errors);
   return recordWrite(ctx, workOrderId, input.expectedUpdatedAt, async ({ tx, row, at }) => {
     assertOpen(row, 'a QC review');
-    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'qcReviews'] as const);
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'qcReviews'] as const);
     const run = parts.runs.find((r) => r.build_run_id === input.buildRunId);
     if (!run) throw new DomainError('NOT_FOUND', `build run ${input.buildRunId} not found on work order ${workOrderId}`, { missing: [{ kind: 'build run', id: input.buildRunId }] });
     if (!LIVE_RUN_STATUSES.includes(run.status)) {
@@ -169,8 +169,12 @@ export async function addQcReview(ctx: ShopContext, workOrderId: string, input: 
       items: judged.map((j) => ({ item_id: j.itemId, approved_quantity: j.approved.toFixed(), failed_quantity: j.failed.toFixed() })),
     });
     // Failed units of a completed run leave its shelf (held for rework); a started run's completion leaves them off.
-    const off = await qcFailureOutput(tx, row, parts.items, run, new Map(judged.map((j) => [j.itemId, j.failed])));
-    await changeShelves(tx, off, { source: 'qc_review', workOrderId, buildRunId: run.build_run_id }, false);
+    // Read only then: a review that fails nothing on the shelf costs what it always did.
+    if (run.status === 'completed' && judged.some((j) => !j.failed.isZero())) {
+      const { items } = await loadParts(tx.em, tx.shopId, workOrderId, ['items'] as const);
+      const off = await qcFailureOutput(tx, row, items, run, new Map(judged.map((j) => [j.itemId, j.failed])));
+      await changeShelves(tx, off, { source: 'qc_review', workOrderId, buildRunId: run.build_run_id }, false);
+    }
     return reviewId;
   });
 }
