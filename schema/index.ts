@@ -53,6 +53,8 @@ import './types/boms/cost-factor-writes.ts';
 import './types/boms/bill-writes.ts';
 import './types/boms/location-rule-writes.ts';
 import './types/boms/archived.ts';
+// Stock counted by hand: pre-assembled shelves.
+import './types/stock/shelf-writes.ts';
 // The work-order and people write surface: creating work orders, their records (QC reviews,
 // rework items, documents, conversation) and assignees.
 import './types/work-orders/write-results.ts';

@@ -65,6 +65,7 @@ const ENUMS: Record<string, readonly string[]> = {
   StockItemType: stock.SHELF_ITEM_TYPES,
   StockCommitmentHolderType: stock.COMMITMENT_HOLDER_TYPES,
   InventoryAdjustmentSource: stock.MOVEMENT_SOURCES,
+  PreassembledAdjustmentReason: stock.SHELF_ADJUSTMENT_REASONS,
   StockLevelChangeSource: stock.LEVEL_CHANGE_SOURCES,
   // events and webhooks (a topic's GraphQL name has no dot)
   WebhookTopic: events.EVENT_TOPICS.map(events.topicEnumName),

@@ -94,3 +94,21 @@ function view(r: EntryRow): AdjustmentView {
     createdAt: new Date(r.created_at),
   };
 }
+
+/** What a work order's build runs did to pre-assembled shelves: their net move per (run, shelf, location). */
+export interface RunShelfMove { buildRunId: string; itemId: string; locationId: string; source: MovementSourceKind; delta: string }
+
+/**
+ * The shelf moves of a work order's runs that are its output (completion, its reversal, QC failures)
+ * as the adjustment history recorded them, summed per run, shelf, location and source: what a run
+ * put on a shelf and what QC took off again. The run's own picks (a shelf consumed as a component)
+ * are not output. One statement.
+ */
+export async function runShelfMoves(ctx: ShopContext, workOrderId: string): Promise<RunShelfMove[]> {
+  const rows = await runSql(ctx.em, stockSql.selectFrom('inventory_adjustments as a')
+    .select(['a.build_run_id', 'a.variant_id', 'a.location_id', 'a.source', sql<string>`trim_scale(sum(a.delta))::text`.as('delta')])
+    .where('a.shop_id', '=', ctx.shopId).where('a.work_order_id', '=', workOrderId).where('a.stock', '=', sql.lit('preassembled'))
+    .where('a.source', 'in', [sql.lit('build_run_completion'), sql.lit('build_run_completion_reversal'), sql.lit('qc_review')])
+    .groupBy(['a.build_run_id', 'a.variant_id', 'a.location_id', 'a.source']));
+  return rows.map((r) => ({ buildRunId: r.build_run_id!, itemId: r.variant_id, locationId: r.location_id, source: r.source as MovementSourceKind, delta: r.delta }));
+}

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
+import type { ShelfAdjustmentReason } from './stock-vocabulary.ts';
 
 // The stock ledger's tables (src/modules/stock/ledger.ts writes them, the only writer): the levels of
 // virtual materials and the audit of every applied change.
@@ -40,6 +41,9 @@ export const InventoryAdjustment = defineEntity({
     /** The platform order and fulfilment whose consumption this was (source `order_fulfilment`). */
     orderId: p.text().nullable(),
     fulfilmentId: p.text().nullable(),
+    /** Why a shelf was adjusted by hand (a SHELF_ADJUSTMENT_REASONS value) and the note given; null for other changes. */
+    reason: p.text().$type<ShelfAdjustmentReason>().nullable(),
+    note: p.text().nullable(),
     requestId: p.text().nullable(),
     apiKeyId: p.text().nullable(),
     createdAt: timestamp(),

@@ -9,6 +9,7 @@ import { isPlatformVariantId, type StockKind } from './stock-vocabulary.ts';
 import type { AdjustmentRecord, MovementSource } from './movements.ts';
 import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
 import { stockSql } from './tables.ts';
+import { DomainError } from '../../kernel/domain-error.ts';
 import { inventoryLevelEvents } from './stock-events.ts';
 import { recordEvents } from '../events/event-log.ts';
 
@@ -101,7 +102,7 @@ async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map
   return levels;
 }
 
-interface LevelChange { slot: Slot; before: Exact; after: Exact; applied: Exact; requested: Exact }
+interface LevelChange { slot: Slot; before: Exact; after: Exact; applied: Exact; requested: Exact; id?: string }
 
 /** Writes level changes (virtual levels, shelves, outbox pushes for platform levels) and their history. */
 async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange[], by: MovementSource): Promise<void> {
@@ -131,6 +132,7 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
     pushes.length === 0 ? null : enqueuePlatformPushes(ctx.em, ctx.shopId, pushes),
     recordAdjustments(ctx, moved.map((c) => ({
       stock: c.slot.stock, itemId: c.slot.itemId, locationId: c.slot.locationId, before: c.before, after: c.after, applied: c.applied, requested: c.requested,
+      ...(c.id ? { id: c.id } : {}),
     })), by, now),
   ]);
 }
@@ -148,7 +150,8 @@ export async function recordAdjustments(ctx: ShopContext, records: readonly Adju
   await runSqlWrite(ctx.em, stockSql.insertInto('inventory_adjustments').values(records.map((r, i) => ({
     id: ids[i]!, shop_id: ctx.shopId, variant_id: r.itemId, location_id: r.locationId, before: r.before.toFixed(), after: r.after.toFixed(),
     delta: r.applied.toFixed(), requested_delta: r.requested.toFixed(), source: by.source, stock: r.stock, work_order_id: by.workOrderId,
-    build_run_id: by.buildRunId, order_id: by.orderId ?? null, fulfilment_id: by.fulfilmentId ?? null, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
+    build_run_id: by.buildRunId, order_id: by.orderId ?? null, fulfilment_id: by.fulfilmentId ?? null,
+    reason: by.reason ?? null, note: by.note ?? null, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
   }))));
   return ids;
 }
@@ -271,6 +274,39 @@ export async function changeShelves(ctx: ShopContext, entries: readonly ShelfCha
   return result;
 }
 
+export interface ShelfAdjustment { itemId: string; locationId: string; delta?: Exact | null; absolute?: Exact | null }
+export interface ShelfAdjustmentResult { adjustmentId: string | null; before: string; after: string; delta: string }
+
+/**
+ * Sets or moves one pre-assembled shelf by hand (a count, damaged or found units): the shelf is
+ * locked like every consumer locks it (its residual row, then the shelf row), an `absolute` becomes
+ * a delta against the locked value, and the change is recorded in the adjustment history with its
+ * reason and note (and its `inventory.level_changed` event). A shelf never goes below zero, whatever
+ * the shop allows for material levels: a change that would take it there is refused (CONFLICT,
+ * naming the field) and nothing is written. A change of zero records nothing (`adjustmentId` null).
+ * Three round trips.
+ */
+export async function adjustShelf(ctx: ShopContext, change: ShelfAdjustment, by: MovementSource, field: string): Promise<ShelfAdjustmentResult> {
+  const slot: Slot = { stock: 'preassembled', itemId: change.itemId, locationId: change.locationId };
+  const residuals = await lockResiduals(ctx.em, ctx.shopId, [slot]);
+  const before = (await readLevels(ctx, [slot])).get(slotKey(slot)) ?? ZERO;
+  const delta = change.absolute !== undefined && change.absolute !== null ? change.absolute.minus(before) : change.delta!;
+  const after = before.plus(delta);
+  if (after.isNegative()) {
+    const message = `would take the shelf of ${change.itemId} at location ${change.locationId} from ${before.toFixed()} to ${after.toFixed()}; a shelf cannot go below zero`;
+    throw new DomainError('CONFLICT', `${field}: ${message}`, { errors: [{ field, message }] });
+  }
+  if (delta.isZero()) {
+    await writeResiduals(ctx.em, ctx.shopId, residuals);
+    return { adjustmentId: null, before: before.toFixed(), after: after.toFixed(), delta: '0' };
+  }
+  const id = randomUUID();
+  await Promise.all([
+    writeResiduals(ctx.em, ctx.shopId, residuals),
+    writeLevelChanges(ctx, [{ slot, before, after, applied: delta, requested: delta, id }], by),
+  ]);
+  return { adjustmentId: id, before: before.toFixed(), after: after.toFixed(), delta: delta.toFixed() };
+}
 
 export interface LevelUpdate { locationId: string; delta?: string | null; absolute?: string | null }
 export interface LevelUpdateResult { index: number; adjustmentId: string | null; before: string; after: string; requested: string; applied: string }

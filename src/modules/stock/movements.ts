@@ -1,5 +1,5 @@
 import type { Exact } from '../../kernel/numbers/index.ts';
-import type { MovementSourceKind, StockKind } from './stock-vocabulary.ts';
+import type { MovementSourceKind, ShelfAdjustmentReason, StockKind } from './stock-vocabulary.ts';
 
 // The shapes of one stock movement, shared by the ledger (src/modules/stock/ledger.ts), which writes
 // them, and the event and outbox code that describes them: apart, so neither imports the other.
@@ -12,6 +12,9 @@ export interface MovementSource {
   /** The platform order and fulfilment of an order fulfilment's consumption. */
   orderId?: string | null;
   fulfilmentId?: string | null;
+  /** Why a shelf was adjusted by hand, and the note written with it. */
+  reason?: ShelfAdjustmentReason | null;
+  note?: string | null;
 }
 
 /** One level's move as the adjustment history and its `inventory.level_changed` event record it. */

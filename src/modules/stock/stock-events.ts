@@ -25,6 +25,8 @@ export function inventoryLevelEvents(records: readonly AdjustmentRecord[], ids: 
       buildRunId: by.buildRunId,
       orderId: by.orderId ?? null,
       fulfilmentId: by.fulfilmentId ?? null,
+      // A shelf adjusted by hand says why.
+      ...(by.reason ? { reason: by.reason, note: by.note ?? null } : {}),
     },
   }]));
 }

@@ -10,11 +10,14 @@ export const STOCK_KINDS = ['material', 'preassembled'] as const;
 export type StockKind = (typeof STOCK_KINDS)[number];
 
 /**
- * Who moved a material level, written into the adjustment history: an inventory update (`api`), a
- * build run's picks, their reversal, a run's completion and the completion's reversal, and the
- * consumption of a platform order's fulfilment (`order_fulfilment`: pre-assembled units, then components).
+ * Who moved a level, written into the adjustment history: an inventory update or a shelf count
+ * (`api`), a build run's picks, their reversal, a run's completion and the completion's reversal,
+ * the consumption of a platform order's fulfilment (`order_fulfilment`: pre-assembled units, then
+ * components), and a QC review that failed units of a completed run (`qc_review`: they leave the shelf).
  */
-export const MOVEMENT_SOURCES = ['api', 'build_run', 'build_run_reversal', 'build_run_completion', 'build_run_completion_reversal', 'order_fulfilment'] as const;
+export const MOVEMENT_SOURCES = [
+  'api', 'build_run', 'build_run_reversal', 'build_run_completion', 'build_run_completion_reversal', 'order_fulfilment', 'qc_review',
+] as const;
 export type MovementSourceKind = (typeof MOVEMENT_SOURCES)[number];
 
 /**
@@ -25,6 +28,14 @@ export type MovementSourceKind = (typeof MOVEMENT_SOURCES)[number];
  */
 export const LEVEL_CHANGE_SOURCES = [...MOVEMENT_SOURCES, 'platform'] as const;
 export type LevelChangeSource = (typeof LEVEL_CHANGE_SOURCES)[number];
+
+/**
+ * Why a pre-assembled shelf was adjusted by hand, written into the adjustment history with the
+ * change: a count (the warehouse counted the shelf), units damaged or lost, units found, or a
+ * correction of an earlier mistake.
+ */
+export const SHELF_ADJUSTMENT_REASONS = ['count', 'damaged', 'lost', 'found', 'correction'] as const;
+export type ShelfAdjustmentReason = (typeof SHELF_ADJUSTMENT_REASONS)[number];
 
 export const RESIDUAL_KINDS = ['buildRun', 'safetyStock'] as const;
 export type ResidualKind = (typeof RESIDUAL_KINDS)[number];

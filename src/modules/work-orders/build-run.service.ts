@@ -2,7 +2,6 @@ import { parseDecimalInput } from '../../kernel/decimals.ts';
 import { DomainError, type FieldError, type MissingRef } from '../../kernel/domain-error.ts';
 import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
-import { finishedGoodVariants } from '../boms/bom-views.ts';
 import { loadRecipeForest, planConsumption } from '../boms/engine/index.ts';
 import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
 import { buildRunSettings } from '../shops/for-work-orders.ts';
@@ -10,6 +9,7 @@ import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import type { ShopPlan } from '../shops/shop-vocabulary.ts';
 import { changeShelves, consumeStock, returnStock, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
 import { shelvesAt } from '../stock/levels.ts';
+import { completionOutput, reversalOutput } from './shelf-output.ts';
 import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
 import { itemLocation } from './material-plan.service.ts';
 import { buildRunShortId } from './short-ids.ts';
@@ -158,31 +158,18 @@ async function lockRun(tx: ShopContext, workOrderId: string, change: RunChange):
   return { row, run, items: parts.items, view };
 }
 
-/** What a completed run put on the shelves: the finished good's variant (BOM items) or the assembly bill, at the production location. */
-async function outputOf(tx: ShopContext, row: WorkOrderHeader, items: readonly ItemPart[], view: BuildRunView, sign: 1 | -1) {
-  const location = row.productionLocationId ?? itemLocation(row);
-  if (!location) return [];
-  const variantOf = await finishedGoodVariants(tx, items.filter((i) => i.owner_type === 'bom').map((i) => i.owner_id));
-  const byId = new Map(items.map((i) => [i.item_id, i]));
-  return view.items.flatMap((ri) => {
-    const item = byId.get(ri.itemId);
-    if (!item) return [];
-    // A BOM whose finished good is not a platform variant has no shelf to receive it.
-    const shelfId = item.owner_type === 'sub_assembly' ? item.owner_id : variantOf.get(item.owner_id) ?? null;
-    return shelfId ? [{ itemId: shelfId, locationId: location, delta: exact(ri.quantity).times(sign) }] : [];
-  });
-}
-
 /**
- * Completes a started run: its quantities join the items' completedQuantity and the pre-assembled
- * stock of what was built at the production location.
+ * Completes a started run: its quantities join the items' completedQuantity, and what passed goes
+ * on the pre-assembled shelf of what was built at the production location (shelf-output.ts: a
+ * production run its output less what QC already failed, a rework run only units held for rework).
  */
 export async function completeBuildRun(ctx: ShopContext, workOrderId: string, change: RunChange): Promise<BuildRunView> {
   return inShopTransaction(ctx, async (tx) => {
     const { row, run, items, view } = await lockRun(tx, workOrderId, change);
     if (run.status !== 'started') throw new DomainError('CONFLICT', `build run ${change.buildRunId} is ${run.status}; only a started run can be completed`);
     const at = nextUpdatedAt(row.updatedAt);
-    const output = await outputOf(tx, row, items, view, 1);
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'qcReviews'] as const);
+    const output = await completionOutput(tx, row, { items, ...parts }, run);
     await changeShelves(tx, output, { source: 'build_run_completion', workOrderId, buildRunId: run.build_run_id }, true);
     await Promise.all([
       setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'completed', at),
@@ -196,19 +183,20 @@ export async function completeBuildRun(ctx: ShopContext, workOrderId: string, ch
 
 /**
  * Reverses a run: every pick goes back where it came from, residuals included, so stock is as if
- * the run had never started; a completed run's output leaves the shelf and the items again.
+ * the run had never started; a completed run's output leaves the items again, and what it still has
+ * on the shelves (its completion less what QC took off) leaves the shelves.
  */
 export async function reverseBuildRun(ctx: ShopContext, workOrderId: string, change: RunChange): Promise<BuildRunView> {
   return inShopTransaction(ctx, async (tx) => {
     const { row, run, items, view } = await lockRun(tx, workOrderId, change);
     if (run.status === 'reversed') throw new DomainError('CONFLICT', `build run ${change.buildRunId} is already reversed`);
     const at = nextUpdatedAt(row.updatedAt);
-    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['picks'] as const);
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['picks', 'runs', 'runItems', 'qcReviews'] as const);
     const picks = parts.picks.filter((p) => p.build_run_id === run.build_run_id)
       .map((p) => ({ stock: p.stock, itemId: p.variant_id, locationId: p.location_id, quantity: p.quantity, carriedWhole: p.carried_whole, deducted: p.deducted }));
     await returnStock(tx, picks, { source: 'build_run_reversal', workOrderId, buildRunId: run.build_run_id });
     if (run.status === 'completed') {
-      const output = await outputOf(tx, row, items, view, -1);
+      const output = await reversalOutput(tx, row, { items, ...parts }, run);
       await changeShelves(tx, output, { source: 'build_run_completion_reversal', workOrderId, buildRunId: run.build_run_id }, await shopAllowsNegative(tx.em, tx.shopId));
       await addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items.map((i) => ({ itemId: i.itemId, quantity: exact(i.quantity).negated().toFixed() })));
     }

@@ -11,6 +11,8 @@ import {
 } from './work-order.repository.ts';
 import { isOpenStatus, LIVE_RUN_STATUSES, QC_DECISIONS, type QcDecision } from './work-order-vocabulary.ts';
 import { lockForWrite, parseToken } from './write-guard.ts';
+import { qcFailureOutput } from './shelf-output.ts';
+import { changeShelves } from '../stock/ledger.ts';
 
 // The records a work order collects while it is worked on: QC reviews, rework items, documents and
 // conversation messages. Each write is a work-order write: it takes the work order's optimistic
@@ -102,7 +104,8 @@ function judgedItems(input: QcReviewInput, errors: FieldError[]): Judged[] | nul
 
 /**
  * Records a QC review of one build run: for each item of the run, units approved and units
- * failed. Give `items` to judge per item (part of a run may be reviewed now and the rest later),
+ * failed. Failed units of a completed run leave its pre-assembled shelf in the same transaction
+ * (held for rework; only a rework run puts them back). Give `items` to judge per item (part of a run may be reviewed now and the rest later),
  * or only `decision` to approve or fail every unit of the run not reviewed yet. For every item of
  * the run, approved + failed over all its reviews never exceeds what the run built; only live
  * (not reversed) runs are reviewed. Units that failed are made good by a rework run, which gets
@@ -165,6 +168,13 @@ export async function addQcReview(ctx: ShopContext, workOrderId: string, input: 
       note: input.note ?? null, reviewer_name: input.reviewerName ?? null, created_at: at,
       items: judged.map((j) => ({ item_id: j.itemId, approved_quantity: j.approved.toFixed(), failed_quantity: j.failed.toFixed() })),
     });
+    // Failed units of a completed run leave its shelf (held for rework); a started run's completion leaves them off.
+    // Read only then: a review that fails nothing on the shelf costs what it always did.
+    if (run.status === 'completed' && judged.some((j) => !j.failed.isZero())) {
+      const { items } = await loadParts(tx.em, tx.shopId, workOrderId, ['items'] as const);
+      const off = await qcFailureOutput(tx, row, items, run, new Map(judged.map((j) => [j.itemId, j.failed])));
+      await changeShelves(tx, off, { source: 'qc_review', workOrderId, buildRunId: run.build_run_id }, false);
+    }
     return reviewId;
   });
 }
