@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, reconcile, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
@@ -13,6 +12,7 @@ import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '.
 import { stockSnapshot } from '../helpers/stock-snapshot.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Orders move stock (the order-execution rules): an open order line for a BOM's finished good holds
 // an order reservation at its fulfilment location; a fulfilment consumes at its location, the
@@ -48,11 +48,7 @@ const drain = async () => {
 
 /** Waits for the deliveries in flight, then applies until a pass applies nothing more. */
 async function settle(): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await applier.applyOnce();
-    if (r.applied === 0 && r.skipped === 0 && r.deferred === 0) return;
-  }
+  await settleWebhooks(emu, applier, { deferred: true });
 }
 
 async function commitments(variantId: string) {
@@ -86,8 +82,7 @@ beforeAll(async () => {
   store.fulfil(preConnectOrder, { lines: [{ variantId: '44100', quantity: 1 }], locationId: '101' });
   clockOffsetMs = 0;
   t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  const webhookUri = await listenForWebhooks(t);
   await t.load(dataset);
   key = await t.createKey(shop, ['read', 'write']);
   await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });

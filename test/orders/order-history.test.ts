@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, reconcile, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { platformAdapter, webhookFollowers } from '../../src/app/composition.ts';
@@ -10,6 +9,7 @@ import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Order history on demand: the mirror holds a connected store's open orders; a read naming another
 // order (fulfilled and closed, archived, cancelled, older) asks Shopify for it — one request for the
@@ -34,11 +34,7 @@ let key: string;
 let applier: WebhookApplier;
 
 async function settle(): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await applier.applyOnce();
-    if (r.applied === 0 && r.skipped === 0 && r.deferred === 0) return;
-  }
+  await settleWebhooks(emu, applier, { deferred: true });
 }
 
 /** Requests of the on-demand read the store has answered so far. */
@@ -75,8 +71,7 @@ beforeAll(async () => {
   emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
   store = emu.addShop({ domain, token, seed: dataset.platform });
   t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  const webhookUri = await listenForWebhooks(t);
   await t.load(dataset);
   key = await t.createKey(shop, ['read', 'write']);
   await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });
@@ -98,6 +93,10 @@ describe(`order history on demand on ${databaseLabel}`, () => {
     expect(read.status).toBe(200);
     expect(read.body.data.orderId).toBe(id);
     expect(read.body.data.boms.map((b: { bomId: string; orderQuantity: number }) => [b.bomId, b.orderQuantity])).toEqual([['BOM-1001', 3]]);
+    // REST has no order-level field: the note rides on every material, per BOM line and in the totals.
+    const notes = [...read.body.data.boms.flatMap((b: { materials: { notes: string | null }[] }) => b.materials), ...read.body.data.totalMaterials].map((m: { notes: string | null }) => m.notes);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(new Set(notes)).toEqual(new Set(['Gift wrap, please']));
     expect(historyReads()).toBe(before + 1);
     expect(await mirrored(id)).toEqual([{ open: false, note: 'Gift wrap, please' }]);
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, reconcile, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
@@ -9,6 +8,7 @@ import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrderShop } from '../helpers/work-order-fixtures.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Where a Shopify order's units are (docs/shopify.md "Where an order is", docs/order-execution.md):
 // a point-of-sale order at its retail location; an online order — which has no retail location and
@@ -32,11 +32,7 @@ let key: string;
 let applier: WebhookApplier;
 
 async function settle(): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await applier.applyOnce();
-    if (r.applied === 0 && r.skipped === 0 && r.deferred === 0) return;
-  }
+  await settleWebhooks(emu, applier, { deferred: true });
 }
 
 /** What an order holds of 44100, by location ('' = unlocated), as the commitments read shows it. */
@@ -76,8 +72,7 @@ beforeAll(async () => {
   emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
   store = emu.addShop({ domain, token, seed: dataset.platform });
   t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  const webhookUri = await listenForWebhooks(t);
   await t.load(dataset);
   key = await t.createKey(shop, ['read', 'write']);
   await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });

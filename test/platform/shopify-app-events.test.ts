@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { connect, sync } from '../../src/cli/shop-link.ts';
@@ -13,6 +12,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // What Shopify tells an app about its own installation, and the compliance webhooks it requires of
 // every app (https://shopify.dev/docs/apps/build/compliance/privacy-law-compliance):
@@ -48,11 +48,7 @@ async function link(label: string): Promise<Linked> {
 }
 
 async function settle(a: WebhookApplier = applier): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await a.applyOnce();
-    if (r.applied === 0 && r.skipped === 0) return;
-  }
+  await settleWebhooks(emu, a);
 }
 
 const sqlRows = async (query: string, params: unknown[]) => t.orm.em.fork().getConnection().execute(query, params);
@@ -74,8 +70,7 @@ async function rowsOfShop(shopId: string): Promise<Record<string, number>> {
 beforeAll(async () => {
   emu = await startShopifyEmulator({ bulkRunningMs: 20, apiSecret: API_SECRET });
   t = await createTestApp({ config: { secretKey: SECRET_KEY, shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  webhookUri = await listenForWebhooks(t);
   applier = startWebhookApplier({
     orm: t.orm, intervalMs: 0, batchSize: 200, followers: webhookFollowers(t.config), retryBaseMs: 0, maxAttempts: 1000,
     logger: { warn: (details, message) => logged.push({ details, message }) },

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { connect, sync } from '../../src/cli/shop-link.ts';
@@ -8,6 +7,7 @@ import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Catalogue truth from Shopify's inventory items: a unit cost the merchant changes on Shopify
 // (inventory_items/update, the only webhook that carries it) moves the material's cost and, in the
@@ -51,11 +51,7 @@ async function link(label: string, beforeSync?: (store: EmulatedShop) => void): 
 }
 
 async function settle(): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await applier.applyOnce();
-    if (r.applied === 0 && r.skipped === 0) return;
-  }
+  await settleWebhooks(emu, applier);
 }
 
 /** BOM-1001 as the list shows it: its costs come from the stored roll-up (the single read computes them afresh). */
@@ -77,8 +73,7 @@ async function referenceShop(cost: number): Promise<{ key: string }> {
 beforeAll(async () => {
   emu = await startShopifyEmulator({ bulkRunningMs: 20, apiSecret: API_SECRET, now: clock });
   t = await createTestApp({ config: { secretKey: SECRET_KEY, shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  webhookUri = await listenForWebhooks(t);
   applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), retryBaseMs: 0, maxAttempts: 1000 });
 }, 120_000);
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, reconcile, status, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
@@ -16,6 +15,7 @@ import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { lastEventSequence, levelEventsSince } from '../helpers/level-events.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Reconciliation: a periodic pass re-reads from Shopify what changed since the shop's last pass or
 // sync and writes it through the webhooks' guarded mirror writes, so a webhook Shopify never
@@ -58,11 +58,7 @@ function reconciler(shopIds: string[], options: { wrap?: (api: ShopifyAdminApi) 
 }
 
 async function settle(): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await applier.applyOnce();
-    if (r.applied === 0 && r.skipped === 0) return;
-  }
+  await settleWebhooks(emu, applier);
 }
 
 /** Makes changes on the store while every webhook they send is lost; returns how many were lost. */
@@ -91,8 +87,7 @@ let a: Linked;
 beforeAll(async () => {
   emu = await startShopifyEmulator({ bulkRunningMs: 20, apiSecret: API_SECRET });
   t = await createTestApp({ config: { secretKey: SECRET_KEY, shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  webhookUri = await listenForWebhooks(t);
   applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), retryBaseMs: 0, maxAttempts: 1000 });
   a = await link('reconcile-a', 11);
 }, 180_000);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, status, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
@@ -18,6 +17,7 @@ import { startShopifyEmulator, webhookHmac, type EmulatedShop, type ShopifyEmula
 import { expectQuantitySortExact } from '../helpers/stored-quantity.ts';
 import { lastEventSequence, levelEventsSince } from '../helpers/level-events.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Shopify webhooks in (POST /webhooks/shopify): signed with the app secret, stored once per event,
 // answered at once, applied afterwards to the shop's mirror in Shopify's time order — so duplicate,
@@ -55,11 +55,7 @@ async function link(label: string, seed: number, allowNegativeInventory = false)
 
 /** Waits for the deliveries in flight, then applies until a pass applies nothing more. */
 async function settle(): Promise<void> {
-  await emu.webhooksIdle();
-  for (;;) {
-    const r = await applier.applyOnce();
-    if (r.applied === 0 && r.skipped === 0) return;
-  }
+  await settleWebhooks(emu, applier);
 }
 
 async function inboxCount(shopId: string, eventId?: string): Promise<number> {
@@ -78,8 +74,7 @@ let b: Linked;
 beforeAll(async () => {
   emu = await startShopifyEmulator({ bulkRunningMs: 20, apiSecret: API_SECRET, now: clock });
   t = await createTestApp({ config: { secretKey: SECRET_KEY, shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  webhookUri = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/shopify`;
+  webhookUri = await listenForWebhooks(t);
   applier = startWebhookApplier({
     orm: t.orm, intervalMs: 0, batchSize: 200, logger: { warn: () => {} }, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), retryBaseMs: 0, maxAttempts: 1000,
   });

@@ -16,7 +16,7 @@ export const OrderMaterialRef = builder.interfaceRef<MaterialIdentity>('OrderMat
     productName: t.exposeString('productName', { nullable: true }),
     variantName: t.exposeString('variantName', { nullable: true }),
     specifications: t.exposeString('specifications', { nullable: true }),
-    notes: t.exposeString('notes', { nullable: true }),
+    notes: t.exposeString('notes', { nullable: true, description: "The order's note (what the merchant or customer wrote on the order), carried beside each material so the packer reads it with what to pack; null when the order has none." }),
   }),
 });
 
@@ -78,7 +78,7 @@ export const OrderBreakdownRef = builder.objectRef<OrderBreakdown>('OrderBomBrea
     note: t.exposeString('note', {
       nullable: true,
       description: "The order's note, as the merchant or customer wrote it on the platform (Shopify's Order.note); null when it has none. "
-        + "A material's `notes` are the material's own, not the order's.",
+        + "Each material's `notes` carries it too (the REST breakdown has no order-level field).",
     }),
     generatedAt: t.field({ type: 'DateTime', resolve: (b) => b.generatedAt }),
     boms: t.field({ type: [BreakdownBomRef], description: 'One entry per order line whose product has a BOM.', resolve: (b) => b.boms }),

@@ -22,7 +22,7 @@ export interface BreakdownTotal extends Omit<BreakdownMaterial, 'quantity'> {
 export interface BreakdownOtherItem { variantId: string | null; productId: string | null; sku: string | null; title: string; quantity: Exact }
 export interface OrderBreakdown {
   orderId: string; orderName: string;
-  /** The order's note (the platform's free text on the order; null: none). Not a material's `notes`. */
+  /** The order's note (the platform's free text on the order; null: none), also every material's `notes`. */
   note: string | null;
   generatedAt: Date; boms: BreakdownBom[]; totalMaterials: BreakdownTotal[]; otherItems: BreakdownOtherItem[];
 }
@@ -75,7 +75,8 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
         const m = materialById.get(variantId);
         const base = {
           productId: m?.product_id ?? null, variantId, sku: m?.sku ?? null, title: materialTitle(m, variantId), productName: m?.product_name ?? null,
-          variantName: m?.variant_name ?? null, specifications: m?.specifications ?? null, notes: null,
+          // The order's note rides on each material: what the packer reads beside what to pack (REST has no order-level field for it).
+          variantName: m?.variant_name ?? null, specifications: m?.specifications ?? null, notes: order.note ?? null,
         };
         const quantity = need.times(orderQuantity);
         lineMaterials.push({ ...base, quantity });
