@@ -253,7 +253,7 @@ export class WorkOrderOracle {
   startRun(wo: DatasetWorkOrder, ownerType: BillOwnerType, ownerId: string, locationId: string, quantity: D): OracleRun {
     const { material, shelfTaken, preassembledShort } = this.pushDown([{ ownerType, ownerId, quantity }], locationId);
     // A production run of q of the work order's Q units consumes q/Q of every manual line: the share
-    // the lines lose as the units move from "not yet started" to "started", each line rounded to 6 places.
+    // the lines lose as the units move from "not yet started" to "started".
     const item = wo.items.find((i) => i.ownerType === ownerType && i.ownerId === ownerId)!;
     const before = this.units(wo);
     const startedAfter = this.startedUnits(wo);
@@ -263,7 +263,8 @@ export class WorkOrderOracle {
     for (const m of wo.manualMaterials) {
       const at = m.locationId ?? locationId;
       const line = new D(m.quantity);
-      const taken = r6(WorkOrderOracle.manualShare(line, before).minus(WorkOrderOracle.manualShare(line, after)));
+      // Each share rounded to 6 places before the difference: the runs of a work order take each line exactly once.
+      const taken = r6(WorkOrderOracle.manualShare(line, before)).minus(r6(WorkOrderOracle.manualShare(line, after)));
       if (taken.gt(0)) manual.set(key(m.variantId, at), (manual.get(key(m.variantId, at)) ?? zero).plus(taken));
     }
     const units = this.newUnits.get(wo.workOrderId) ?? [];

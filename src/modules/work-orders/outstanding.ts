@@ -54,12 +54,19 @@ export function manualShare(line: ExactInput, units: { total: ExactInput; left: 
   return divideToPlaces(exact(line).times(units.left), total, SHARE_PLACES);
 }
 
+/** The share rounded to the 6 places picks are kept to. */
+function storedShare(line: ExactInput, total: ExactInput, left: Exact): Exact {
+  const t = exact(total);
+  return t.gt(0) ? divideToPlaces(exact(line).times(left), t, 6) : exact(line);
+}
+
 /**
- * What a run of `q` more units consumes of a manual line: the share before the run less the share
- * after it (so a work order's runs consume each line once, whatever the number of runs).
+ * What a run of `q` more units consumes of a manual line: its share before the run less its share
+ * after it, each rounded to 6 places — so a work order's runs consume each line exactly once,
+ * whatever the number of runs (three runs of 1 of 3 units take 0.333333, 0.333334, 0.333333 of 1).
  */
 export function manualConsumedByRun(line: ExactInput, total: ExactInput, leftBefore: Exact, leftAfter: Exact): Exact {
-  return manualShare(line, { total, left: leftBefore }).minus(manualShare(line, { total, left: leftAfter }));
+  return storedShare(line, total, leftBefore).minus(storedShare(line, total, leftAfter));
 }
 
 /**
