@@ -16,7 +16,11 @@ import { stockSnapshot } from '../helpers/stock-snapshot.ts';
 
 let t: TestApp;
 let key: string;
+let smallKey: string;
+let bigKey: string;
 const shop = uniqueShopId('wo-alloc');
+const smallShop = uniqueShopId('wo-alloc-s');
+const bigShop = uniqueShopId('wo-alloc-b');
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -28,6 +32,19 @@ beforeAll(async () => {
     }),
   ], { preassembled: [{ itemId: 'ASM-1', locationId: '101', quantity: 3 }] })));
   key = await t.createKey(shop, ['read', 'write']);
+  // Round trips: one work order against 40 at two locations, each with two items, manual lines, runs (with units and picks) and shelves.
+  const many = Array.from({ length: 40 }, (_, i) => workOrder(`wo_${i}`, i % 3 ? 'in_progress' : 'ready', {
+    defaultConsumptionLocationId: i % 2 ? '102' : '101',
+    items: [{ itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: 5 + i, completedQuantity: 0 },
+      { itemId: 'woi_2', ownerType: 'sub_assembly', ownerId: 'ASM-1', quantity: 2, completedQuantity: 0 }],
+    manualMaterials: [{ variantId: 'VMAT-VAR-0001', quantity: 3, locationId: null, note: null }, { variantId: 'VMAT-VAR-0002', quantity: 1, locationId: '101', note: null }],
+    buildRuns: [1, 2].map((n) => ({ buildRunId: `r${n}`, status: n === 2 && i % 4 === 0 ? 'reversed' : 'started', runType: 'production', startedAt: '2026-11-02T10:00:00.000Z', completedAt: null,
+      items: [{ itemId: 'woi_1', quantity: 1 }], picks: [{ variantId: 'VMAT-VAR-0001', locationId: '101', quantity: 1 }] })),
+  }));
+  await t.load(toDataset(workOrderShop(smallShop, [workOrder('wo_one', 'ready', {})], { preassembled: [{ itemId: 'ASM-1', locationId: '101', quantity: 1 }] })));
+  await t.load(toDataset(workOrderShop(bigShop, many, { preassembled: [{ itemId: 'ASM-1', locationId: '101', quantity: 4 }, { itemId: 'ASM-1', locationId: '102', quantity: 2 }] })));
+  smallKey = await t.createKey(smallShop, ['read']);
+  bigKey = await t.createKey(bigShop, ['read']);
 });
 afterAll(() => t.close());
 
@@ -109,5 +126,13 @@ describe('work-order allocation without phantoms', () => {
       'VMAT-VAR-0002': { required: 1.2, picked: 1.2, remaining: 0 },
     });
     expect(await holder('VMAT-VAR-0001', 'wo_three')).toEqual({ picked: 1, remaining: 0, allocated: 1 });
+  });
+
+  it.each(['VMAT-VAR-0001', 'VMAT-VAR-0002', '44001'])('bounded: the allocation read of %s makes the same SQL statements for 1 work order as for 40 with items, manual lines, runs and shelves at two locations', async (variantId) => {
+    const one = await t.get(`/api/v1/raw-materials/${variantId}/work-order-allocation`, smallKey);
+    const many = await t.get(`/api/v1/raw-materials/${variantId}/work-order-allocation`, bigKey);
+    expect([one.status, many.status]).toEqual([200, 200]);
+    expect(many.body.data.levels.length).toBeGreaterThan(0);
+    expect(many.headers['x-query-count']).toBe(one.headers['x-query-count']);
   });
 });

@@ -51,8 +51,10 @@ const unitsLeft = sql<string>`coalesce((select sum(greatest(u.quantity - ${start
 
 /**
  * The demand of open work orders on a material, one statement: item lines whose bill consumes it
- * at any depth (the recipes module's parents CTE), manual lines naming it, and the picks of runs
- * not reversed, summed per work order and location.
+ * at any depth (the recipes module's parents CTE) with `started` = their units started by
+ * production runs not reversed; manual lines naming it with `started` = Q (Σ item quantities of
+ * the work order) and `units_left` = Q − started; and the picks of runs not reversed, summed per
+ * work order and location.
  */
 function demandQuery(shopId: string, variantId: string) {
   return workOrdersSql.selectFrom('work_order_items as i')
