@@ -98,15 +98,17 @@ describe('GET /raw-materials/{variantId}/shelf-allocation', () => {
 describe('GET /raw-materials/{variantId}/work-order-allocation', () => {
   it('picked, remaining and allocated of open work orders per location; unlocated demand under totals.unlocated', async () => {
     const data = (await read('/raw-materials/44001/work-order-allocation')).body.data;
+    // wo_a: run-a1 picked 1.68 but names no item units, so none of the 10 units is started:
+    // remaining = the 10 units' 4.2 + the whole manual line of 2 (picks are not netted against it).
     expect(data.levels).toEqual([
-      { locationId: '101', locationName: 'Main Workshop', picked: 1.68, remaining: 4.52, allocated: 6.2,
-        holders: [{ holderType: 'work_order', holderId: 'wo_a', name: 'Work order wo_a', status: 'in_progress', picked: 1.68, remaining: 4.52, allocated: 6.2, quantity: 6.2 }],
+      { locationId: '101', locationName: 'Main Workshop', picked: 1.68, remaining: 6.2, allocated: 7.88,
+        holders: [{ holderType: 'work_order', holderId: 'wo_a', name: 'Work order wo_a', status: 'in_progress', picked: 1.68, remaining: 6.2, allocated: 7.88, quantity: 7.88 }],
         otherHoldersCount: 0, otherHoldersQuantity: 0 },
       { locationId: '102', locationName: 'Downtown Store', picked: 0, remaining: 1, allocated: 1,
         holders: [{ holderType: 'work_order', holderId: 'wo_b', name: 'Work order wo_b', status: 'ready', picked: 0, remaining: 1, allocated: 1, quantity: 1 }],
         otherHoldersCount: 0, otherHoldersQuantity: 0 },
     ]);
-    expect(data.totals).toMatchObject({ picked: 1.68, remaining: 5.52, allocated: 7.2, unlocated: { picked: 0, remaining: 0.99, allocated: 0.99 } });
+    expect(data.totals).toMatchObject({ picked: 1.68, remaining: 7.2, allocated: 8.88, unlocated: { picked: 0, remaining: 0.99, allocated: 0.99 } });
     expect(data.totals.unlocated.holders.map((h: any) => h.holderId)).toEqual(['wo_c']);
   });
 

@@ -125,17 +125,19 @@ describe('GET /work-orders/{id}', () => {
     expect(data.cost).toMatchObject({ plannedLaborCost: null, actualLaborCost: null });
   });
 
-  it('materials: required from the recipe and manual lines, picked from runs not reversed, remaining = max(required − picked, 0); contributions name their source', async () => {
+  it('materials: remaining = the needs of the units not yet started + manual lines × (Q − started)/Q, picked from runs not reversed, required = picked + remaining; contributions name their gross source', async () => {
     const data = (await t.get('/api/v1/work-orders/wo_a', key)).body.data;
     const byId = Object.fromEntries(data.materials.map((m: any) => [m.variantId, m]));
-    // 10 candles: wax 0.4 × 1.05 × 10 = 4.2; wicks 10; manual resin 1.5 at the production location.
+    // 10 candles, 2 started by r-live (r-gone is reversed): the 8 others need wax 0.4 × 1.05 × 8 = 3.36 and 8 wicks;
+    // the manual resin 1.5 at the production location is 1.5 × 8/10 = 1.2 still to consume.
     expect(byId['44001']).toMatchObject({ locationId: '101', required: 4.2, picked: 0.84, remaining: 3.36 });
-    expect(byId['VMAT-VAR-0001']).toMatchObject({ required: 10, picked: 0, remaining: 10 });
-    expect(byId['VMAT-VAR-0002']).toMatchObject({ required: 1.5, picked: 0, remaining: 1.5 });
+    // r-live (a dataset run) picked no wick: its 2 units' wicks are not demanded again.
+    expect(byId['VMAT-VAR-0001']).toMatchObject({ required: 8, picked: 0, remaining: 8 });
+    expect(byId['VMAT-VAR-0002']).toMatchObject({ required: 1.2, picked: 0, remaining: 1.2 });
     expect(data.contributions).toContainEqual({ variantId: 'VMAT-VAR-0002', locationId: '101', source: 'manual', itemId: null, ownerType: null, ownerId: null, quantity: 1.5, note: 'spare' });
     expect(data.contributions).toContainEqual({ variantId: '44001', locationId: '101', source: 'recipe', itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: 4.2, note: null });
-    // Cost: wax 6.2 × 4.2 + wick 0.05 × 10 + resin 2.5 × 1.5.
-    expect(data.cost.materialCost).toBe(26.04 + 0.5 + 3.75);
+    // Cost (Σ required × unit cost): wax 6.2 × 4.2 + wick 0.05 × 8 + resin 2.5 × 1.2.
+    expect(data.cost.materialCost).toBe(29.44);
   });
 
   it('the plan agrees with the work-order allocation read for every material', async () => {

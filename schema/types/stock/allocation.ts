@@ -59,7 +59,7 @@ export const WoHolderRef = builder.objectRef<WorkOrderHolder>('WorkOrderAllocati
     name: t.exposeString('name'),
     status: t.expose('status', { type: WorkOrderStatusEnum, description: 'Work-order status (open statuses only).' }),
     picked: t.expose('picked', { type: 'Decimal', description: 'Σ picks of this work order\'s build runs that were not reversed.' }),
-    remaining: t.expose('remaining', { type: 'Decimal', description: 'max(required − picked, 0) of this work order.' }),
+    remaining: t.expose('remaining', { type: 'Decimal', description: 'What this work order\'s units not yet started still need (shelves first) plus its manual lines × (Q − started) / Q.' }),
     allocated: t.expose('allocated', { type: 'Decimal', description: '= picked + remaining = quantity.' }),
     quantity: t.expose('quantity', { type: 'Decimal', description: '= allocated.' }),
   }),
@@ -67,7 +67,7 @@ export const WoHolderRef = builder.objectRef<WorkOrderHolder>('WorkOrderAllocati
 // Shared by a level and totals.unlocated; typed loosely (Pothos field builders are invariant in their parent).
 const figureFields = (t: any): Record<string, any> => ({
   picked: t.expose('picked', { type: 'Decimal', description: 'Σ picks of build runs that were not reversed.' }),
-  remaining: t.expose('remaining', { type: 'Decimal', description: 'Σ per work order of max(required − picked, 0).' }),
+  remaining: t.expose('remaining', { type: 'Decimal', description: 'Σ per work order of what its units not yet started still need plus its manual lines not yet consumed.' }),
   allocated: t.expose('allocated', { type: 'Decimal', description: 'picked + remaining.' }),
   holders: t.field({ type: [WoHolderRef], resolve: (l: AllocationFigures) => l.holders, description: `The ${HOLDER_CAP} largest work orders by allocated.` }),
   otherHoldersCount: t.exposeInt('otherHoldersCount', OTHER_HOLDERS_COUNT),

@@ -6,7 +6,9 @@ import { runSql } from '../../db/typed-sql.ts';
 import { materialSummaries } from '../materials/material-view.ts';
 import { billsConsumingAs } from '../boms/for-work-orders.ts';
 import { compareLocationIds, normaliseScope } from '../locations/location-scope.ts';
-import { leafExpander, loadRecipeForest, type BillKey } from '../boms/engine/index.ts';
+import { loadRecipeForest, type BillKey } from '../boms/engine/index.ts';
+import { shelvesAtEach } from '../stock/levels.ts';
+import { manualShare, remainingRecipeNeeds } from './outstanding.ts';
 import { capHolders, locationNames } from '../stock/holders.ts';
 import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import { workOrdersSql } from './tables.ts';
@@ -36,10 +38,23 @@ export interface WorkOrderAllocationView {
 /** Work order `w` is open (every status but the closed ones). */
 const open = sql<SqlBool>`${sql.raw(openWorkOrderSql('w'))}`;
 
+type DemandKind = 'item' | 'manual' | 'pick';
+
+/** Units of item `alias` started by production runs not reversed (outstanding.ts's startedUnits, in SQL). */
+const startedOf = (alias: string) => sql<string>`coalesce((select sum(ri.quantity) from build_run_items ri
+  join build_runs r on r.shop_id = ri.shop_id and r.work_order_id = ri.work_order_id and r.build_run_id = ri.build_run_id
+  where ri.shop_id = ${sql.ref(`${alias}.shop_id`)} and ri.work_order_id = ${sql.ref(`${alias}.work_order_id`)} and ri.item_id = ${sql.ref(`${alias}.item_id`)}
+    and r.run_type = 'production' and r.status <> 'reversed'), 0)`;
+/** Q and Q − started of manual line `m`'s work order (outstanding.ts's workOrderUnits, in SQL). */
+const unitsTotal = sql<string>`coalesce((select sum(u.quantity) from work_order_items u where u.shop_id = m.shop_id and u.work_order_id = m.work_order_id), 0)`;
+const unitsLeft = sql<string>`coalesce((select sum(greatest(u.quantity - ${startedOf('u')}, 0)) from work_order_items u where u.shop_id = m.shop_id and u.work_order_id = m.work_order_id), 0)`;
+
 /**
  * The demand of open work orders on a material, one statement: item lines whose bill consumes it
- * at any depth (the recipes module's parents CTE), manual lines naming it, and the picks of runs
- * not reversed, summed per work order and location.
+ * at any depth (the recipes module's parents CTE) with `started` = their units started by
+ * production runs not reversed; manual lines naming it with `started` = Q (Σ item quantities of
+ * the work order) and `units_left` = Q − started; and the picks of runs not reversed, summed per
+ * work order and location.
  */
 function demandQuery(shopId: string, variantId: string) {
   return workOrdersSql.selectFrom('work_order_items as i')
@@ -47,35 +62,38 @@ function demandQuery(shopId: string, variantId: string) {
     .innerJoin('work_orders as w', (j) => j.onRef('w.shop_id', '=', 'i.shop_id').onRef('w.work_order_id', '=', 'i.work_order_id').on(open))
     .select([sql<DemandKind>`'item'`.as('kind'), 'w.work_order_id', 'w.name', 'w.status',
       sql<string | null>`coalesce(w.default_consumption_location_id, w.production_location_id)`.as('location_id'),
-      sql<BillOwnerType | null>`i.owner_type`.as('owner_type'), sql<string | null>`i.owner_id`.as('owner_id'), sql<string>`i.quantity`.as('quantity')])
+      sql<BillOwnerType | null>`i.owner_type`.as('owner_type'), sql<string | null>`i.owner_id`.as('owner_id'), sql<string>`i.quantity`.as('quantity'),
+      sql<string | null>`i.item_id`.as('item_id'), sql<string>`${startedOf('i')}`.as('started'), sql<string>`0`.as('units_left')])
     .where('i.shop_id', '=', shopId)
     .unionAll(workOrdersSql.selectFrom('work_order_manual_materials as m')
       .innerJoin('work_orders as w', (j) => j.onRef('w.shop_id', '=', 'm.shop_id').onRef('w.work_order_id', '=', 'm.work_order_id').on(open))
       .select([sql<DemandKind>`'manual'`.as('kind'), 'w.work_order_id', 'w.name', 'w.status',
         sql<string | null>`coalesce(m.location_id, w.default_consumption_location_id, w.production_location_id)`.as('location_id'),
-        sql<BillOwnerType | null>`null`.as('owner_type'), sql<string | null>`null`.as('owner_id'), sql<string>`m.quantity`.as('quantity')])
+        sql<BillOwnerType | null>`null`.as('owner_type'), sql<string | null>`null`.as('owner_id'), sql<string>`m.quantity`.as('quantity'),
+        sql<string | null>`null`.as('item_id'), sql<string>`${unitsTotal}`.as('started'), sql<string>`${unitsLeft}`.as('units_left')])
       .where('m.shop_id', '=', shopId).where('m.variant_id', '=', variantId))
     .unionAll(workOrdersSql.selectFrom('build_run_picks as k')
       .innerJoin('build_runs as r', (j) => j.onRef('r.shop_id', '=', 'k.shop_id').onRef('r.work_order_id', '=', 'k.work_order_id')
         .onRef('r.build_run_id', '=', 'k.build_run_id').on('r.status', '<>', sql.lit('reversed')))
       .innerJoin('work_orders as w', (j) => j.onRef('w.shop_id', '=', 'k.shop_id').onRef('w.work_order_id', '=', 'k.work_order_id').on(open))
       .select([sql<DemandKind>`'pick'`.as('kind'), 'w.work_order_id', 'w.name', 'w.status', sql<string | null>`k.location_id`.as('location_id'),
-        sql<BillOwnerType | null>`null`.as('owner_type'), sql<string | null>`null`.as('owner_id'), sql<string>`sum(k.quantity)`.as('quantity')])
+        sql<BillOwnerType | null>`null`.as('owner_type'), sql<string | null>`null`.as('owner_id'), sql<string>`sum(k.quantity)`.as('quantity'),
+        sql<string | null>`null`.as('item_id'), sql<string>`0`.as('started'), sql<string>`0`.as('units_left')])
       .where('k.shop_id', '=', shopId).where('k.variant_id', '=', variantId)
       .groupBy(['w.work_order_id', 'w.name', 'w.status', 'k.location_id']));
 }
-type DemandKind = 'item' | 'manual' | 'pick';
 
 /**
  * What open work orders (every status but completed and cancelled) hold of a material, per
- * location: `picked` = Σ picks of build runs not reversed; required = every item's recipe expanded
- * to leaves at its consumption location (waste and that location's rules included) + manual
- * materials; `remaining` = max(required − picked, 0) per work order and location; `allocated` =
- * picked + remaining. A line's location is its own, else the work order's default consumption
+ * location and work order, by the one definition of outstanding.ts: `picked` = Σ picks of build
+ * runs not reversed; `remaining` = what the units not yet started still need (each work order's
+ * items pushed down once at its consumption location, that location's rules, its shelves first,
+ * waste included) + manual lines × (Q − started) / Q; `allocated` = picked + remaining. A line's location is its own, else the work order's default consumption
  * location, else its production location; demand with none is reported under `totals.unlocated`
  * (only when the scope is every location: it belongs to no location).
- * Round trips: the material's existence (materialSummaries), one demand query (parents CTE + items,
- * manual lines, picks), the recipe forest of the bills involved, the location names — whatever the number of work orders or locations.
+ * Round trips: the material's existence (materialSummaries), one demand query (parents CTE + items
+ * with their started units, manual lines with Q and Q − started, picks), the recipe forest of the
+ * bills involved, the shelves of its assemblies at the item locations, the location names — whatever the number of work orders or locations.
  */
 export async function workOrderAllocationOf(ctx: ShopContext, variantId: string, locationIds: readonly string[] | null): Promise<WorkOrderAllocationView> {
   const scope = normaliseScope(locationIds);
@@ -92,33 +110,38 @@ export async function workOrderAllocationOf(ctx: ShopContext, variantId: string,
   const bills = new Map<string, BillKey>();
   for (const r of relevant) if (r.kind === 'item') bills.set(`${r.owner_type}:${r.owner_id}`, { ownerType: r.owner_type!, ownerId: r.owner_id! });
   const forest = await loadRecipeForest(ctx, [...bills.values()]);
-  // One expander per location: each bill (and every assembly the bills share) is expanded once there.
-  const expanders = new Map<string, (bill: BillKey) => ReadonlyMap<string, Exact>>();
-  const need = (bill: BillKey, location: string | null): Exact => {
-    let leavesOf = expanders.get(location ?? '');
-    if (!leavesOf) {
-      leavesOf = leafExpander(forest, location);
-      expanders.set(location ?? '', leavesOf);
-    }
-    return leavesOf(bill).get(variantId) ?? ZERO;
-  };
+  // The shelves a run would take first: every assembly of the forest, at every location an item line is consumed.
+  const itemLocations = [...new Set(relevant.filter((r) => r.kind === 'item' && r.location_id !== null).map((r) => r.location_id!))];
+  const assemblies = [...forest.bills.values()].filter((b) => b.key.ownerType === 'sub_assembly').map((b) => b.key.ownerId);
+  const shelves = itemLocations.length === 0 || assemblies.length === 0 ? new Map<string, Map<string, Exact>>() : await shelvesAtEach(ctx, assemblies, itemLocations);
 
   // (location or '' for unlocated) → work order → figures
-  const grid = new Map<string, Map<string, { name: string; status: WorkOrderStatus; required: Exact; picked: Exact }>>();
+  const grid = new Map<string, Map<string, { name: string; status: WorkOrderStatus; remaining: Exact; picked: Exact; roots: { bill: BillKey; quantity: Exact }[] }>>();
   for (const r of relevant) {
     const key = r.location_id ?? '';
     const orders = grid.get(key) ?? new Map();
     grid.set(key, orders);
-    const wo = orders.get(r.work_order_id) ?? { name: r.name, status: r.status, required: ZERO, picked: ZERO };
+    const wo = orders.get(r.work_order_id) ?? { name: r.name, status: r.status, remaining: ZERO, picked: ZERO, roots: [] };
     orders.set(r.work_order_id, wo);
     if (r.kind === 'pick') wo.picked = wo.picked.plus(r.quantity);
-    else if (r.kind === 'manual') wo.required = wo.required.plus(r.quantity);
-    else wo.required = wo.required.plus(exact(r.quantity).times(need({ ownerType: r.owner_type!, ownerId: r.owner_id! }, r.location_id)));
+    else if (r.kind === 'manual') wo.remaining = wo.remaining.plus(manualShare(r.quantity, { total: r.started, left: r.units_left }));
+    else {
+      const left = exact(r.quantity).minus(r.started);
+      if (left.gt(0)) wo.roots.push({ bill: { ownerType: r.owner_type!, ownerId: r.owner_id! }, quantity: left });
+    }
+  }
+  // What each work order's units not yet started still need there: one push-down of its items, shelves first.
+  for (const [location, orders] of grid) {
+    const at = location === '' ? null : location;
+    const onShelf = (at ? shelves.get(at) : undefined) ?? new Map<string, Exact>();
+    for (const wo of orders.values()) {
+      wo.remaining = wo.remaining.plus(remainingRecipeNeeds(forest, wo.roots, at, (id) => onShelf.get(id) ?? ZERO).get(variantId) ?? ZERO);
+    }
   }
 
-  const figures = (orders: Map<string, { name: string; status: WorkOrderStatus; required: Exact; picked: Exact }> | undefined): AllocationFigures & { sums: Exact[] } => {
+  const figures = (orders: Map<string, { name: string; status: WorkOrderStatus; remaining: Exact; picked: Exact }> | undefined): AllocationFigures & { sums: Exact[] } => {
     const holders = [...(orders ?? new Map()).entries()].map(([id, wo]) => {
-      const remaining = Exact.max(wo.required.minus(wo.picked), 0);
+      const remaining = wo.remaining;
       return { holderType: 'work_order' as const satisfies WorkOrderHolderType, holderId: id, name: wo.name, status: wo.status, picked: wo.picked, remaining, quantity: wo.picked.plus(remaining) };
     }).filter((h) => !h.quantity.isZero());
     const sum = (f: 'picked' | 'remaining' | 'quantity') => holders.reduce((acc, h) => acc.plus(h[f]), ZERO);

@@ -13,10 +13,11 @@ import { completionOutput, reversalOutput } from './shelf-output.ts';
 import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
 import { itemLocation } from './material-plan.service.ts';
 import { buildRunShortId } from './short-ids.ts';
+import { manualConsumedByRun, startedUnits, workOrderUnits } from './outstanding.ts';
 import { blockedError } from './work-order-states.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
 import {
-  addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemPart, type RunPart, type WorkOrderHeader,
+  addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemPart, type RunPart, type WorkOrderHeader, type WorkOrderParts,
 } from './work-order.repository.ts';
 import { WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
 import { buildRunAllowed } from './work-order-states.ts';
@@ -82,7 +83,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     const { plan: shopPlan, allowNegative } = await buildRunSettings(tx.em, tx.shopId);
     if (shopPlan !== BUILD_RUN_PLAN) throw DomainError.planRequired('starting a build run', BUILD_RUN_PLAN, shopPlan);
     const row = await requireWorkOrder(tx, workOrderId, true);
-    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'runs', 'runItems', 'picks', 'reworkItems'] as const);
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'manual', 'runs', 'runItems', 'picks', 'reworkItems'] as const);
     const existing = buildRunViews(parts.runs, parts.runItems, parts.picks, row.updatedAt).find((r) => r.buildRunId === input.buildRunId);
     if (existing) {
       if (!sameRequest(existing, input.runType, quantities)) {
@@ -113,6 +114,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     const requests: ConsumeRequest[] = [
       ...[...plan.shelves.entries()].map(([itemId, quantity]) => ({ stock: 'preassembled' as const, itemId, locationId: location, quantity })),
       ...[...plan.materials.entries()].map(([itemId, quantity]) => ({ stock: 'material' as const, itemId, locationId: location, quantity })),
+      ...(input.runType === 'production' ? manualRequests(parts, quantities, location) : []),
     ];
     const by: MovementSource = { source: 'build_run', workOrderId, buildRunId: input.buildRunId };
     const picks = await consumeStock(tx, requests, by, allowNegative);
@@ -145,6 +147,30 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     const after = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'picks'] as const);
     return buildRunViews(after.runs, after.runItems, after.picks, startedAt).find((r) => r.buildRunId === input.buildRunId)!;
   });
+}
+
+/**
+ * What a production run of `quantities` takes of the manual material lines: the part of each line
+ * its units move from "not yet started" to "started" — line × q / Q (outstanding.ts), at the line's
+ * own location, else the work order's consumption location. Picks like recipe picks, reversed with
+ * the run; rework runs start no units and take nothing.
+ */
+function manualRequests(
+  parts: Pick<WorkOrderParts, 'items' | 'manual' | 'runs' | 'runItems'>, quantities: ReadonlyMap<string, Exact>, location: string,
+): ConsumeRequest[] {
+  if (parts.manual.length === 0) return [];
+  const items = parts.items.map((i) => ({ itemId: i.item_id, quantity: i.quantity }));
+  const runs = parts.runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
+  const runItems = parts.runItems.map((r) => ({ buildRunId: r.build_run_id, itemId: r.item_id, quantity: r.quantity }));
+  const before = startedUnits(runs, runItems);
+  const after = new Map(before);
+  for (const [itemId, q] of quantities) after.set(itemId, (after.get(itemId) ?? ZERO).plus(q));
+  const { total, left: leftBefore } = workOrderUnits(items, before);
+  const { left: leftAfter } = workOrderUnits(items, after);
+  return parts.manual.map((m) => ({
+    stock: 'material' as const, itemId: m.variant_id, locationId: m.location_id ?? location,
+    quantity: manualConsumedByRun(m.quantity, total, leftBefore, leftAfter),
+  })).filter((r) => r.quantity.gt(0));
 }
 
 interface RunChange { expectedUpdatedAt: string; buildRunId: string }

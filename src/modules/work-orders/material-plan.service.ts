@@ -7,6 +7,7 @@ import type { ItemPart, ManualPart, PickPart, RunItemPart, RunPart, WorkOrderHea
 import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import { LIVE_RUN_STATUSES, type ContributionSource } from './work-order-vocabulary.ts';
+import { manualShare, remainingRecipeNeeds, startedUnits, unitsNotStarted, workOrderUnits } from './outstanding.ts';
 
 export interface PlanMaterial {
   variantId: string; name: string | null; unit: string | null; locationId: string | null; locationName: string | null;
@@ -54,29 +55,31 @@ export const itemLocation = (h: Pick<WorkOrderHeader, 'defaultConsumptionLocatio
 const billOf = (item: ItemPart): BillKey => ({ ownerType: item.owner_type, ownerId: item.owner_id });
 const key = (variantId: string, locationId: string | null) => `${variantId}|${locationId ?? ''}`;
 
-/** Item quantities not yet covered by a live (started or completed) run. */
+/** Each item's units not yet started: quantity − units of production runs not reversed (outstanding.ts). */
 export function remainingItemQuantities(items: readonly ItemPart[], runs: readonly RunPart[], runItems: readonly RunItemPart[]): Map<string, Exact> {
-  const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
-  const built = new Map<string, Exact>();
-  for (const r of runItems) if (live.has(r.build_run_id)) built.set(r.item_id, (built.get(r.item_id) ?? ZERO).plus(r.quantity));
-  return new Map(items.map((i) => {
-    const rest = exact(i.quantity).minus(built.get(i.item_id) ?? ZERO);
-    return [i.item_id, rest.isNegative() ? ZERO : rest];
-  }));
+  return unitsNotStarted(unitItems(items), startedUnits(unitRuns(runs), unitRunItems(runItems)));
 }
 
+const unitItems = (items: readonly ItemPart[]) => items.map((i) => ({ itemId: i.item_id, quantity: i.quantity }));
+const unitRuns = (runs: readonly RunPart[]) => runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
+const unitRunItems = (runItems: readonly RunItemPart[]) => runItems.map((r) => ({ buildRunId: r.build_run_id, itemId: r.item_id, quantity: r.quantity }));
+
 /**
- * The material plan of a work order: requirements = every item's recipe expanded to leaf raw
- * materials at its consumption location (waste and that location's rules included) plus manual
- * materials; picked = Σ picks of runs not reversed; remaining = max(required − picked, 0) per
- * material and location — the same figures as the work-order allocation read. The consumption
+ * The material plan of a work order, per material and location: picked = Σ material picks of runs
+ * not reversed; remaining = what the units not yet started still need (shelves first) plus the
+ * manual lines not yet consumed (outstanding.ts); required = picked + remaining — the same figures
+ * as the work-order allocation read (`allocated` there). Contributions are the gross lines: every
+ * item's recipe for its whole quantity and every manual line whole. The consumption
  * plan is what a run of the remaining item quantities would take now, by the build-run rules.
  * Round trips: the recipe forest, material rows, levels and shelves, location names — constant.
  */
 /** What a plan needs from the database, and what it computed before reading it (no I/O). */
 interface PlanNeeds {
   location: string | null;
-  required: Map<string, { variantId: string; locationId: string | null; quantity: Exact }>;
+  /** Keys of every (material, location) the plan reports. */
+  rows: Map<string, { variantId: string; locationId: string | null }>;
+  /** The manual lines not yet consumed, per key. */
+  manualLeft: Map<string, Exact>;
   contributions: PlanContribution[];
   picked: Map<string, Exact>;
   roots: (RootDemand & { itemId: string })[];
@@ -88,26 +91,25 @@ interface PlanNeeds {
 function planNeeds(forest: RecipeForest, input: PlanInput): PlanNeeds {
   const { header, items, manual, runs, runItems, picks } = input;
   const location = itemLocation(header);
-  const required = new Map<string, { variantId: string; locationId: string | null; quantity: Exact }>();
-  const addRequired = (variantId: string, locationId: string | null, quantity: Exact) => {
-    const k = key(variantId, locationId);
-    const row = required.get(k) ?? { variantId, locationId, quantity: ZERO };
-    row.quantity = row.quantity.plus(quantity);
-    required.set(k, row);
-  };
+  const rows = new Map<string, { variantId: string; locationId: string | null }>();
+  const addRow = (variantId: string, locationId: string | null) => rows.set(key(variantId, locationId), { variantId, locationId });
   const contributions: PlanContribution[] = [];
   // Every item is consumed at one location: one expander, so shared assemblies are expanded once.
   const leavesOf = leafExpander(forest, location);
   for (const item of items) {
     for (const [variantId, perUnit] of leavesOf(billOf(item))) {
       const quantity = perUnit.times(item.quantity);
-      addRequired(variantId, location, quantity);
       contributions.push({ variantId, locationId: location, source: 'recipe', itemId: item.item_id, ownerType: item.owner_type, ownerId: item.owner_id, quantity: quantity.toFixed(), note: null });
     }
   }
+  const started = startedUnits(unitRuns(runs), unitRunItems(runItems));
+  const units = workOrderUnits(unitItems(items), started);
+  const manualLeft = new Map<string, Exact>();
   for (const m of manual) {
     const at = m.location_id ?? location;
-    addRequired(m.variant_id, at, exact(m.quantity));
+    const k = key(m.variant_id, at);
+    addRow(m.variant_id, at);
+    manualLeft.set(k, (manualLeft.get(k) ?? ZERO).plus(manualShare(m.quantity, units)));
     contributions.push({ variantId: m.variant_id, locationId: at, source: 'manual', itemId: null, ownerType: null, ownerId: null, quantity: exact(m.quantity).toFixed(), note: m.note });
   }
   const live = new Set(runs.filter((r) => LIVE_RUN_STATUSES.includes(r.status)).map((r) => r.build_run_id));
@@ -116,21 +118,19 @@ function planNeeds(forest: RecipeForest, input: PlanInput): PlanNeeds {
     if (p.stock !== 'material' || !live.has(p.build_run_id)) continue;
     const k = key(p.variant_id, p.location_id);
     picked.set(k, (picked.get(k) ?? ZERO).plus(p.quantity));
-    if (!required.has(k)) required.set(k, { variantId: p.variant_id, locationId: p.location_id, quantity: ZERO });
+    addRow(p.variant_id, p.location_id);
   }
 
-  // The consumption plan of the remaining item quantities (only where the lines have a location).
-  const remaining = remainingItemQuantities(items, runs, runItems);
+  // The units not yet started: their consumption plan, and (shelves first) what they still need.
+  const remaining = unitsNotStarted(unitItems(items), started);
   const roots: (RootDemand & { itemId: string })[] = items.map((i) => ({ itemId: i.item_id, bill: billOf(i), quantity: remaining.get(i.item_id) ?? ZERO }))
     .filter((r) => !r.quantity.isZero());
   const leafIds = new Set<string>();
   const assemblyIds = new Set<string>();
-  if (location) {
-    for (const root of roots) for (const leaf of leavesOf(root.bill).keys()) leafIds.add(leaf);
-    for (const bill of forest.bills.values()) if (bill.key.ownerType === 'sub_assembly') assemblyIds.add(bill.key.ownerId);
-  }
-  const materialIds = [...new Set([...required.values()].map((r) => r.variantId).concat([...leafIds]))];
-  return { location, required, contributions, picked, roots, leafIds, assemblyIds, materialIds };
+  for (const root of roots) for (const leaf of leavesOf(root.bill).keys()) leafIds.add(leaf);
+  if (location) for (const bill of forest.bills.values()) if (bill.key.ownerType === 'sub_assembly') assemblyIds.add(bill.key.ownerId);
+  const materialIds = [...new Set([...rows.values()].map((r) => r.variantId).concat([...leafIds]))];
+  return { location, rows, manualLeft, contributions, picked, roots, leafIds, assemblyIds, materialIds };
 }
 
 interface PlanSources {
@@ -142,7 +142,7 @@ interface PlanSources {
 
 function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, sources: PlanSources): MaterialPlan {
   const { header, items, manual } = input;
-  const { location, required, contributions, picked, roots } = needs;
+  const { location, rows, manualLeft, contributions, picked, roots } = needs;
   const { info, levels, shelves, names } = sources;
   const shelf = (id: string) => shelves.get(id) ?? ZERO;
 
@@ -161,16 +161,23 @@ function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, so
     ];
   };
 
-  const materials = [...required.values()]
+  // remaining = the recipe needs of the units not yet started (shelves first) + manual lines not yet consumed.
+  const remainingOf = new Map(manualLeft);
+  for (const [variantId, q] of remainingRecipeNeeds(forest, roots, location, shelf)) {
+    const k = key(variantId, location);
+    rows.set(k, { variantId, locationId: location });
+    remainingOf.set(k, (remainingOf.get(k) ?? ZERO).plus(q));
+  }
+  const materials = [...rows.values()]
     .sort((a, b) => (a.variantId === b.variantId ? (a.locationId ?? '').localeCompare(b.locationId ?? '') : a.variantId < b.variantId ? -1 : 1))
     .map((r): PlanMaterial => {
       const k = key(r.variantId, r.locationId);
       const got = picked.get(k) ?? ZERO;
-      const rest = r.quantity.minus(got);
+      const rest = remainingOf.get(k) ?? ZERO;
       const m = info.get(r.variantId);
       return {
         variantId: r.variantId, name: m?.name ?? null, unit: m?.unit ?? null, locationId: r.locationId, locationName: r.locationId ? names.get(r.locationId) ?? null : null,
-        required: r.quantity.toFixed(), picked: got.toFixed(), remaining: rest.isNegative() ? '0' : rest.toFixed(), unitCost: m?.unitCost ?? null, isNonEssential: m?.nonEssential ?? false,
+        required: got.plus(rest).toFixed(), picked: got.toFixed(), remaining: rest.toFixed(), unitCost: m?.unitCost ?? null, isNonEssential: m?.nonEssential ?? false,
       };
     });
   const costOf = (field: 'required' | 'picked') => materials.reduce((acc, m) => (m.unitCost ? acc.plus(exact(m[field]).times(m.unitCost)) : acc), ZERO);
