@@ -13,7 +13,7 @@ import { completionOutput, reversalOutput } from './shelf-output.ts';
 import { buildRunViews, type BuildRunView, type BuildRunWarning } from './build-run-view.ts';
 import { itemLocation } from './material-plan.service.ts';
 import { buildRunShortId } from './short-ids.ts';
-import { manualConsumedByRun, startedUnits, workOrderUnits } from './outstanding.ts';
+import { manualConsumedByRun, startedUnits, unitItems, unitRunItems, unitRuns, workOrderUnits } from './outstanding.ts';
 import { blockedError } from './work-order-states.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
 import {
@@ -159,10 +159,8 @@ function manualRequests(
   parts: Pick<WorkOrderParts, 'items' | 'manual' | 'runs' | 'runItems'>, quantities: ReadonlyMap<string, Exact>, location: string,
 ): ConsumeRequest[] {
   if (parts.manual.length === 0) return [];
-  const items = parts.items.map((i) => ({ itemId: i.item_id, quantity: i.quantity }));
-  const runs = parts.runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
-  const runItems = parts.runItems.map((r) => ({ buildRunId: r.build_run_id, itemId: r.item_id, quantity: r.quantity }));
-  const before = startedUnits(runs, runItems);
+  const items = unitItems(parts.items);
+  const before = startedUnits(unitRuns(parts.runs), unitRunItems(parts.runItems));
   const after = new Map(before);
   for (const [itemId, q] of quantities) after.set(itemId, (after.get(itemId) ?? ZERO).plus(q));
   const { total, left: leftBefore } = workOrderUnits(items, before);

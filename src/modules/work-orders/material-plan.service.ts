@@ -7,7 +7,7 @@ import type { ItemPart, ManualPart, PickPart, RunItemPart, RunPart, WorkOrderHea
 import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import { LIVE_RUN_STATUSES, type ContributionSource } from './work-order-vocabulary.ts';
-import { manualShare, remainingRecipeNeeds, startedUnits, unitsNotStarted, workOrderUnits } from './outstanding.ts';
+import { manualShare, remainingRecipeNeeds, startedUnits, unitItems, unitRunItems, unitRuns, unitsNotStarted, workOrderUnits } from './outstanding.ts';
 
 export interface PlanMaterial {
   variantId: string; name: string | null; unit: string | null; locationId: string | null; locationName: string | null;
@@ -60,9 +60,6 @@ export function remainingItemQuantities(items: readonly ItemPart[], runs: readon
   return unitsNotStarted(unitItems(items), startedUnits(unitRuns(runs), unitRunItems(runItems)));
 }
 
-const unitItems = (items: readonly ItemPart[]) => items.map((i) => ({ itemId: i.item_id, quantity: i.quantity }));
-const unitRuns = (runs: readonly RunPart[]) => runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
-const unitRunItems = (runItems: readonly RunItemPart[]) => runItems.map((r) => ({ buildRunId: r.build_run_id, itemId: r.item_id, quantity: r.quantity }));
 
 /**
  * The material plan of a work order, per material and location: picked = Σ material picks of runs

@@ -1,5 +1,6 @@
 import { divideToPlaces, exact, ZERO, type Exact, type ExactInput } from '../../kernel/numbers/index.ts';
 import { leafExpander, planConsumption, type BillKey, type RecipeForest } from '../boms/engine/index.ts';
+import type { ItemPart, RunItemPart, RunPart } from './work-order.repository.ts';
 import { LIVE_RUN_STATUSES, type BuildRunStatus, type BuildRunType } from './work-order-vocabulary.ts';
 
 // What a work order still holds of a material, in one place (the work-order allocation read, the
@@ -18,6 +19,12 @@ const SHARE_PLACES = 18;
 export interface UnitItem { itemId: string; quantity: ExactInput }
 export interface UnitRun { buildRunId: string; status: BuildRunStatus; runType: BuildRunType }
 export interface UnitRunItem { buildRunId: string; itemId: string; quantity: ExactInput }
+
+/** A work order's items, runs and run items (the repository's rows) as this file reads them. */
+export const unitItems = (items: readonly ItemPart[]): UnitItem[] => items.map((i) => ({ itemId: i.item_id, quantity: i.quantity }));
+export const unitRuns = (runs: readonly RunPart[]): UnitRun[] => runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
+export const unitRunItems = (runItems: readonly RunItemPart[]): UnitRunItem[] =>
+  runItems.map((r) => ({ buildRunId: r.build_run_id, itemId: r.item_id, quantity: r.quantity }));
 
 /** Units of each item started by production runs not reversed (rework runs rebuild units already counted). */
 export function startedUnits(runs: readonly UnitRun[], runItems: readonly UnitRunItem[]): Map<string, Exact> {
@@ -49,15 +56,13 @@ export function workOrderUnits(items: readonly UnitItem[], started: ReadonlyMap<
  * (a work order without units keeps its whole lines).
  */
 export function manualShare(line: ExactInput, units: { total: ExactInput; left: ExactInput }): Exact {
-  const total = exact(units.total);
-  if (!total.gt(0)) return exact(line);
-  return divideToPlaces(exact(line).times(units.left), total, SHARE_PLACES);
+  return shareTo(line, units.total, units.left, SHARE_PLACES);
 }
 
-/** The share rounded to the 6 places picks are kept to. */
-function storedShare(line: ExactInput, total: ExactInput, left: Exact): Exact {
+/** line × left / total to `places` (a work order without units keeps its whole line). */
+function shareTo(line: ExactInput, total: ExactInput, left: ExactInput, places: number): Exact {
   const t = exact(total);
-  return t.gt(0) ? divideToPlaces(exact(line).times(left), t, 6) : exact(line);
+  return t.gt(0) ? divideToPlaces(exact(line).times(left), t, places) : exact(line);
 }
 
 /**
@@ -66,7 +71,8 @@ function storedShare(line: ExactInput, total: ExactInput, left: Exact): Exact {
  * whatever the number of runs (three runs of 1 of 3 units take 0.333333, 0.333334, 0.333333 of 1).
  */
 export function manualConsumedByRun(line: ExactInput, total: ExactInput, leftBefore: Exact, leftAfter: Exact): Exact {
-  return storedShare(line, total, leftBefore).minus(storedShare(line, total, leftAfter));
+  // Rounded to the 6 places picks are kept to.
+  return shareTo(line, total, leftBefore, 6).minus(shareTo(line, total, leftAfter, 6));
 }
 
 /**

@@ -18,6 +18,16 @@ export function fromGid(resource: ShopifyResource, gid: string): string {
   return cut < 0 ? rest : rest.slice(0, cut);
 }
 
+/**
+ * A numeric legacy id as Shopify's webhook payloads carry it (a positive safe integer, or its
+ * digits as text), else null.
+ */
+export function numericId(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return value;
+  return null;
+}
+
 /** The resource name of any GID (`ProductVariant` of `gid://shopify/ProductVariant/1`), or null when it is none. */
 export function gidResource(gid: string): string | null {
   const match = /^gid:\/\/shopify\/([A-Za-z]+)\//.exec(gid);

@@ -3,6 +3,7 @@ import { runSql, runSqlWrite } from '../../../db/typed-sql.ts';
 import { eraseMirror } from '../../mirror.ts';
 import { platformStoreSql } from '../../tables.ts';
 import { eraseConnection, markUninstalled, recordGrantedScopes } from '../connections.ts';
+import { numericId } from '../ids.ts';
 import type { Applied, InboxEvent } from './mirror-writes.ts';
 import { webhookInboxSql } from './tables.ts';
 
@@ -17,16 +18,12 @@ export const COMPLIANCE_TOPICS: ReadonlySet<string> = new Set(['customers/data_r
 /** What is left of a personal payload once applied (and of a mirrored order's webhook payloads after customers/redact). */
 export const REDACTED_PAYLOAD = { redacted: true } as const;
 
+/** The numeric ids of a payload's list (orders_requested, orders_to_redact); anything else is left out. */
 function ids(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? [String(v)] : typeof v === 'string' && /^\d{1,20}$/.test(v) ? [v] : []));
+  return Array.isArray(value) ? value.map(numericId).filter((id): id is string => id !== null) : [];
 }
 
-const customerIdOf = (payload: Record<string, unknown>): string | null => {
-  const customer = payload.customer as { id?: unknown } | null | undefined;
-  const [id] = ids([customer?.id]);
-  return id ?? null;
-};
+const customerIdOf = (payload: Record<string, unknown>): string | null => numericId((payload.customer as { id?: unknown } | null | undefined)?.id);
 
 /** app/uninstalled: every call and push stops and the tokens are dropped (also done on receipt: markUninstalled keeps the first time). */
 export async function uninstalled(em: Em, e: InboxEvent): Promise<Applied> {
@@ -60,7 +57,7 @@ export async function customerDataRequested(em: Em, e: InboxEvent): Promise<Appl
   return {
     effect: 'none', variantIds: [],
     report: {
-      topic: e.topic, shopId: e.shopId, customerId: customerIdOf(e.payload), dataRequestId: ids([dataRequest?.id])[0] ?? null, ordersRequested: orderIds,
+      topic: e.topic, shopId: e.shopId, customerId: customerIdOf(e.payload), dataRequestId: numericId(dataRequest?.id), ordersRequested: orderIds,
       ordersHeld: orders.map((o) => ({ orderId: o.order_id, name: o.name, lines: Number(o.lines ?? 0) })),
       storedWebhookPayloads: Number(stored?.n ?? 0),
       personalData: 'bomcore keeps no customer record; an order it mirrors holds its name and lines, and the stored Shopify webhook payloads of the order hold what Shopify sent (customer, addresses) until they are pruned',

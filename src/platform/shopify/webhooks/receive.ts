@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
 import { findConnectionByDomain, markUninstalled } from '../connections.ts';
+import { fromGid, gidResource, numericId } from '../ids.ts';
 import { webhookInboxSql } from './tables.ts';
 
 // The receiving half of Shopify webhooks: check the signature, find the shop by its store's
@@ -49,12 +50,6 @@ function validDate(text: unknown): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-function idText(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
-  if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return value;
-  return null;
-}
-
 /**
  * What an event is about, by topic: a level (inventory item × location), an inventory item, a
  * product, a location, an order, a fulfilment order (the one a fulfillment_orders/* event moved or
@@ -67,18 +62,18 @@ export function eventSubject(topic: string, payload: Record<string, unknown>, tr
   const [resource] = topic.split('/');
   switch (resource) {
     case 'inventory_levels': {
-      const item = idText(payload.inventory_item_id);
-      const location = idText(payload.location_id);
+      const item = numericId(payload.inventory_item_id);
+      const location = numericId(payload.location_id);
       return item && location ? { resource: `level:${item}:${location}`, version } : null;
     }
     case 'inventory_items': {
-      const item = idText(payload.id);
+      const item = numericId(payload.id);
       return item ? { resource: `item:${item}`, version } : null;
     }
     case 'products':
     case 'locations':
     case 'orders': {
-      const id = idText(payload.id);
+      const id = numericId(payload.id);
       return id ? { resource: `${resource.slice(0, -1)}:${id}`, version } : null;
     }
     case 'fulfillment_orders': {
@@ -91,8 +86,8 @@ export function eventSubject(topic: string, payload: Record<string, unknown>, tr
     // The compliance topics (https://shopify.dev/docs/apps/build/compliance/privacy-law-compliance): their
     // payloads carry no updated_at; each request is its own resource, so none is ever taken for an older copy.
     case 'customers': {
-      const customer = idText((payload.customer as { id?: unknown } | null | undefined)?.id);
-      const request = idText((payload.data_request as { id?: unknown } | null | undefined)?.id);
+      const customer = numericId((payload.customer as { id?: unknown } | null | undefined)?.id);
+      const request = numericId((payload.data_request as { id?: unknown } | null | undefined)?.id);
       if (topic === 'customers/data_request') return customer ? { resource: `customer:${customer}:request:${request ?? version.getTime()}`, version } : null;
       return topic === 'customers/redact' && customer ? { resource: `customer:${customer}:redact`, version } : null;
     }
@@ -113,7 +108,7 @@ export function fulfillmentOrderIdsOf(payload: Record<string, unknown>): string[
   const ids: string[] = [];
   for (const key of ['original_fulfillment_order', 'fulfillment_order', 'moved_fulfillment_order', 'remaining_fulfillment_order', 'replacement_fulfillment_order']) {
     const id = (payload[key] as { id?: unknown } | null | undefined)?.id;
-    const legacy = typeof id === 'string' ? /^gid:\/\/shopify\/FulfillmentOrder\/(\d{1,20})$/.exec(id)?.[1] : idText(id);
+    const legacy = typeof id === 'string' ? (gidResource(id) === 'FulfillmentOrder' ? numericId(fromGid('FulfillmentOrder', id)) : null) : numericId(id);
     if (legacy && !ids.includes(legacy)) ids.push(legacy);
   }
   return ids;
