@@ -183,7 +183,8 @@ async function lockRun(tx: ShopContext, workOrderId: string, change: RunChange):
 }
 
 /**
- * Completes a started run: its quantities join the items' completedQuantity, and what passed goes
+ * Completes a started run: a production run's quantities join the items' completedQuantity (a
+ * rework run builds no new units: it mends units already counted), and what passed goes
  * on the pre-assembled shelf of what was built at the production location (shelf-output.ts: a
  * production run its output less what QC already failed, a rework run only units held for rework).
  */
@@ -197,7 +198,7 @@ export async function completeBuildRun(ctx: ShopContext, workOrderId: string, ch
     await changeShelves(tx, output, { source: 'build_run_completion', workOrderId, buildRunId: run.build_run_id }, true);
     await Promise.all([
       setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'completed', at),
-      addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items),
+      addCompletedQuantities(tx.em, tx.shopId, workOrderId, run.run_type === 'production' ? view.items : []),
       touchWorkOrder(tx.em, tx.shopId, workOrderId, at),
       recordWorkOrderEvent(tx, 'build_run.completed', workOrderId, at, { buildRunId: run.build_run_id }),
     ]);
@@ -222,7 +223,9 @@ export async function reverseBuildRun(ctx: ShopContext, workOrderId: string, cha
     if (run.status === 'completed') {
       const output = await reversalOutput(tx, row, { items, ...parts }, run);
       await changeShelves(tx, output, { source: 'build_run_completion_reversal', workOrderId, buildRunId: run.build_run_id }, await shopAllowsNegative(tx.em, tx.shopId));
-      await addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items.map((i) => ({ itemId: i.itemId, quantity: exact(i.quantity).negated().toFixed() })));
+      if (run.run_type === 'production') {
+        await addCompletedQuantities(tx.em, tx.shopId, workOrderId, view.items.map((i) => ({ itemId: i.itemId, quantity: exact(i.quantity).negated().toFixed() })));
+      }
     }
     await Promise.all([
       setRunStatus(tx.em, tx.shopId, workOrderId, run.build_run_id, 'reversed', at), touchWorkOrder(tx.em, tx.shopId, workOrderId, at),
