@@ -5,6 +5,7 @@
 export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   'locations': 1,
   'materials-list': 1,
+  'materials-search': 1,
   'materials-by-quantity': 1,
   'bom-deep': 5,
   'buildable': 7,

@@ -60,6 +60,9 @@ export function buildScenarios(shop: Shop): Scenario[] {
     twins: { graphql: post('/graphql', graphqlTwin('GET', path)), ...extra.twins },
   });
   const materials = '/api/v1/raw-materials?search=a&sortBy=productName&sortOrder=asc&pageSize=50';
+  // A selective search (a SKU fragment: "-1234" names about a dozen materials at every size): it
+  // walks the trigram index, so it grows with its matches, not with the shop.
+  const search = '/api/v1/raw-materials?search=-123&sortBy=productName&sortOrder=asc&pageSize=50';
   const byQuantity = '/api/v1/raw-materials?sortBy=inventoryQuantity&sortOrder=desc&pageSize=50';
   const bom = `/api/v1/bills-of-materials/${picks.deepBom.bomId}`;
   const wo = `/api/v1/work-orders/${picks.workOrder}`;
@@ -69,6 +72,7 @@ export function buildScenarios(shop: Shop): Scenario[] {
     // The reference of the targets: the cheapest authenticated read (key lookup, facade, envelope).
     read('locations', `Locations (all ${shop.size.locations}): the reference`, '/api/v1/locations'),
     read('materials-list', 'Materials list, search + sort, page of 50', materials, { paged: true, twins: { floor: get(materials) } }),
+    read('materials-search', 'Materials search for a SKU fragment (few matches), page of 50', search, { paged: true, twins: { floor: get(search) } }),
     read('materials-by-quantity', 'Materials list sorted by inventoryQuantity, page of 50', byQuantity, { paged: true, twins: { floor: get(byQuantity) } }),
     read('bom-deep', `Deep BOM read (${picks.deepBom.bomId}: ${picks.deepBom.depth} levels, ${picks.deepBom.assemblies} assemblies)`, bom, {
       twins: {

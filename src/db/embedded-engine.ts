@@ -63,9 +63,20 @@ export function clusterTemplate(): Blob {
  * into its directory first (`unpackTemplate`): PGlite's own unpacking holds the archive, the tar and
  * its files in memory at once (about 140 MB more, measured).
  */
-export async function embeddedEngineOptions(dataDir: string | null): Promise<{ startParams: string[]; loadDataDir?: Blob }> {
+export async function embeddedEngineOptions(dataDir: string | null): Promise<{ startParams: string[]; extensions: EmbeddedExtensions; loadDataDir?: Blob }> {
   if (dataDir !== null && isNewCluster(dataDir)) await unpackTemplate(dataDir);
-  return { startParams: await startParams(), ...(dataDir === null ? { loadDataDir: clusterTemplate() } : {}) };
+  return { startParams: await startParams(), extensions: await embeddedExtensions(), ...(dataDir === null ? { loadDataDir: clusterTemplate() } : {}) };
+}
+
+export type EmbeddedExtensions = Record<string, unknown>;
+
+/**
+ * The PostgreSQL extensions the schema uses, loaded into the engine at start (PGlite builds them
+ * as separate WebAssembly bundles): pg_trgm and btree_gin, for the materials search's index.
+ */
+export async function embeddedExtensions(): Promise<EmbeddedExtensions> {
+  const [{ pg_trgm }, { btree_gin }] = await Promise.all([import('@electric-sql/pglite/contrib/pg_trgm'), import('@electric-sql/pglite/contrib/btree_gin')]);
+  return { pg_trgm, btree_gin };
 }
 
 /**

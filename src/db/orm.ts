@@ -85,13 +85,13 @@ export async function openOrm(
       },
     } as never)) as unknown as Orm);
   }
-  const [{ MikroORM }, { embeddedEngineOptions, startParams }] = await Promise.all([import('@mikro-orm/pglite'), import('./embedded-engine.ts')]);
+  const [{ MikroORM }, { embeddedEngineOptions, embeddedExtensions, startParams }] = await Promise.all([import('@mikro-orm/pglite'), import('./embedded-engine.ts')]);
   const inMemory = config.dataDir.startsWith('memory:');
   if (!inMemory) mkdirSync(config.dataDir, { recursive: true });
   // A shared instance is used as it is; a snapshot (tests) is the start of an in-memory cluster;
   // otherwise the engine's settings, and a new cluster comes from the template (embedded-engine.ts).
   const start = config.pglite ? { pglite: config.pglite }
-    : inMemory && config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot, startParams: await startParams() }
+    : inMemory && config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot, startParams: await startParams(), extensions: await embeddedExtensions() }
       : await embeddedEngineOptions(inMemory ? null : config.dataDir);
   // A function: MikroORM copies plain option objects, and a copied Blob loses its contents.
   return (await MikroORM.init({ ...baseOptions(entities), dbName: inMemory ? 'memory://' : config.dataDir, driverOptions: () => start } as never)) as unknown as Orm;

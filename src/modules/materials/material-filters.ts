@@ -58,7 +58,8 @@ export function materialFilter(shopId: string, params: MaterialFilterParams): Ex
  * How many rows `materialFilter` selects, as one scalar of the list's statement. Without a filter
  * it is the shop's stored list count (`material_list_counts`, kept by the database on every write),
  * read by primary key: O(1), whatever the size of the shop. A filter counts its matches
- * (O(matches): a substring search has no index that counts).
+ * (O(matches): a search of three characters or more finds them through the trigram index
+ * `materials_search_text_trgm_index`; a shorter one checks the shop's every material).
  */
 export function materialCount(shopId: string, params: MaterialFilterParams): RawBuilder<string | number> {
   if (filterParts(params).length > 0) return sql<string>`(${materialsSql.selectFrom('materials as m').select(sql<string>`count(*)`.as('n')).where(materialFilter(shopId, params))})`;
