@@ -60,8 +60,9 @@ export function buildScenarios(shop: Shop): Scenario[] {
     twins: { graphql: post('/graphql', graphqlTwin('GET', path)), ...extra.twins },
   });
   const materials = '/api/v1/raw-materials?search=a&sortBy=productName&sortOrder=asc&pageSize=50';
-  // A selective search (a SKU fragment: "-1234" names about a dozen materials at every size): it
-  // walks the trigram index, so it grows with its matches, not with the shop.
+  // A selective search (a SKU fragment: generated SKUs end in the material's number, so "-123"
+  // names 111 materials at 20k and at 100k): it walks the trigram index, so it grows with its
+  // matches, not with the shop.
   const search = '/api/v1/raw-materials?search=-123&sortBy=productName&sortOrder=asc&pageSize=50';
   const byQuantity = '/api/v1/raw-materials?sortBy=inventoryQuantity&sortOrder=desc&pageSize=50';
   const bom = `/api/v1/bills-of-materials/${picks.deepBom.bomId}`;
