@@ -78,6 +78,12 @@ export const Material = defineEntity({
       name: 'materials_inventory_quantity_desc_index',
       expression: 'create index "materials_inventory_quantity_desc_index" on "materials" ("shop_id", "inventory_quantity" desc, "variant_id" collate "C" asc) where "archived_at" is null',
     },
+    // The search: trigrams of the stored lowered search text, per shop (pg_trgm + btree_gin), so a
+    // search of three characters or more costs its matches (migration Migration20261205190000).
+    {
+      name: 'materials_search_text_trgm_index',
+      expression: 'create index "materials_search_text_trgm_index" on "materials" using gin ("shop_id", "search_text" gin_trgm_ops) with (fastupdate = off)',
+    },
     { properties: ['shopId', 'origin'] },
     { properties: ['shopId', 'vendor'] },
   ],
