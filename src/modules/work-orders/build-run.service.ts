@@ -4,7 +4,7 @@ import { recordWorkOrderEvent } from './work-order-events.ts';
 import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.ts';
 import { loadRecipeForest, planConsumption } from '../boms/engine/index.ts';
 import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
-import { buildRunSettings } from '../shops/for-work-orders.ts';
+import { buildRunSettings, buildRunSettingsJson, readBuildRunSettings } from '../shops/for-work-orders.ts';
 import { shopAllowsNegative } from '../shops/shop-settings.ts';
 import type { ShopPlan } from '../shops/shop-vocabulary.ts';
 import { changeShelves, consumeStock, returnStock, type ConsumeRequest, type MovementSource } from '../stock/ledger.ts';
@@ -17,7 +17,7 @@ import { manualConsumedByRun, startedUnits, unitItems, unitRunItems, unitRuns, w
 import { blockedError } from './work-order-states.ts';
 import { requireWorkOrder } from './work-order-read.service.ts';
 import {
-  addCompletedQuantities, insertRun, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemPart, type RunPart, type WorkOrderHeader, type WorkOrderParts,
+  addCompletedQuantities, insertRun, lockWorkOrderWith, loadParts, nextUpdatedAt, setRunStatus, touchWorkOrder, type ItemPart, type RunPart, type WorkOrderHeader, type WorkOrderParts,
 } from './work-order.repository.ts';
 import { WORK_ORDER_WARNINGS, type BuildRunType } from './work-order-vocabulary.ts';
 import { buildRunAllowed } from './work-order-states.ts';
@@ -79,13 +79,21 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
   const expected = parseToken(input.expectedUpdatedAt);
   const quantities = validateStart(input);
   return inShopTransaction(ctx, async (tx) => {
-    // The plan first: a standard shop starts no run, whatever the work order (a replay of a stored run included).
-    const { plan: shopPlan, allowNegative } = await buildRunSettings(tx.em, tx.shopId);
+    // The work order (locked) with the shop's settings: one statement.
+    const found = await lockWorkOrderWith(tx.em, tx.shopId, workOrderId, buildRunSettingsJson(tx.shopId));
+    // The plan first: a standard shop starts no run, whatever the work order (an unknown one, or a
+    // replay of a stored run, included).
+    const { plan: shopPlan, allowNegative } = found ? readBuildRunSettings(found.extra) : await buildRunSettings(tx.em, tx.shopId);
     if (shopPlan !== BUILD_RUN_PLAN) throw DomainError.planRequired('starting a build run', BUILD_RUN_PLAN, shopPlan);
-    const row = await requireWorkOrder(tx, workOrderId, true);
-    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'manual', 'runs', 'runItems', 'picks', 'reworkItems'] as const);
-    const existing = buildRunViews(parts.runs, parts.runItems, parts.picks, row.updatedAt).find((r) => r.buildRunId === input.buildRunId);
-    if (existing) {
+    if (!found) throw DomainError.notFound('work order', workOrderId);
+    const row = found.header;
+    // What a start needs of it, one statement: picks only when the run turns out to exist (a
+    // replay), rework items only for a rework run.
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'manual', 'runs', 'runItems', ...(input.runType === 'rework' ? ['reworkItems'] as const : [])] as const);
+    const stored = parts.runs.find((r) => r.build_run_id === input.buildRunId);
+    if (stored) {
+      const { picks } = await loadParts(tx.em, tx.shopId, workOrderId, ['picks'] as const);
+      const existing = buildRunViews([stored], parts.runItems, picks, row.updatedAt)[0]!;
       if (!sameRequest(existing, input.runType, quantities)) {
         throw new DomainError('CONFLICT', `build run ${input.buildRunId} already exists on work order ${workOrderId} with other items; use a new buildRunId`);
       }
@@ -94,7 +102,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     assertToken(row, expected);
     if (!buildRunAllowed(row.status, input.runType)) throw blockedError(workOrderId, ['NOT_BUILDABLE_STATE'], `a ${input.runType} run in ${row.status}`);
     const items = new Map(parts.items.map((i) => [i.item_id, i]));
-    const rework = new Set(parts.reworkItems.map((r) => r.rework_item_id));
+    const rework = new Set(('reworkItems' in parts ? parts.reworkItems : []).map((r) => r.rework_item_id));
     const missing: MissingRef[] = [
       ...[...quantities.keys()].filter((id) => !items.has(id)).map((id) => ({ kind: 'work order item', id })),
       ...input.reworkItemIds.filter((id) => !rework.has(id)).map((id) => ({ kind: 'rework item', id })),
@@ -134,18 +142,17 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
       })),
     ];
     const startedAt = nextUpdatedAt(row.updatedAt);
-    await Promise.all([
+    const [written] = await Promise.all([
+      // The run, its items and picks, and the work order's new token: one statement.
       insertRun(tx.em, tx.shopId, workOrderId, {
         buildRunId: input.buildRunId, shortId: buildRunShortId(row.shortId, parts.runs.length + 1), runType: input.runType, note: input.note,
         actorUserId: input.actorUserId, actorDisplayName: input.actorDisplayName, reworkItemIds: input.reworkItemIds, warnings, startedAt,
         items: [...quantities.entries()].map(([itemId, q]) => ({ itemId, quantity: q.toFixed() })),
         picks: picks.map((p) => ({ stock: p.stock, itemId: p.itemId, locationId: p.locationId, quantity: p.quantity, carriedWhole: p.carriedWhole, deducted: p.deducted })),
       }),
-      touchWorkOrder(tx.em, tx.shopId, workOrderId, startedAt),
       recordWorkOrderEvent(tx, 'build_run.started', workOrderId, startedAt, { buildRunId: input.buildRunId, runType: input.runType }),
     ]);
-    const after = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'runItems', 'picks'] as const);
-    return buildRunViews(after.runs, after.runItems, after.picks, startedAt).find((r) => r.buildRunId === input.buildRunId)!;
+    return buildRunViews([written.run], written.items, written.picks, startedAt)[0]!;
   });
 }
 

@@ -52,7 +52,7 @@ const WHOLE_PARTS = ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews'
  * Whole work orders: header, items, the material plan (materials, contributions, merged
  * consumption plan, cost), runs, reviews, rework, documents, conversation, lifecycle events, the
  * moves open now and the warnings — recomputed on every read, never stored. Round trips are
- * constant whatever the number of work orders: the headers, ten part statements and the location
+ * constant whatever the number of work orders: the headers, one statement for the ten parts and the location
  * list sent at once, then the plans' reads (materialPlansOf) and the stuck pushes. Ids the shop
  * does not have are absent from the map.
  */

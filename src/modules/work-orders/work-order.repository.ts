@@ -1,4 +1,4 @@
-import { sql, type InferResult, type Insertable as Inserted, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
+import { sql, type InferResult, type RawBuilder, type Insertable as Inserted, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
@@ -70,7 +70,8 @@ const PART_QUERIES = {
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('started_at').orderBy('build_run_id'),
   runItems: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('build_run_items')
     .select(['work_order_id', 'build_run_id', 'item_id', 'quantity'])
-    .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('build_run_id').orderBy('item_id'),
+    // Item ids in byte order (collate "C"), on every database and as a run's start lists them.
+    .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('build_run_id').orderBy(sql`item_id collate "C"`),
   picks: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('build_run_picks')
     .select(['work_order_id', 'build_run_id', 'position', 'stock', 'variant_id', 'location_id', 'quantity', 'carried_whole', 'deducted'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('build_run_id').orderBy('position'),
@@ -116,17 +117,48 @@ export type MessagePart = PartRow<'messages'>;
 export type LifecyclePart = PartRow<'lifecycle'>;
 
 /**
- * The named parts of many work orders, each part one statement for all of them, all sent at once.
- * Every id asked for is in the map (a missing part is []); rows keep each part's order.
+ * The named parts of many work orders in one statement: each part's query (its own order) becomes
+ * a JSON array, sent as text and read by `readPartRows`. Every id asked for is in the map (a missing
+ * part is []); rows keep each part's order.
  */
 export async function loadPartsOf<K extends PartName>(em: Em, shopId: string, workOrderIds: readonly string[], parts: readonly K[]): Promise<Map<string, Pick<WorkOrderParts, K>>> {
   const out = new Map(workOrderIds.map((id) => [id, Object.fromEntries(parts.map((part) => [part, []])) as unknown as Pick<WorkOrderParts, K>]));
-  if (workOrderIds.length === 0) return out;
-  const rows = await Promise.all(parts.map((part) => runSql(em, PART_QUERIES[part](shopId, workOrderIds)) as Promise<{ work_order_id: string }[]>));
-  parts.forEach((part, i) => {
-    for (const { work_order_id: id, ...row } of rows[i]!) (out.get(id)?.[part] as unknown[] | undefined)?.push(row);
-  });
+  if (workOrderIds.length === 0 || parts.length === 0) return out;
+  // A sorted subquery feeds json_agg in its order (no join or grouping above it reorders it).
+  const [row] = await runSql(em, workOrdersSql.selectNoFrom(parts.map((part) =>
+    sql<string>`(select coalesce(json_agg(p), '[]'::json)::text from (${PART_QUERIES[part](shopId, workOrderIds)}) as p)`.as(part))));
+  for (const part of parts) {
+    for (const { work_order_id: id, ...rest } of readPartRows((row as Record<string, string>)[part]!)) (out.get(id)?.[part] as unknown[] | undefined)?.push(rest);
+  }
   return out;
+}
+
+/**
+ * Rows of a part from its JSON text, as the driver would give them: a number with a fraction (every
+ * stored quantity and amount: numeric(20,6) is always written with its six places) stays its exact
+ * text, a whole number (a position) is a number, a timestamp column (`…_at`) is a Date.
+ */
+function readPartRows(text: string): ({ work_order_id: string } & Record<string, unknown>)[] {
+  const reviver = (key: string, value: unknown, context?: { source?: string }) => {
+    if (typeof value === 'number' && context?.source !== undefined && /[.eE]/.test(context.source)) return context.source;
+    if (typeof value === 'string' && key.endsWith('_at')) return new Date(value);
+    return value;
+  };
+  return JSON.parse(text, reviver as (key: string, value: unknown) => unknown) as ({ work_order_id: string } & Record<string, unknown>)[];
+}
+
+/**
+ * Locks a work order's row and reads its header with one more value the caller's statement needs
+ * (e.g. the shop's settings), in one statement; null when the shop has no such work order. Parts
+ * are read after it (`loadParts`): a statement that waited for the lock sees the row as the other
+ * writer left it, but its subqueries would still see the data from before.
+ */
+export async function lockWorkOrderWith(em: Em, shopId: string, workOrderId: string, extra: RawBuilder<unknown>): Promise<{ header: WorkOrderHeader; extra: unknown } | null> {
+  const query = selectHeader(headerFrom()).select(extra.as('extra')).where('w.shop_id', '=', shopId).where('w.work_order_id', '=', workOrderId).forUpdate('w');
+  const [row] = await runSql(em, query);
+  if (!row) return null;
+  const { extra: value, ...header } = row;
+  return { header: normaliseHeader(header), extra: value };
 }
 
 /** The named parts of one work order (loadPartsOf for one). */
@@ -159,23 +191,43 @@ export interface NewRun {
   picks: { stock: StockKind; itemId: string; locationId: string; quantity: string; carriedWhole: string; deducted: string }[];
 }
 
-/** Writes a started run with its items and picks (three statements). */
-export async function insertRun(em: Em, shopId: string, workOrderId: string, run: NewRun): Promise<void> {
-  await runSql(em, workOrdersSql.insertInto('build_runs').values({
-    shop_id: shopId, work_order_id: workOrderId, build_run_id: run.buildRunId, short_id: run.shortId, status: sql.lit('started'), run_type: run.runType,
-    note: run.note, actor_user_id: run.actorUserId, actor_display_name: run.actorDisplayName,
+/**
+ * Writes a started run with its items and picks and moves the work order's change token to the
+ * run's start: one statement (data-modifying CTEs), whatever the number of items and picks. Returns
+ * the run's rows as the parts queries read them (items in item-id order, picks in position order),
+ * so the caller builds the run's view without reading it back.
+ */
+export async function insertRun(em: Em, shopId: string, workOrderId: string, run: NewRun): Promise<{ run: RunPart; items: RunItemPart[]; picks: PickPart[] }> {
+  const row: RunPart = {
+    build_run_id: run.buildRunId, short_id: run.shortId, status: 'started', run_type: run.runType, note: run.note, actor_user_id: run.actorUserId,
+    actor_display_name: run.actorDisplayName, rework_item_ids: run.reworkItemIds, warnings: run.warnings as RunPart['warnings'],
+    started_at: run.startedAt, completed_at: null, reversed_at: null, updated_at: run.startedAt,
+  };
+  const items: RunItemPart[] = run.items.map((i) => ({ build_run_id: run.buildRunId, item_id: i.itemId, quantity: i.quantity }))
+    .sort((a, b) => (a.item_id < b.item_id ? -1 : a.item_id > b.item_id ? 1 : 0));
+  const picks: PickPart[] = run.picks.map((p, i) => ({
+    build_run_id: run.buildRunId, position: i, stock: p.stock, variant_id: p.itemId, location_id: p.locationId, quantity: p.quantity,
+    carried_whole: p.carriedWhole, deducted: p.deducted,
+  }));
+  let query = workOrdersSql.with('run', (db) => db.insertInto('build_runs').values({
+    shop_id: shopId, work_order_id: workOrderId, build_run_id: row.build_run_id, short_id: row.short_id, status: sql.lit('started'), run_type: row.run_type,
+    note: row.note, actor_user_id: row.actor_user_id, actor_display_name: row.actor_display_name,
     rework_item_ids: sql<string[]>`${textArrayLiteral(run.reworkItemIds)}::text[]`, warnings: sql`${JSON.stringify(run.warnings)}::jsonb`,
     started_at: run.startedAt, updated_at: run.startedAt,
-  }));
-  await Promise.all([
-    run.items.length === 0 ? null : runSql(em, workOrdersSql.insertInto('build_run_items').values(run.items.map((i) => ({
-      shop_id: shopId, work_order_id: workOrderId, build_run_id: run.buildRunId, item_id: i.itemId, quantity: i.quantity,
-    })))),
-    run.picks.length === 0 ? null : runSql(em, workOrdersSql.insertInto('build_run_picks').values(run.picks.map((p, i) => ({
-      shop_id: shopId, work_order_id: workOrderId, build_run_id: run.buildRunId, position: i, stock: p.stock, variant_id: p.itemId,
-      location_id: p.locationId, quantity: p.quantity, carried_whole: p.carriedWhole, deducted: p.deducted,
-    })))),
-  ]);
+  }).returning('build_run_id'));
+  if (items.length > 0) {
+    query = query.with('run_items', (db) => db.insertInto('build_run_items').values(items.map((i) => ({
+      shop_id: shopId, work_order_id: workOrderId, build_run_id: i.build_run_id, item_id: i.item_id, quantity: i.quantity,
+    }))).returning('item_id')) as unknown as typeof query;
+  }
+  if (picks.length > 0) {
+    query = query.with('run_picks', (db) => db.insertInto('build_run_picks').values(picks.map((p) => ({
+      shop_id: shopId, work_order_id: workOrderId, ...p,
+    }))).returning('position')) as unknown as typeof query;
+  }
+  await runSql(em, query.updateTable('work_orders').set({ updated_at: run.startedAt })
+    .where('shop_id', '=', shopId).where('work_order_id', '=', workOrderId));
+  return { run: row, items, picks };
 }
 
 export async function setRunStatus(em: Em, shopId: string, workOrderId: string, buildRunId: string, status: BuildRunStatus, at: Date): Promise<void> {
