@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { getSchema } from '../../schema/index.ts';
+import { getSchema, printSchemaSdl } from '../../schema/index.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
 import { restFacade } from '../../rest-facade/plugin.ts';
 import { ProblemSchema, registerSwagger } from '../../rest-facade/openapi.ts';
@@ -13,7 +13,7 @@ import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, registerEr
 import { registerGraphql } from '../http/graphql/graphql.ts';
 import { liveSubscriptions } from '../http/graphql/live-events.ts';
 import { shopContextFor } from '../kernel/shop-context.ts';
-import { registerIndexPage } from '../http/pages/index-page.ts';
+import { registerApiIndex, registerIndexPage, registerSchemaSdl } from '../http/pages/index-page.ts';
 import { logOptions } from '../http/errors/log-limits.ts';
 import { registerDeadline } from '../http/admission/deadline.ts';
 import { registerLoadShedding } from '../http/admission/load-shedding.ts';
@@ -262,7 +262,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
     warningsFor: (shopId: string) => platformHealth.health.warningsFor(shopId),
   });
-  // GET /: a public index of what this server offers, registered last (src/http/pages/index-page.ts).
+  // GET /api/v1 (an index of the REST resources) and GET /graphql/schema.graphql (the client SDL,
+  // where introspection is on); then GET /: a public index of what this server offers, registered
+  // last (src/http/pages/index-page.ts).
+  registerApiIndex(app, '/api/v1');
+  if (config.graphql.introspection) registerSchemaSdl(app, printSchemaSdl);
   registerIndexPage(app);
 
   // After the REST reads, one /graphql operation: mercurius's own path (parse, validate, compile, execute).

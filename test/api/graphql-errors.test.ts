@@ -155,6 +155,14 @@ describe('domain errors carry the code and the details REST gives', () => {
     expect(res.json().data).toEqual({ transitionWorkOrder: null });
     expect(res.json().errors[0].extensions).toEqual({ code: 'FORBIDDEN_SCOPE' });
   });
+
+  it('rule: the scope error names the scope the field needs, as REST\'s 403 does ("write" for a mutation)', async () => {
+    const res = await send({
+      query: `mutation ($at: DateTime!) { transitionWorkOrder(workOrderId: "wo_empty_draft", expectedUpdatedAt: $at, to: ready) { workOrderTransition { status } ${USER_ERRORS} } }`,
+      variables: { at: T0 },
+    });
+    expect(res.json().errors[0].message).toBe('Mutation.transitionWorkOrder needs the "write" scope, which the API key lacks');
+  });
 });
 
 describe('malformed bodies with a valid key are 400, never 500, and log no error', () => {
