@@ -15,6 +15,7 @@ import { liveSubscriptions } from '../http/graphql/live-events.ts';
 import { shopContextFor } from '../kernel/shop-context.ts';
 import { registerApiIndex, registerIndexPage, registerSchemaSdl } from '../http/pages/index-page.ts';
 import { logOptions } from '../http/errors/log-limits.ts';
+import { textLogStream } from '../http/errors/text-log.ts';
 import { registerDeadline } from '../http/admission/deadline.ts';
 import { registerLoadShedding } from '../http/admission/load-shedding.ts';
 import { installWorkLanes, registerWorkGate, withWorkLane } from '../http/admission/work-gate.ts';
@@ -78,12 +79,19 @@ export interface App extends FastifyInstance {
   warmUp(options?: { budgetMs?: number }): Promise<WarmUpReport>;
 }
 
+/** Whether the log is short text: asked for, or `auto` with stdout a terminal a person reads. */
+const logsAsText = (format: Config['logFormat']) => format === 'text' || (format === 'auto' && process.stdout.isTTY === true);
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
   const warmUp = createWarmUp();
   const app = Fastify({
     // Repeated failures logged once per window with a count, every logged value cut at 2 KB (src/http/errors/log-limits.ts).
-    logger: options.logger ?? { level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }) },
+    // On a terminal (LOG_FORMAT=auto) or with LOG_FORMAT=text: one short line per request and event (src/http/errors/text-log.ts).
+    logger: options.logger ?? {
+      level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }),
+      ...(logsAsText(config.logFormat) ? { stream: textLogStream(process.stdout) } : {}),
+    },
     genReqId: requestIdFor,
     // The start-up warm-up's requests log nothing of their own (it logs what it did, src/http/admission/warm-up.ts).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: (request: { headers: IncomingHttpHeaders }) => warmUp.owns(request) }),

@@ -33,14 +33,14 @@ function savedKey(path: string): string | null {
  * key a user exported keeps working across restarts), else a new one (first start, or the
  * previous one was revoked or expired). In memory (`dataDir` null) there is no previous start to keep a key from.
  */
-export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: string | null): Promise<DemoKey | null> {
+export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: string | null, say: (line: string) => void = console.log): Promise<DemoKey | null> {
   const em = orm.em.fork();
   const [shops] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
   if (Number(shops?.count ?? 0) === 0) {
     const parsed = parseDatasetText(await readFile(DEMO_FILE, 'utf8'));
     if (!parsed.ok) throw new Error(`the bundled demo dataset is invalid: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
     await importDataset(contextDeps(orm, config), parsed.dataset);
-    console.log(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
+    say(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
   }
   const [demo] = await em.execute<{ id: string }[]>(`select id from shops where id = '${DEMO_SHOP}'`);
   if (!demo) return null;
