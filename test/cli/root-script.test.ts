@@ -49,6 +49,15 @@ describe('the CLI as the docs write it: ./bomcore, answering at once', () => {
   });
 }, 60_000);
 
+describe('npm ci on the README\'s machine (system Node older than 24)', () => {
+  it('rule: prints no engine warnings: the project\'s .npmrc makes npm print errors only (npm config get loglevel, as npm ci reads it)', async () => {
+    // Measured with the system npm 11 on Node 20: `npm ci --dry-run` printed 31 EBADENGINE warnings
+    // (155 lines) without it, nothing on stderr with it; the packages run on the project's Node 24.
+    const { stdout } = await run('npm', ['config', 'get', 'loglevel'], { cwd: ROOT });
+    expect(stdout.trim()).toBe('error');
+  });
+}, 60_000);
+
 describe('commands that need no database never start the embedded engine', () => {
   const engine = (modules: string[]) => modules.filter((url) => /node_modules\/(@electric-sql|@mikro-orm\/pglite)\/|\/src\/db\/embedded-engine\.ts$/.test(url));
   const env = { DATABASE_URL: undefined, BOMCORE_DATA_DIR: '/nonexistent/bomcore-no-engine-test' };
