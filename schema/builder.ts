@@ -4,6 +4,7 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { AuthFailure } from '@pothos/plugin-scope-auth';
 import { DomainError } from '../src/kernel/domain-error.ts';
 import { complexityLimitOf, fieldCost, tooComplex } from '../src/kernel/graphql-limits.ts';
 import type { GraphQLContext } from './context.ts';
@@ -21,6 +22,13 @@ interface BuilderTypes {
 /** The schema's Pothos types, for helpers that take a field builder or a ref (schema/types/common/payload.ts). */
 export type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
 
+/** The scopes an authorization failure asked for (`write`, or `read`), however the field combined them. */
+function missingScopes(failure: AuthFailure): string[] {
+  if ('scope' in failure) return [failure.scope];
+  if ('failures' in failure) return [...new Set(failure.failures.flatMap(missingScopes))];
+  return [];
+}
+
 /** The one schema builder. It defines no types: each lives in its folder, `schema/types/<type>/`. */
 export const builder = new SchemaBuilder<BuilderTypes>({
   plugins: [ScopeAuthPlugin, DataloaderPlugin, ComplexityPlugin, DirectivePlugin, FederationPlugin],
@@ -29,8 +37,12 @@ export const builder = new SchemaBuilder<BuilderTypes>({
   // (schema/types/common/payload.ts).
   scopeAuth: {
     authScopes: (ctx) => ({ read: ctx.scopes.includes('read'), write: ctx.scopes.includes('write') }),
-    unauthorizedError: (_parent, _ctx, info) =>
-      new DomainError('FORBIDDEN_SCOPE', `the API key lacks the scope that ${info.parentType.name}.${info.fieldName} requires`),
+    // The message names the scope, as REST's 403 does (`this route needs the "write" scope`).
+    unauthorizedError: (_parent, _ctx, info, result) => {
+      const scopes = missingScopes(result.failure);
+      const named = scopes.length ? scopes.map((scope) => `"${scope}"`).join(' or ') : 'a';
+      return new DomainError('FORBIDDEN_SCOPE', `${info.parentType.name}.${info.fieldName} needs the ${named} scope, which the API key lacks`);
+    },
   },
   // Complexity is checked as a /graphql operation starts, with its real arguments and variables (a
   // field may price itself by its page size); REST's stored operations carry no limit. Depth and

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { getSchema } from '../../schema/index.ts';
+import { getSchema, printSchemaSdl } from '../../schema/index.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
 import { restFacade } from '../../rest-facade/plugin.ts';
 import { ProblemSchema, registerSwagger } from '../../rest-facade/openapi.ts';
@@ -13,8 +13,9 @@ import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, registerEr
 import { registerGraphql } from '../http/graphql/graphql.ts';
 import { liveSubscriptions } from '../http/graphql/live-events.ts';
 import { shopContextFor } from '../kernel/shop-context.ts';
-import { registerIndexPage } from '../http/pages/index-page.ts';
+import { registerApiIndex, registerIndexPage, registerSchemaSdl } from '../http/pages/index-page.ts';
 import { logOptions } from '../http/errors/log-limits.ts';
+import { textLogStream } from '../http/errors/text-log.ts';
 import { registerDeadline } from '../http/admission/deadline.ts';
 import { registerLoadShedding } from '../http/admission/load-shedding.ts';
 import { installWorkLanes, registerWorkGate, withWorkLane } from '../http/admission/work-gate.ts';
@@ -78,12 +79,19 @@ export interface App extends FastifyInstance {
   warmUp(options?: { budgetMs?: number }): Promise<WarmUpReport>;
 }
 
+/** Whether the log is short text: asked for, or `auto` with stdout a terminal a person reads. */
+const logsAsText = (format: Config['logFormat']) => format === 'text' || (format === 'auto' && process.stdout.isTTY === true);
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
   const warmUp = createWarmUp();
   const app = Fastify({
     // Repeated failures logged once per window with a count, every logged value cut at 2 KB (src/http/errors/log-limits.ts).
-    logger: options.logger ?? { level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }) },
+    // On a terminal (LOG_FORMAT=auto) or with LOG_FORMAT=text: one short line per request and event (src/http/errors/text-log.ts).
+    logger: options.logger ?? {
+      level: config.logLevel, ...logOptions({ repeatWindowSeconds: config.logRepeatWindowSeconds }),
+      ...(logsAsText(config.logFormat) ? { stream: textLogStream(process.stdout) } : {}),
+    },
     genReqId: requestIdFor,
     // The start-up warm-up's requests log nothing of their own (it logs what it did, src/http/admission/warm-up.ts).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: (request: { headers: IncomingHttpHeaders }) => warmUp.owns(request) }),
@@ -262,7 +270,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     schema, checkInput: checkOperationInput, config: config.graphql, authorize, charge, makeContext, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount,
     warningsFor: (shopId: string) => platformHealth.health.warningsFor(shopId),
   });
-  // GET /: a public index of what this server offers, registered last (src/http/pages/index-page.ts).
+  // GET /api/v1 (an index of the REST resources) and GET /graphql/schema.graphql (the client SDL,
+  // where introspection is on); then GET /: a public index of what this server offers, registered
+  // last (src/http/pages/index-page.ts).
+  registerApiIndex(app, '/api/v1');
+  if (config.graphql.introspection) registerSchemaSdl(app, printSchemaSdl);
   registerIndexPage(app);
 
   // After the REST reads, one /graphql operation: mercurius's own path (parse, validate, compile, execute).

@@ -61,7 +61,7 @@ export async function runPrimary(config: Config, n: number): Promise<void> {
     if (!welcomed && listening.size === n) {
       welcomed = true;
       console.log(`\nbomcore listening on ${addressOf(address)} (PostgreSQL, ${n} workers, primary pid ${process.pid})`);
-      console.log('Create an API key with: npx bomcore key create --shop <shop id> --scopes read,write');
+      console.log('Create an API key with: ./bomcore key create --shop <shop id> --scopes read,write');
       startupDone();
     }
   });

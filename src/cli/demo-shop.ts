@@ -33,14 +33,14 @@ function savedKey(path: string): string | null {
  * key a user exported keeps working across restarts), else a new one (first start, or the
  * previous one was revoked or expired). In memory (`dataDir` null) there is no previous start to keep a key from.
  */
-export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: string | null): Promise<DemoKey | null> {
+export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: string | null, say: (line: string) => void = console.log): Promise<DemoKey | null> {
   const em = orm.em.fork();
   const [shops] = await em.execute<{ count: string }[]>('select count(*) as count from shops');
   if (Number(shops?.count ?? 0) === 0) {
     const parsed = parseDatasetText(await readFile(DEMO_FILE, 'utf8'));
     if (!parsed.ok) throw new Error(`the bundled demo dataset is invalid: ${parsed.errors[0]?.path} ${parsed.errors[0]?.message}`);
     await importDataset(contextDeps(orm, config), parsed.dataset);
-    console.log(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
+    say(`Loaded the demo shop "${parsed.dataset.shop.name}" (id ${parsed.dataset.shop.id}).`);
   }
   const [demo] = await em.execute<{ id: string }[]>(`select id from shops where id = '${DEMO_SHOP}'`);
   if (!demo) return null;
@@ -60,7 +60,7 @@ export async function prepareEmbeddedDemo(orm: Orm, config: Config, dataDir: str
 export function printWelcome(config: Config, address: string, demo: DemoKey | null): void {
   const lines = [`\nbomcore listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`];
   if (!demo) {
-    lines.push('Create an API key with: npx bomcore key create --shop <shop id> --scopes read,write');
+    lines.push('Create an API key with: ./bomcore key create --shop <shop id> --scopes read,write');
   } else {
     lines.push(
       `\nRead-write API key for shop "${demo.shopId}" (${demo.keyId}; the same on every start until revoked${demo.replaced ? `; the previous one was ${demo.replaced}` : ''}):\n\n  ${demo.key}\n`,
@@ -74,7 +74,7 @@ export function printWelcome(config: Config, address: string, demo: DemoKey | nu
       `  curl -s "${address}/api/v1/work-orders?status=ready,in_progress" -H "Authorization: Bearer ${demo.key}"`,
       `  curl -s ${address}/graphql -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"query":"{ locations { locationId name } }"}'`,
       `  curl -s ${address}/api/v1/openapi.json\n`,
-      'While it runs, `npx bomcore key create|list|revoke` and `npx bomcore export` work in another terminal.',
+      'While it runs, `./bomcore key create|list|revoke` and `./bomcore export` work in another terminal.',
     );
   }
   console.log(lines.join('\n'));

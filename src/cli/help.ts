@@ -129,11 +129,18 @@ ${PROGRESS}`,
 Manages the webhook endpoints of a shop: bomcore POSTs the events of their topics to them, signed
 (Standard Webhooks). create prints the signing secret once (--json: {"id": …, "secret": "whsec_…"}).
 --topics takes topics of docs/events.md, comma-separated (an unknown one is refused, naming them all).
-On the embedded database with \`serve\` running, the server does it (through its admin socket).
+The shop must exist (as for \`key create\`). On the embedded database with \`serve\` running, the
+server does it (through its admin socket).
+
+A URL on a loopback, private or link-local address (a receiver on this machine) is refused unless
+BOMCORE_WEBHOOKS_ALLOW_PRIVATE=1 is set where the work is done: on the server (\`bomcore serve\`),
+which checks the URL when the command is sent to it and delivers every event; on PostgreSQL, on this
+command too (it checks the URL itself) and on every server that delivers.
 
 Options:
-  --shop ID          the shop
-  --url URL          where events are POSTed (https in production; no private address)
+  --shop ID          the shop (must exist)
+  --url URL          where events are POSTed (https in production; a private address needs
+                     BOMCORE_WEBHOOKS_ALLOW_PRIVATE=1 on the server, above)
   --topics a,b       the topics it receives
   --description D    your note about it
   --json             print JSON

@@ -16,6 +16,7 @@ import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';
 import { portProblem } from './port-problem.ts';
+import { migrationsFound, StartupSteps } from './startup-steps.ts';
 
 // The server of `bomcore serve`, imported by serve.ts once the port is known to be free.
 
@@ -82,22 +83,30 @@ function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger)
  */
 export async function runServer(config: Config): Promise<void> {
   const worker = cluster.isWorker;
+  // One line per step with its time (src/cli/startup-steps.ts); a worker's primary speaks for it.
+  const steps = worker ? null : new StartupSteps();
+  const step = <T>(label: string, work: () => Promise<T>, found?: (result: T) => string | null, options?: { logs?: boolean }) => (steps ? steps.run(label, work, found, options) : work());
   if (config.databaseUrl && !worker) {
     // Migrations run without the request timeouts (a backfill may take longer than a request may).
-    const migrator = await openDatabase(forBatchWork(config));
-    try {
-      await migrate(migrator);
-    } finally {
-      await migrator.close();
-    }
+    await step('applying migrations to PostgreSQL', async () => {
+      const migrator = await openDatabase(forBatchWork(config));
+      try {
+        return await migrate(migrator);
+      } finally {
+        await migrator.close();
+      }
+    }, migrationsFound);
   }
-  const orm = await openDatabase(config);
   const dataDir = embeddedDataDir(config);
   // The embedded database, on disk or in memory (`memory://`): this process is its only user.
   const embedded = !config.databaseUrl;
-  if (embedded) await migrate(orm);
-  const demo = embedded ? await prepareEmbeddedDemo(orm, config, dataDir) : null;
-  const app = await buildApp({ config, orm, sharedCounters: worker ? primaryCounters(config.rateLimitBurst) : undefined });
+  const orm = embedded ? await step(`opening the embedded database (${dataDir ?? 'in memory'})`, () => openDatabase(config)) : await openDatabase(config);
+  if (embedded) await step('applying migrations', () => migrate(orm), migrationsFound);
+  let loaded: string | null = null;
+  const demo = embedded
+    ? await step('preparing the demo shop', () => prepareEmbeddedDemo(orm, config, dataDir, (line) => (loaded = line.replace(/\.$/, ''))), () => loaded ?? 'loaded before')
+    : null;
+  const app = await step('loading the HTTP server', () => buildApp({ config, orm, sharedCounters: worker ? primaryCounters(config.rateLimitBurst) : undefined }));
   // On the embedded database no other process may open it: `bomcore key` and `export` come here.
   let admin: AdminSocket | null = null;
   if (dataDir) {
@@ -149,7 +158,9 @@ export async function runServer(config: Config): Promise<void> {
     });
   }
   // Each read route once, in-process, before the first client's request (BOMCORE_WARM_UP; src/http/admission/warm-up.ts).
-  if (config.warmUp) await app.warmUp();
+  if (config.warmUp) {
+    await step('preparing each read route once', () => app.warmUp(), (report) => `${report.ran} ready${report.skipped ? `, ${report.skipped} left for their first request` : ''}`, { logs: true });
+  }
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });

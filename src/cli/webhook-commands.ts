@@ -28,6 +28,27 @@ async function run<T>(request: AdminRequest, local: (endpoints: Endpoints, orm: 
   });
 }
 
+/**
+ * A new endpoint's shop must exist, as for `key create` (an endpoint of a shop that does not exist
+ * would never receive anything): 404-like refusal naming the shop, on both paths.
+ */
+async function requireShop(orm: Orm, shopId: string): Promise<void> {
+  const [{ shopExists }, { DomainError }] = await Promise.all([import('../modules/shops/shop-settings.ts'), import('../kernel/domain-error.ts')]);
+  if (!(await shopExists(orm.em.fork(), shopId))) throw DomainError.notFound('shop', shopId);
+}
+
+/**
+ * What a refused private address means here: the process that checks the URL, and later delivers to
+ * it, reads BOMCORE_WEBHOOKS_ALLOW_PRIVATE. Sent to a running server, that is the server, so setting
+ * the variable on this command changes nothing.
+ */
+function explainPrivateRefusal(error: unknown, viaServer: boolean): never {
+  if (viaServer && error instanceof Error && error.message.includes('BOMCORE_WEBHOOKS_ALLOW_PRIVATE')) {
+    error.message += '. The running `bomcore serve` checked it and delivers to it: restart the server with BOMCORE_WEBHOOKS_ALLOW_PRIVATE=1 (on this command the variable changes nothing)';
+  }
+  throw error;
+}
+
 const caller = (orm: Orm, config: Config, shopId: string) => {
   const em = orm.em.fork();
   em.setFilterParams('tenant', { shopId });
@@ -49,8 +70,12 @@ async function createEndpoint(args: string[]): Promise<void> {
     shopId: requiredString(values.shop, '--shop'), url: requiredString(values.url, '--url'),
     topics: await topicsOf(requiredString(values.topics, '--topics')), description: values.description ?? null,
   };
-  const created = await run<{ endpoint: WebhookEndpointView; secret: string }>({ method: 'POST', path: '/webhooks', body: input },
-    (endpoints, orm, config) => endpoints.createWebhookEndpoint(caller(orm, config, input.shopId), input));
+  let local = false;
+  const created = await run<{ endpoint: WebhookEndpointView; secret: string }>({ method: 'POST', path: '/webhooks', body: input }, async (endpoints, orm, config) => {
+    local = true;
+    await requireShop(orm, input.shopId);
+    return endpoints.createWebhookEndpoint(caller(orm, config, input.shopId), input);
+  }).catch((error: unknown) => explainPrivateRefusal(error, !local));
   if (values.json) {
     console.log(JSON.stringify({ id: created.endpoint.endpointId, secret: created.secret }));
     return;
@@ -95,6 +120,7 @@ export async function webhookAdminRoute(
   if (method === 'POST' && path.length === 1) {
     const b = await body();
     const shopId = text(b.shopId, 'shopId');
+    await requireShop(orm, shopId);
     const topics = Array.isArray(b.topics) ? b.topics.map(String) : [];
     return { status: 201, body: await endpoints.createWebhookEndpoint(caller(orm, config, shopId), { url: text(b.url, 'url'), topics, description: typeof b.description === 'string' ? b.description : null }) };
   }

@@ -33,6 +33,8 @@ export interface Config {
   /** Seconds within which a repeated failure of one kind is logged once, with a count of the ones left out (BOMCORE_LOG_REPEAT_WINDOW_S, default 10). */
   logRepeatWindowSeconds: number;
   logLevel: string;
+  /** How `serve` writes its log (LOG_FORMAT): `json` lines, short `text` lines, or `auto` (default): text on a terminal, JSON otherwise. */
+  logFormat: LogFormat;
   bodyLimitBytes: number;
   /** How often `serve` drains the platform-push outbox (OUTBOX_DRAIN_INTERVAL_MS, default 1000). */
   outboxDrainIntervalMs: number;
@@ -150,6 +152,15 @@ function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: numb
   return value;
 }
 
+export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+function logFormat(env: NodeJS.ProcessEnv): LogFormat {
+  const raw = env.LOG_FORMAT?.trim().toLowerCase() || 'auto';
+  if ((LOG_FORMATS as readonly string[]).includes(raw)) return raw as LogFormat;
+  throw new ConfigError(`LOG_FORMAT must be ${LOG_FORMATS.join(', ')}, got "${env.LOG_FORMAT}"`);
+}
+
 /** Development tools (introspection, GraphiQL) are on unless the process runs as production. */
 function graphqlConfig(env: NodeJS.ProcessEnv): GraphqlConfig {
   const development = env.NODE_ENV !== 'production';
@@ -253,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: positiveNumber(env, 'BOMCORE_SHUTDOWN_GRACE_MS', 30_000, true),
     logRepeatWindowSeconds: positiveNumber(env, 'BOMCORE_LOG_REPEAT_WINDOW_S', 10),
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormat(env),
     bodyLimitBytes: 1024 * 1024,
     outboxDrainIntervalMs: positiveNumber(env, 'OUTBOX_DRAIN_INTERVAL_MS', 1000, true),
     outboxDrainBatchSize: positiveNumber(env, 'OUTBOX_DRAIN_BATCH_SIZE', 100, true),

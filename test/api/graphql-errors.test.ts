@@ -155,6 +155,26 @@ describe('domain errors carry the code and the details REST gives', () => {
     expect(res.json().data).toEqual({ transitionWorkOrder: null });
     expect(res.json().errors[0].extensions).toEqual({ code: 'FORBIDDEN_SCOPE' });
   });
+
+  it('rule: an unknown sort key (an enum value) is refused naming every allowed key, as a literal and as a variable', async () => {
+    const literal = await send({ query: '{ boms(sortBy: bogus) { totalCount } }' });
+    expect(literal.statusCode).toBe(400);
+    expect(literal.json().errors[0]).toMatchObject({
+      message: 'Value "bogus" does not exist in "BomSort" enum. Did you mean the enum value "bomId"? Allowed values of BomSort: bomId, name, price, sku, status, totalCost.',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
+    const variable = await send({ query: 'query ($s: WorkOrderSort) { workOrders(sortBy: $s, pageSize: 1) { total } }', variables: { s: 'bogus' } });
+    expect(variable.statusCode).toBe(400);
+    expect(variable.json().errors[0].message).toMatch(/Allowed values of WorkOrderSort: .*priority.*updatedAt/);
+  });
+
+  it('rule: the scope error names the scope the field needs, as REST\'s 403 does ("write" for a mutation)', async () => {
+    const res = await send({
+      query: `mutation ($at: DateTime!) { transitionWorkOrder(workOrderId: "wo_empty_draft", expectedUpdatedAt: $at, to: ready) { workOrderTransition { status } ${USER_ERRORS} } }`,
+      variables: { at: T0 },
+    });
+    expect(res.json().errors[0].message).toBe('Mutation.transitionWorkOrder needs the "write" scope, which the API key lacks');
+  });
 });
 
 describe('malformed bodies with a valid key are 400, never 500, and log no error', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/kernel/config.ts';
 import { prefersHtml } from '../../src/http/pages/index-page.ts';
@@ -33,20 +34,19 @@ describe('GET / is a public index', () => {
     const { links, apiVersion } = res.json();
     expect(apiVersion).toBe('1.2');
     expect(Object.fromEntries(Object.entries<{ href: string; public: boolean }>(links).map(([name, l]) => [name, [l.href, l.public]]))).toEqual({
-      restApi: ['/api/v1', false], openapi: ['/api/v1/openapi.json', true], apiReference: ['/api/v1/docs', true],
-      graphql: ['/graphql', false], graphiql: ['/graphiql', true], health: ['/healthz', true], readiness: ['/readyz', true],
+      restApi: ['/api/v1', true], openapi: ['/api/v1/openapi.json', true], apiReference: ['/api/v1/docs', true],
+      graphql: ['/graphql', false], graphqlSchema: ['/graphql/schema.graphql', true], graphiql: ['/graphiql', true], health: ['/healthz', true], readiness: ['/readyz', true],
     });
   });
 
   it('lists only what is served: no reference page or GraphiQL when they are turned off', async () => {
     const { links } = (await bare.request({ method: 'GET', url: '/' })).json();
-    expect(Object.keys(links)).toEqual(['restApi', 'openapi', 'graphql', 'health', 'readiness']);
+    expect(Object.keys(links)).toEqual(['restApi', 'openapi', 'graphql', 'graphqlSchema', 'health', 'readiness']);
   });
 
   it('every public link it lists answers without a key, and every other one asks for a key (401), not 404', async () => {
     const { links } = (await t.request({ method: 'GET', url: '/' })).json();
     for (const [name, link] of Object.entries<{ href: string; public: boolean }>(links)) {
-      if (name === 'restApi') continue; // a prefix: its routes are in the document
       const res = await t.request({ method: 'GET', url: link.href });
       if (link.public) expect([200, 302], `${name} ${link.href}`).toContain(res.statusCode);
       else expect(res.statusCode, `${name} ${link.href}`).toBe(401);
@@ -58,8 +58,44 @@ describe('GET / is a public index', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers.vary).toMatch(/Accept/);
-    for (const href of ['/api/v1/openapi.json', '/api/v1/docs', '/graphql', '/graphiql', '/healthz', '/readyz']) expect(res.body).toContain(`href="${href}"`);
-    expect(res.body).toContain('<code>/api/v1</code>');
+    for (const href of ['/api/v1', '/api/v1/openapi.json', '/api/v1/docs', '/graphql', '/graphql/schema.graphql', '/graphiql', '/healthz', '/readyz']) expect(res.body).toContain(`href="${href}"`);
+  });
+});
+
+describe('GET /api/v1, which GET / lists, answers a small index (was 404)', () => {
+  it('rule: without a key, the OpenAPI document, the reference and every resource with its base path, each of which answers', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const index = res.json();
+    expect(index).toMatchObject({ service: 'bomcore', apiVersion: '1.2', openapi: '/api/v1/openapi.json', reference: '/api/v1/docs' });
+    expect(Object.keys(index.resources)).toEqual(expect.arrayContaining(['raw-materials', 'bills-of-materials', 'work-orders', 'locations', 'assignees', 'order-bom-breakdown', 'assembly-bills', 'bill-versions']));
+    expect(Object.keys(index.resources)).not.toContain('openapi.json');
+    // Each base path is a route or the prefix of routes: the list ones answer with the key.
+    for (const base of ['/api/v1/raw-materials', '/api/v1/locations', '/api/v1/work-orders']) {
+      expect(index.resources[base.split('/')[3]!]).toBe(base);
+      expect((await t.request({ method: 'GET', url: base, key })).statusCode, base).toBe(200);
+    }
+    expect((await bare.request({ method: 'GET', url: '/api/v1' })).json().reference).toBeUndefined();
+  });
+});
+
+describe('GET /graphql/schema.graphql: the client SDL for code generators, beside /api/v1/openapi.json', () => {
+  it('rule: public, the committed schema/schema.graphql as text, while introspection is on', async () => {
+    const res = await t.request({ method: 'GET', url: '/graphql/schema.graphql' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.body).toBe(readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8'));
+  });
+
+  it('rule: not served when introspection is off (production): the schema stays private there', async () => {
+    const closed = await createTestApp({ orm: t.orm, config: { graphql: { ...loadConfig({}).graphql, introspection: false } } });
+    try {
+      expect((await closed.request({ method: 'GET', url: '/graphql/schema.graphql' })).statusCode).toBe(404);
+      expect(Object.keys((await closed.request({ method: 'GET', url: '/' })).json().links)).not.toContain('graphqlSchema');
+    } finally {
+      await closed.close();
+    }
   });
 });
 

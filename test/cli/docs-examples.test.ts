@@ -15,24 +15,37 @@ import { startServer, type Server } from '../helpers/server-process.ts';
  * right before the block. Blocks that are not meant to run say so and why, and are counted.
  *
  * The pages write the address `npm start` prints by default and the key as `$BOMCORE_KEY`; the test
- * sends them to its own server with the key of the page's shop. One server runs every page; each
- * page has a demo shop of its own (README.md the very one `npm start` loads, each other page a copy
- * under another shop id), so a page's examples run in order on a freshly loaded demo whatever the
- * pages before it wrote.
+ * sends them to its own server. One server runs every page twice:
+ * - first as a newcomer reads them, in the README's reading order (README.md, then the pages its
+ *   "Docs" section lists, in that order, then the pages it does not list), all on the one demo shop
+ *   `npm start` loads, with the key it prints: a page must not depend on a value an earlier page
+ *   changed (an `updatedAt` token, a priority), it reads what it needs live;
+ * - then each page alone on a demo shop of its own (a copy of the demo under another shop id), so a
+ *   page never depends on what an earlier page wrote either.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+
+/** The README's reading order: README.md, the pages its "Docs" section links to in that order, then every other page. */
+export function readingOrder(readme: string, pages: string[]): string[] {
+  const section = readme.slice(readme.search(/^## Docs\b/m));
+  const listed = [...section.matchAll(/\]\((docs\/[\w.-]+\.md)\)/g)].map((m) => m[1]!).filter((p) => pages.includes(p));
+  return [...new Set(['README.md', ...listed, ...pages])];
+}
+const READING_ORDER = readingOrder(readFileSync(join(ROOT, 'README.md'), 'utf8'), PAGES);
 const ADDRESS_IN_DOCS = /(?:https?:\/\/)?(?:127\.0\.0\.1|localhost):3000/g;
 
 const parsed = new Map<string, PageExamples>(PAGES.map((page) => [page, pageExamples(readFileSync(join(ROOT, page), 'utf8'))]));
 const runnable = (page: string) => parsed.get(page)!.examples.some((e) => e.kind !== 'not run');
-const shopOf = (page: string) => (page === 'README.md' ? 'demo' : `docs-${basename(page, '.md')}`);
+/** The shop a page runs on alone: a copy of the demo of its own. */
+const shopOf = (page: string) => `docs-${basename(page, '.md').toLowerCase()}`;
 
 let server: Server;
 let dataDir = '';
 const keys = new Map<string, string>();
 const report: string[] = [];
 const ran = new Map<string, Tally>();
+const readInOrder: string[] = [];
 
 /** Every `userErrors` list of an answer, wherever the payload sits. */
 function userErrorCodes(value: unknown, codes: string[] = []): string[] {
@@ -126,7 +139,7 @@ async function runExamples(examples: Example[], key: string, tally: Tally = { cu
 describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'bomcore-docs-examples-'));
-    const copies = PAGES.filter((page) => runnable(page) && shopOf(page) !== 'demo').map(shopOf);
+    const copies = PAGES.filter(runnable).map(shopOf);
     for (const [shop, key] of await prepareDocsDemo(dataDir, copies, inject('pgliteSnapshot'))) keys.set(shop, key);
     server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir }, { startTimeoutMs: 180_000 });
     // The key `npm start` prints is the demo shop's, the one a reader exports as BOMCORE_KEY.
@@ -140,19 +153,34 @@ describe('the examples of README.md and docs/ (npm start, demo shop)', () => {
     }
     // The data directory holds a whole PGlite (tens of MB): not left behind run after run.
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    console.log(`Examples of the docs, per page:\n${report.join('\n')}`);
+    console.log(`Examples of the docs, per page:\n${report.join('\n')}\nRead in order on the demo shop: ${readInOrder.join(' → ')}`);
   });
 
-  it.each(PAGES)('%s: every curl and GraphQL example runs as written on a fresh demo shop, without an error', async (page) => {
+  // A newcomer's path: every page in the README's order on the one demo shop, what earlier pages wrote included.
+  it.each(READING_ORDER)('read in order on the demo shop: %s runs as written, after the pages before it, without an error', async (page) => {
+    const { examples, problems } = parsed.get(page)!;
+    readInOrder.push(page);
+    const failures = [...problems, ...await runExamples(examples, keys.get('demo')!)].map((p) => `${page} ${p}`);
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it.each(PAGES)('%s alone: every curl and GraphQL example runs as written on a fresh demo shop, without an error', async (page) => {
     const { examples, commandBlocks, problems } = parsed.get(page)!;
     const tally = { curlCalls: 0, operations: 0 };
     ran.set(page, tally);
-    const failures = [...problems, ...await runExamples(examples, keys.get(shopOf(page))!, tally)].map((p) => `${page} ${p}`);
+    const failures = [...problems, ...await runExamples(examples, keys.get(shopOf(page)) ?? keys.get('demo')!, tally)].map((p) => `${page} ${p}`);
     const count = (kind: Example['kind']) => examples.filter((e) => e.kind === kind).length;
     const notRun = examples.flatMap((e) => (e.kind === 'not run' ? [`line ${e.block.line}: ${e.reason}`] : []));
     report.push(`  ${page}: ${count('curl')} curl blocks (${tally.curlCalls} calls), ${count('graphql')} GraphQL operations run; ${notRun.length} not run${notRun.length ? ` (${notRun.join('; ')})` : ''}; ${commandBlocks} command blocks`);
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('the reading order is the README\'s: its "Docs" list first, every page of docs/ once', () => {
+    expect(READING_ORDER.slice(0, 4)).toEqual(['README.md', 'docs/quick-start.md', 'docs/rest-client-guide.md', 'docs/deployment.md']);
+    expect([...READING_ORDER].sort()).toEqual([...PAGES].sort());
+    expect(readingOrder('intro [a](docs/b.md)\n## Docs\n- [c](docs/c.md)\n- [b](docs/b.md)\n', ['README.md', 'docs/a.md', 'docs/b.md', 'docs/c.md']))
+      .toEqual(['README.md', 'docs/c.md', 'docs/b.md', 'docs/a.md']);
+  });
 
   it('the check fails on a non-2xx call, a GraphQL error, an unexpected or missing user error, an unselected userErrors and an unmarked SDL block', async () => {
     const page = [

@@ -180,7 +180,7 @@ describe('GraphQL Code Generator over schema/schema.graphql and the dashboard op
   });
 
   it('the recipe in docs/graphql-codegen.md is test/clients/graphql/codegen.ts, verbatim', () => {
-    expect(readFileSync(RECIPE_DOC, 'utf8')).toContain(`\`\`\`ts\n${readFileSync(CONFIG_FILE, 'utf8')}\`\`\`\n`);
+    expect(readFileSync(RECIPE_DOC, 'utf8')).toContain(`\`\`\`ts title="codegen.ts"\n${readFileSync(CONFIG_FILE, 'utf8')}\`\`\`\n`);
     expect(codegenConfig.config.strictScalars).toBe(true);
   });
 

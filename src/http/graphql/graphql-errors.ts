@@ -41,6 +41,18 @@ interface FormatDeps {
   log: FastifyBaseLogger;
   /** Told the cause when the response is 503 UNAVAILABLE (the caller sets `Retry-After`, and may retry a read). */
   onUnavailable?: (cause: unknown) => void;
+  /** The values of a schema enum (null: no such enum), so a refused value is answered with the allowed ones. */
+  enumValues?: (enumName: string) => readonly string[] | null;
+}
+
+/**
+ * graphql-js refuses an unknown enum value (`sortBy: bogus`) with `Value "bogus" does not exist in
+ * "BomSort" enum.` and at most a guess; the answer also names every allowed value, as REST's 400s do.
+ */
+export function withAllowedValues(message: string, enumValues: FormatDeps['enumValues']): string {
+  const named = /Value "[^"]*" does not exist in "(\w+)" enum\./.exec(message);
+  const values = named && enumValues?.(named[1]!);
+  return values?.length ? `${message} Allowed values of ${named![1]}: ${values.join(', ')}.` : message;
 }
 
 function located(error: GraphQLError): Pick<FormattedError, 'locations' | 'path'> {
@@ -76,7 +88,7 @@ function classifyRefusal(error: GraphQLError | Error, deps: FormatDeps): Classif
     return refused(tooManyTokensMessage(deps.maxTokens), { code: LIMIT_CODES.tokens, limit: deps.maxTokens }, where);
   }
   if (error.message.startsWith('Syntax Error')) return refused(error.message, { code: 'GRAPHQL_PARSE_FAILED' }, where);
-  return refused(error.message, { code: 'GRAPHQL_VALIDATION_FAILED' }, where);
+  return refused(withAllowedValues(error.message, deps.enumValues), { code: 'GRAPHQL_VALIDATION_FAILED' }, where);
 }
 
 /** Mercurius's own request errors: a document refused before execution, a mutation over GET, no query at all. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import mercurius from 'mercurius';
-import { GraphQLError, Kind, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
+import { GraphQLError, isEnumType, Kind, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import type { GraphqlConfig } from '../../kernel/config.ts';
 import { withQueryStats, type QueryStats } from '../../db/query-stats.ts';
 import { detailOf, type FieldError } from '../../kernel/domain-error.ts';
@@ -204,6 +204,10 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       const reply = (context as { reply?: FastifyReply }).reply;
       return formatGraphqlErrors(execution, {
         maxTokens: config.maxTokens,
+        enumValues: (name) => {
+          const type = deps.schema.getType(name);
+          return isEnumType(type) ? type.getValues().map((value) => value.name) : null;
+        },
         log: reply?.log ?? app.log,
         // 503 UNAVAILABLE: the same Retry-After as REST, and the cause for the read retry.
         onUnavailable: (cause) => {

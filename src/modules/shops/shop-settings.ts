@@ -8,6 +8,12 @@ export async function shopAllowsNegative(em: Em, shopId: string): Promise<boolea
   return row?.allow === true;
 }
 
+/** Whether the shop exists (a command naming a shop refuses one that does not, as `key create` does). */
+export async function shopExists(em: Em, shopId: string): Promise<boolean> {
+  const rows = await runSql(em, shopsSql.selectFrom('shops').select('id').where('id', '=', shopId));
+  return rows.length > 0;
+}
+
 /** Creates the shop when it does not exist yet (a store connected before any dataset was loaded); an existing shop is left as it is. */
 export async function ensureShop(em: Em, shopId: string, name: string): Promise<void> {
   const now = new Date();

@@ -1,5 +1,5 @@
 // codegen.ts: GraphQL Code Generator for a bomcore client (`npx graphql-codegen`).
-// schema.graphql is bomcore's client schema: `npx bomcore print-schema > schema.graphql`.
+// schema.graphql is bomcore's client schema: curl -s http://127.0.0.1:3000/graphql/schema.graphql -o schema.graphql
 const config = {
   schema: 'schema.graphql',
   documents: 'src/**/*.graphql',
