@@ -96,6 +96,20 @@ describe(`exact numbers end to end (${databaseLabel})`, () => {
     expect(await getText('/bills-of-materials/BOM-1001')).toContain('"totalRawMaterialCost":0.000001');
   });
 
+  it('a schema bound judges the exact value: a build-run quantity just below 10^14 passes validation, 10^14 and above do not', async () => {
+    const run = (quantity: string) => patchText('/work-orders/WO-NONE/build-runs',
+      `{"expectedUpdatedAt":"2026-01-01T00:00:00.000Z","buildRunId":"run-1","items":[{"itemId":"item-1","quantity":${quantity}}]}`);
+    // Past validation, the unknown work order answers: 404, not a 400 about the quantity.
+    const passed = await run(LARGEST);
+    expect(passed.statusCode).toBe(404);
+    expect(passed.json().code).toBe('NOT_FOUND');
+    for (const quantity of ['100000000000000', '1e14', '100000000000000.000001', '0', '-0.000001', '0.0000001']) {
+      const res = await run(quantity);
+      expect(res.statusCode, quantity).toBe(400);
+      expect(fieldsOf(res), quantity).toEqual(['items[0].quantity']);
+    }
+  });
+
   it.each([
     ['7 fractional digits', '0.0000001', /fractional digits/],
     ['7 fractional digits just below 10^14 (a double rounds it to 10^14)', '99999999999999.9999999', /fractional digits/],
