@@ -2,7 +2,7 @@ import { Type, type StringOptions, type TArray, type TSchema, type TString } fro
 import { parseDecimalInput, toDecimalString } from '../src/kernel/decimals.ts';
 import { DomainError, type FieldError } from '../src/kernel/domain-error.ts';
 import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../src/kernel/limits.ts';
-import { jsonNumber, type RawJson } from '../src/kernel/numbers/json-numbers.ts';
+import { exactJsonNumber, type RawJson } from '../src/kernel/numbers/json-numbers.ts';
 import { LIST_ITEM } from '../src/http/requests/query-lists.ts';
 
 // Building blocks shared by the route schemas of every resource.
@@ -12,11 +12,7 @@ import { LIST_ITEM } from '../src/http/requests/query-lists.ts';
  * from that text, never through a double (99999999999999.999999 stays so; 2 is `2`, 1.50 is `1.5`).
  */
 export function decimalJson(value: string): number | RawJson {
-  const text = toDecimalString(value);
-  // Up to 15 significant digits (15 characters with sign and point) a double holds the decimal and
-  // JSON.stringify writes this very text back; longer figures are written verbatim (JSON.rawJSON
-  // costs a parse of its text, so the common short figures skip it).
-  return text.length <= 15 ? Number(text) : jsonNumber(text);
+  return exactJsonNumber(toDecimalString(value));
 }
 
 /** A string of one kind of the limits table (src/kernel/limits.ts): its maxLength is that kind's maximum. */

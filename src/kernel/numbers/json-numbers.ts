@@ -16,6 +16,15 @@ export function jsonNumber(text: string): RawJson {
   return json.rawJSON(text);
 }
 
+/**
+ * The JSON number of canonical decimal text (toDecimalString's): up to 15 characters (15 significant
+ * digits at most) a double holds it and JSON.stringify writes this very text back, so the common
+ * short figures skip JSON.rawJSON (which parses its text); longer ones are written verbatim.
+ */
+export function exactJsonNumber(text: string): number | RawJson {
+  return text.length <= 15 ? Number(text) : json.rawJSON(text);
+}
+
 /** True for a value made by {@link jsonNumber}. */
 export function isJsonNumber(value: unknown): value is RawJson {
   return json.isRawJSON(value);
