@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Exact } from '../../src/kernel/numbers/index.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { materialShop } from '../helpers/material-fixtures.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
 // Exact numbers end to end (docs/api-conventions.md, "Numbers"): every figure the API accepts — up
 // to 99999999999999.999999, down to 0.000001, negative where allowed — comes back digit for digit,
@@ -14,7 +16,9 @@ const SMALLEST = '0.000001';
 
 let t: TestApp;
 let writeKey: string;
+let workOrderKey: string;
 const shop = uniqueShopId('exact');
+const workOrders = uniqueShopId('exact-wo');
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -25,6 +29,8 @@ beforeAll(async () => {
     locationRules: [],
   })));
   writeKey = await t.createKey(shop, ['read', 'write']);
+  await t.load(toDataset(workOrderShop(workOrders, [workOrder('wo_money', 'ready')])));
+  workOrderKey = await t.createKey(workOrders, ['read', 'write']);
 });
 afterAll(() => t?.close());
 
@@ -36,9 +42,9 @@ const getText = async (url: string) => {
   expect(res.statusCode).toBe(200);
   return res.body;
 };
-const graphqlText = async (query: string, variablesText = '{}') => {
+const graphqlText = async (query: string, variablesText = '{}', key = writeKey) => {
   const res = await t.request({
-    method: 'POST', url: '/graphql', key: writeKey, headers: { 'content-type': 'application/json' },
+    method: 'POST', url: '/graphql', key, headers: { 'content-type': 'application/json' },
     payload: `{"query":${JSON.stringify(query)},"variables":${variablesText}}`,
   });
   expect(res.statusCode).toBe(200);
@@ -65,6 +71,23 @@ describe(`exact numbers end to end (${databaseLabel})`, () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('"unitCost":2,"unitPrice":1.5,');
     expect(res.body).toContain('"weightValue":0.000001,');
+  });
+
+  it('a work order\'s labour costs (money of another route) come back digit for digit, and so does their exact sum', async () => {
+    const res = await t.request({
+      method: 'PATCH', url: '/api/v1/work-orders/wo_money', key: workOrderKey, headers: { 'content-type': 'application/json' },
+      payload: `{"expectedUpdatedAt":"${T0}","plannedLaborCost":${LARGEST},"actualLaborCost":${SMALLEST}}`,
+    });
+    expect(res.statusCode).toBe(200);
+    const read = await t.request({ method: 'GET', url: '/api/v1/work-orders/wo_money', key: workOrderKey });
+    expect(read.body).toContain(`"plannedLaborCost":${LARGEST},"actualLaborCost":${SMALLEST}`);
+    const cost = /"cost":\{"materialCost":([-\d.]+),"pickedMaterialCost":[-\d.]+,"plannedLaborCost":([-\d.]+),"actualLaborCost":([-\d.]+),"plannedTotalCost":([-\d.]+)/.exec(read.body);
+    expect(cost, read.body.slice(0, 2000)).not.toBeNull();
+    expect(cost![2]).toBe(LARGEST);
+    expect(await graphqlText('{ workOrder(workOrderId: "wo_money") { plannedLaborCost actualLaborCost } }', '{}', workOrderKey))
+      .toContain(`{"plannedLaborCost":"${LARGEST}","actualLaborCost":"${SMALLEST}"}`);
+    // materialCost + 99999999999999.999999, summed exactly: more than 20 significant digits past 10^14.
+    expect(Exact.from(cost![4]!).eq(Exact.from(cost![1]!).plus(LARGEST))).toBe(true);
   });
 
   it('a level set to the largest value and moved by a negative delta: every figure of the batch is exact', async () => {
