@@ -9,7 +9,7 @@ import { decimalParts } from './exact.ts';
 
 /** A value JSON.stringify writes as its text, verbatim (Node ≥ 21; the TypeScript lib does not declare it yet). */
 export interface RawJson { readonly rawJSON: string }
-const json = JSON as unknown as { rawJSON(text: string): RawJson; isRawJSON(value: unknown): value is RawJson };
+const json = JSON as unknown as { rawJSON(text: string): RawJson };
 
 /** A JSON number written as `text` (decimal text, e.g. "99999999999999.999999"): never through a double. */
 export function jsonNumber(text: string): RawJson {
@@ -23,11 +23,6 @@ export function jsonNumber(text: string): RawJson {
  */
 export function exactJsonNumber(text: string): number | RawJson {
   return text.length <= 15 ? Number(text) : json.rawJSON(text);
-}
-
-/** True for a value made by {@link jsonNumber}. */
-export function isJsonNumber(value: unknown): value is RawJson {
-  return json.isRawJSON(value);
 }
 
 /** The third argument JSON.parse gives a reviver (Node ≥ 21): the source text of a primitive value. */
@@ -66,7 +61,7 @@ function nextTowardZero(d: number): number {
   return bits.getFloat64(0);
 }
 
-/** |exact value of the double d| compared with |the decimal `source`|: 1 when the double is larger. */
+/** True when the exact value of the double `d` is larger in magnitude than the decimal `source`. */
 function doubleExceeds(d: number, source: string): boolean {
   const text = decimalParts(source);
   if (!text || text.digits === '') return d !== 0;
