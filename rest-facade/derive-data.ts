@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { num0 } from './schema-helpers.ts';
+import { decimalJson } from './schema-helpers.ts';
 
 /** Turns a GraphQL value into its REST form at one position of a `data` schema. */
 export type DataConverter = (value: unknown) => unknown;
@@ -22,15 +22,16 @@ interface Node {
 const UNSUPPORTED = ['allOf', 'oneOf', 'not', 'if', 'patternProperties', 'prefixItems'] as const;
 
 const same: DataConverter = (value) => value;
-const decimal: DataConverter = (value) => (typeof value === 'string' ? num0(value) : value);
+const decimal: DataConverter = (value) => (typeof value === 'string' ? decimalJson(value) : value);
 
 /**
  * Compiles, once at start-up, the converter from a GraphQL result to the REST `data` its schema
- * describes: a Decimal string at a number/integer position becomes a JSON number (exact rounding
- * half-up to 6 places first, then Number); an object keeps only its schema's properties, in
- * schema order, and omits an optional one whose value is missing or null where null is not
- * allowed; arrays map their items; a union converts with the member matching the value; anything
- * else (strings, booleans, literals, enums) passes through. `Type.Recursive` is followed; any
+ * describes: a Decimal string at a number/integer position becomes a JSON number written from its
+ * exact text, rounded half-up to 6 places (schema-helpers.ts decimalJson; the reply is written by
+ * JSON.stringify, rest-facade/plugin.ts); an object keeps only its schema's properties, in schema order, omits an
+ * optional one whose value is missing or null where null is not allowed, and refuses (an error, 500)
+ * a required one that is missing; arrays map their items; a union converts with the member
+ * matching the value; anything else (strings, booleans, literals, enums) passes through. `Type.Recursive` is followed; any
  * other `$ref` (Type.Ref) is refused: data schemas are self-contained.
  */
 export function compileDataConverter(schema: TSchema, name = 'data'): DataConverter {
@@ -75,6 +76,7 @@ function object(node: Node, recursive: ReadonlyMap<string, DataConverter>, path:
   const properties = Object.entries(node.properties ?? {}).map(([key, schema]) => ({
     key,
     convert: compile(schema, recursive, `${path}.${key}`),
+    required: required.has(key),
     // Omitted rather than written as null: the property is optional and null is not one of its values.
     omitNull: !required.has(key) && !allowsNull(schema),
   }));
@@ -82,10 +84,14 @@ function object(node: Node, recursive: ReadonlyMap<string, DataConverter>, path:
     if (value === null || typeof value !== 'object') return value;
     const source = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const { key, convert, omitNull } of properties) {
+    for (const { key, convert, required, omitNull } of properties) {
       const v = source[key];
-      // A missing required property stays missing: the response serializer reports it.
-      if (v === undefined || (v === null && omitNull)) continue;
+      if (v === undefined) {
+        // What fast-json-stringify used to refuse: an answer without a property its schema requires.
+        if (required) throw new Error(`${path}.${key} is required and missing from the answer`);
+        continue;
+      }
+      if (v === null && omitNull) continue;
       out[key] = v === null ? null : convert(v);
     }
     return out;

@@ -119,7 +119,10 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
         await yieldToLoop();
         const data = toRest(source(result.data as GraphQLData, input));
         await yieldToLoop();
-        return envelope(request.id, data, options.warningsFor?.(request));
+        // Written here by JSON.stringify, which writes the figures' exact text (derive-data.ts): the
+        // route's compiled serializer would write each through a double. `data` has its schema's shape.
+        reply.type('application/json; charset=utf-8');
+        return JSON.stringify(envelope(request.id, data, options.warningsFor?.(request)));
       },
     });
   }

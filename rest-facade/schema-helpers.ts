@@ -2,15 +2,18 @@ import { Type, type StringOptions, type TArray, type TSchema, type TString } fro
 import { parseDecimalInput, toDecimalString } from '../src/kernel/decimals.ts';
 import { DomainError, type FieldError } from '../src/kernel/domain-error.ts';
 import { LIST_LIMITS, STRING_LIMITS, type StringKind } from '../src/kernel/limits.ts';
+import { exactJsonNumber, type RawJson } from '../src/kernel/numbers/json-numbers.ts';
 import { LIST_ITEM } from '../src/http/requests/query-lists.ts';
 
 // Building blocks shared by the route schemas of every resource.
 
-/** A GraphQL Decimal (exact string) as a JSON number: rounded half-up to 6 places exactly, then Number. */
-export function num(value: string | null | undefined): number | null {
-  return value === null || value === undefined ? null : Number(toDecimalString(value));
+/**
+ * A GraphQL Decimal (exact string) as a JSON number: rounded half-up to 6 places exactly and written
+ * from that text, never through a double (99999999999999.999999 stays so; 2 is `2`, 1.50 is `1.5`).
+ */
+export function decimalJson(value: string): number | RawJson {
+  return exactJsonNumber(toDecimalString(value));
 }
-export const num0 = (value: string): number => num(value)!;
 
 /** A string of one kind of the limits table (src/kernel/limits.ts): its maxLength is that kind's maximum. */
 export const Str = (kind: StringKind, options: Omit<StringOptions, 'maxLength'> = {}) => Type.String({ ...options, maxLength: STRING_LIMITS[kind] });
@@ -107,8 +110,9 @@ export function scopeVariable(query: { locationIds?: readonly string[] }): strin
 }
 
 /**
- * A JSON number as a Decimal variable, checked here so a bad value is 400 naming the field rather
- * than a GraphQL coercion failure.
+ * A JSON number of the body as a Decimal variable, checked here so a bad value is 400 naming the
+ * field rather than a GraphQL coercion failure. A number a double does not hold arrives as its exact
+ * text (src/http/requests/validators.ts), any other as the double that is its value.
  */
 export function decimalVariable(value: unknown, field: string): string | null {
   if (value === null || value === undefined) return null;

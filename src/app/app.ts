@@ -117,10 +117,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerRequestTurns(app);
   const silent = app.log.child({}, { level: 'silent' });
   app.addHook('onRequest', async (request, reply) => {
-    if (warmUp.owns(request)) {
-      request.log = reply.log = silent;
-      warmUp.primeSerializer(request, reply);
-    }
+    if (warmUp.owns(request)) request.log = reply.log = silent;
     reply.header('X-Request-Id', request.id);
     if (shuttingDown && !request.url.startsWith('/healthz')) {
       reply.header('Retry-After', '5');

@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import type { JsonReviverContext } from '../kernel/numbers/json-numbers.ts';
 import type { DecimalString } from './types.ts';
 
 // JSON numbers are read from their source text, never through a binary float, so `0.1` stays
@@ -17,15 +18,12 @@ export class ExactNumber {
   }
 }
 
-interface ReviverContext {
-  source?: string;
-}
-
 /**
  * `JSON.parse` reviver (Node ≥ 21 passes the source text of primitives as a third argument)
- * that wraps every number in an {@link ExactNumber}.
+ * that wraps every number in an {@link ExactNumber}. The API reads and writes numbers the same
+ * way (src/kernel/numbers/json-numbers.ts).
  */
-export function exactNumberReviver(_key: string, value: unknown, context?: ReviverContext): unknown {
+export function exactNumberReviver(_key: string, value: unknown, context?: JsonReviverContext): unknown {
   if (typeof value === 'number') {
     return new ExactNumber(context?.source ?? String(value));
   }

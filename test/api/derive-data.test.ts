@@ -10,12 +10,23 @@ import { getSchema } from '../../schema/index.ts';
 import { NullableNumber, NullableString } from '../../rest-facade/schema-helpers.ts';
 
 const obj = (properties: Parameters<typeof Type.Object>[0]) => Type.Object(properties, { additionalProperties: false });
+/** The converter as a client sees it: its result written by JSON.stringify (as the facade does) and read back. */
+const written = (convert: (value: unknown) => unknown) => (value: unknown): unknown => JSON.parse(JSON.stringify(convert(value)));
 
 describe('REST data derived from the data schema', () => {
-  it('turns Decimal strings at number positions into numbers rounded half-up to 6 places, exactly', () => {
+  it('turns Decimal strings at number positions into JSON numbers written from the exact text, rounded half-up to 6 places', () => {
     const convert = compileDataConverter(obj({ a: Type.Number(), b: Type.Integer(), c: NullableNumber(), d: NullableNumber(), s: Type.String() }));
-    expect(convert({ a: '1.0000005', b: 3, c: '0.1234565', d: null, s: '2.5' })).toEqual({ a: 1.000001, b: 3, c: 0.123457, d: null, s: '2.5' });
-    expect(convert({ a: '12345678901234.5', b: '7', c: '-0', d: '100', s: 'x' })).toEqual({ a: 12345678901234.5, b: 7, c: 0, d: 100, s: 'x' });
+    expect(JSON.stringify(convert({ a: '1.0000005', b: 3, c: '0.1234565', d: null, s: '2.5' }))).toBe('{"a":1.000001,"b":3,"c":0.123457,"d":null,"s":"2.5"}');
+    expect(JSON.stringify(convert({ a: '12345678901234.5', b: '7', c: '-0', d: '100', s: 'x' }))).toBe('{"a":12345678901234.5,"b":7,"c":0,"d":100,"s":"x"}');
+    // Beyond what a double holds (20 significant digits): digit for digit, never through Number.
+    expect(JSON.stringify(convert({ a: '99999999999999.999999', b: 0, c: '-99999999999999.9999995', d: '0.0000005', s: '' })))
+      .toBe('{"a":99999999999999.999999,"b":0,"c":-100000000000000,"d":0.000001,"s":""}');
+  });
+
+  it('refuses an answer that lacks a required property (the serializer did before answers were written by JSON.stringify)', () => {
+    const convert = compileDataConverter(obj({ a: Type.Number(), b: Type.Optional(Type.Number()) }));
+    expect(() => convert({ b: '1' })).toThrow(/data\.a is required/);
+    expect(JSON.stringify(convert({ a: '1' }))).toBe('{"a":1}');
   });
 
   it('keeps only the properties the schema lists, in schema order', () => {
@@ -25,20 +36,20 @@ describe('REST data derived from the data schema', () => {
   });
 
   it('omits an optional property whose value is null or missing; keeps null where the schema allows it', () => {
-    const convert = compileDataConverter(obj({
+    const convert = written(compileDataConverter(obj({
       name: Type.Optional(Type.String()), note: NullableString(), maybe: Type.Optional(NullableString()), n: Type.Optional(Type.Number()),
-    }));
+    })));
     expect(convert({ name: null, note: null, maybe: null })).toEqual({ note: null, maybe: null });
     expect(convert({ name: 'x', note: 'y', n: '1.5' })).toEqual({ name: 'x', note: 'y', n: 1.5 });
     expect('name' in (convert({ note: null }) as object)).toBe(false);
   });
 
   it('maps arrays, converts nullable object unions and passes literal unions through', () => {
-    const convert = compileDataConverter(obj({
+    const convert = written(compileDataConverter(obj({
       rows: Type.Array(obj({ q: Type.Number(), kind: Type.Union([Type.Literal('a'), Type.Literal('b')]) })),
       node: Type.Union([obj({ cost: Type.Number() }), Type.Null()]),
       total: Type.Union([Type.Number(), Type.Null()]),
-    }));
+    })));
     expect(convert({ rows: [{ q: '2.25', kind: 'a', x: 1 }], node: { cost: '3', y: 2 }, total: '4.5' }))
       .toEqual({ rows: [{ q: 2.25, kind: 'a' }], node: { cost: 3 }, total: 4.5 });
     expect(convert({ rows: [], node: null, total: null })).toEqual({ rows: [], node: null, total: null });
@@ -46,7 +57,7 @@ describe('REST data derived from the data schema', () => {
 
   it('follows Type.Recursive to any depth', () => {
     const Tree = Type.Recursive((Self) => obj({ q: Type.Number(), children: Type.Array(Self) }), { $id: 'ProbeTree' });
-    const convert = compileDataConverter(obj({ tree: Tree }));
+    const convert = written(compileDataConverter(obj({ tree: Tree })));
     expect(convert({ tree: { q: '1', children: [{ q: '2', children: [{ q: '3', children: [], x: 0 }] }] } }))
       .toEqual({ tree: { q: 1, children: [{ q: 2, children: [{ q: 3, children: [] }] }] } });
   });
@@ -91,7 +102,7 @@ describe('a REST response field is declared once: adding a Pothos field + select
       type: 'object', additionalProperties: false, description: 'A material.', required: ['id', 'cost', 'tags'],
       properties: { id: { type: 'string' }, cost: { type: 'number', description: 'Unit cost.' }, tags: { type: 'array', items: { type: 'string' } } },
     });
-    expect(compileDataConverter(data as never)(row)).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'] });
+    expect(written(compileDataConverter(data as never))(row)).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'] });
   });
 
   it('one Pothos field and one selection: the field is in data\'s schema and in the response; no other declaration', () => {
@@ -103,7 +114,7 @@ describe('a REST response field is declared once: adding a Pothos field + select
     expect(Object.keys(data.properties)).toEqual(['id', 'cost', 'tags', 'note']);
     expect(data.properties.note).toEqual({ type: ['string', 'null'], description: 'A free note.' });
     expect(data.required).toEqual(['id', 'cost', 'tags', 'note']);
-    expect(compileDataConverter(data as never)({ ...row, note: 'kiln-dried' })).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'], note: 'kiln-dried' });
+    expect(written(compileDataConverter(data as never))({ ...row, note: 'kiln-dried' })).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'], note: 'kiln-dried' });
   });
 
   it('REST-only facts are small overrides keyed by the REST path: a title, a bound, an optional field, a toData addition', () => {
@@ -115,7 +126,7 @@ describe('a REST response field is declared once: adding a Pothos field + select
     expect(data.properties.cost.minimum).toBe(0);
     expect(data.properties.note).toEqual({ type: 'string', description: 'A free note.' });
     expect(data.required).toEqual(['id', 'cost', 'tags']);
-    expect(compileDataConverter(data as never)(row)).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'] });
+    expect(written(compileDataConverter(data as never))(row)).toEqual({ id: 'm1', cost: 1.250001, tags: ['oak'] });
     expect(() => deriveDataSchema(tinySchema(true), parse('query { material { id } }'), { overrides: { nope: { minimum: 0 } } })).toThrow(/nope/);
   });
 

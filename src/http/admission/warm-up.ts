@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, RouteOptions } from 'fastify';
 import { KEY_PREFIX, type AuthenticatedKey } from '../../modules/auth/keys.ts';
 import { TokenBucketLimiter, type RateLimiter } from '../limits/rate-limiter.ts';
 
@@ -9,9 +9,7 @@ import { TokenBucketLimiter, type RateLimiter } from '../limits/rate-limiter.ts'
 // not pay for the process's first run of the request path — V8 compiling the hooks, the key lookup,
 // the facade, the stored operation's resolvers, the validators and serializers, and the first
 // statements on a database connection (docs/performance.md, "First read ÷ warm p50").
-// An empty shop's answers leave most of the response serializer unrun, and the serializer compiles
-// the validator of each `anyOf` (nullable objects, enums) on its first use: ~100 ms for a work
-// order's answer. So each run also serializes an answer made up from the route's 200 schema.
+// (Answers are written by JSON.stringify, rest-facade/plugin.ts: no response serializer to compile.)
 //
 // It reads no shop's data and writes nothing. Its requests carry a key made up for this process
 // (accepted only while the warm-up runs, i.e. before the server listens): the key lookup runs its
@@ -38,11 +36,6 @@ export interface WarmUp {
   readonly standIn: AuthenticatedKey;
   /** The warm-up's own rate-limit bucket: it spends no client's tokens (nor Redis's, nor a cluster primary's). */
   readonly limiter: RateLimiter;
-  /**
-   * On a warm-up request (`owns`), before anything else: serializes an answer made up from the route's
-   * 200 schema with the route's own serializer (the answer is dropped). Never throws.
-   */
-  primeSerializer(request: FastifyRequest, reply: FastifyReply): void;
   /** Collects the routes to run: GET routes of `prefix`, not hidden from the API reference. Register before the routes. */
   collectRoutes(app: FastifyInstance, prefix: string): void;
   /**
@@ -53,47 +46,6 @@ export interface WarmUp {
 }
 
 export interface WarmUpRequest { method: 'GET' | 'POST'; url: string; body?: unknown }
-
-type Json = Record<string, any>;
-
-/** Arrays deeper than this are empty in a made-up answer (a recursive schema ends there). */
-const MAX_SAMPLE_DEPTH = 12;
-
-/**
- * A value of `schema` that goes down every property: objects with all their properties, arrays of
- * one item, a union's first non-null member (`pick: 'last'`: its last member, which makes the
- * serializer try, and compile, every member before it), literals' values, a date-time for `format:
- * date-time`. `$ref`s resolve to an enclosing `$id` (a recursive schema) or to a shared schema.
- */
-export function sampleOf(schema: Json | undefined, shared: (id: string) => Json | undefined, pick: 'first' | 'last' = 'first', ids = new Map<string, Json>(), depth = 0): unknown {
-  const inner = (value: Json | undefined, next = depth + 1) => sampleOf(value, shared, pick, ids, next);
-  if (!schema || typeof schema !== 'object') return null;
-  if (typeof schema.$id === 'string') ids = new Map(ids).set(schema.$id, schema);
-  if (typeof schema.$ref === 'string') {
-    const target = ids.get(schema.$ref) ?? shared(schema.$ref.replace(/#$/, ''));
-    return depth > MAX_SAMPLE_DEPTH ? null : inner(target);
-  }
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum)) return pick === 'first' ? schema.enum[0] : schema.enum.at(-1);
-  const members = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (members) return inner(pick === 'first' ? (members.find((m) => m.type !== 'null') ?? members[0]) : members.at(-1), depth);
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'object':
-      return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([key, value]) => [key, inner(value)]));
-    case 'array':
-      return depth > MAX_SAMPLE_DEPTH ? [] : [inner(schema.items as Json)];
-    case 'string':
-      return schema.format === 'date-time' ? new Date(0).toISOString() : schema.format === 'date' ? '1970-01-01' : PLACEHOLDER;
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 0;
-    case 'boolean':
-      return false;
-    default:
-      return null;
-  }
-}
 
 interface ParamSchema { const?: unknown; enum?: unknown[]; anyOf?: ParamSchema[]; default?: unknown; items?: ParamSchema; properties?: Record<string, ParamSchema>; required?: string[] }
 
@@ -131,23 +83,6 @@ export function createWarmUp(): WarmUp {
   };
   return {
     owns,
-    primeSerializer(request, reply) {
-      try {
-        const schema = (request.routeOptions.schema?.response as Record<string, Json> | undefined)?.['200'];
-        const serialize = reply.getSerializationFunction('200');
-        if (!schema || !serialize) return;
-        const shared = (id: string) => request.server.getSchema(id) as Json | undefined;
-        for (const pick of ['first', 'last'] as const) {
-          try {
-            serialize(sampleOf(schema, shared, pick) as Json);
-          } catch {
-            // A made-up answer the serializer refuses still compiled what it went through.
-          }
-        }
-      } catch {
-        // Nothing to prime: the warm-up goes on.
-      }
-    },
     standIn,
     limiter,
     collectRoutes(app, prefix) {

@@ -159,8 +159,9 @@ export function registerIdempotency(app: FastifyInstance, deps: { orm: Orm; hold
         if (pastDeadline(request)) return reply;
         if (reply.sent || value === undefined) return value;
         if (!claimed.tx) return value; // wrote nothing through a shop context: onSend stores the answer
-        // Serialised here, with the route's response schema, so the bytes stored are the bytes sent.
-        const body = reply.serialize(value) as string;
+        // The bytes stored are the bytes sent: the answer as the handler wrote it (the REST facade
+        // writes its JSON itself), else serialised here with the route's response schema.
+        const body = typeof value === 'string' ? value : reply.serialize(value) as string;
         const headers = { 'content-type': JSON_TYPE, ...replayedHeaders(reply) };
         const response: StoredResponse = { status: reply.statusCode, headers, body };
         if (!(await store.recordInTransaction(claimed.tx, claimed.claim, response))) {

@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchema, FastifySchemaValidationError } from 'fastify';
 import { unstorableText } from '../../kernel/limits.ts';
+import { restoreExactNumbers } from '../../kernel/numbers/json-numbers.ts';
 import { listParameters, listValidationSchema, splitListParameters } from './query-lists.ts';
 
 interface StringProblem { instancePath: string; message: string }
@@ -92,6 +93,20 @@ function refusingUnstorable(validate: Validate): Validate {
   return wrapped;
 }
 
+/**
+ * A body its schema accepted gets back the exact text of the numbers a double did not hold
+ * (src/http/requests/json-body.ts): the decimal readers after validation take them digit for digit.
+ */
+function restoringExactNumbers(validate: Validate): Validate {
+  const wrapped: Validate = (data: unknown) => {
+    const ok = validate(data);
+    wrapped.errors = validate.errors ?? null;
+    if (ok) restoreExactNumbers(data);
+    return ok;
+  };
+  return wrapped;
+}
+
 /** Splits the values of the query's list parameters before `validate` runs; malformed quoting is refused naming the parameter. */
 function splittingLists(names: readonly string[], validate: Validate): Validate {
   if (names.length === 0) return validate;
@@ -115,6 +130,8 @@ function splittingLists(names: readonly string[], validate: Validate): Validate 
  * their values are coerced ("2" → 2, "true" → true, a single value → a one-item array), and the
  * values of a list parameter are split at commas (src/http/requests/query-lists.ts). JSON
  * bodies are not: `"5"` where a number is expected is a 400 naming the field, never a silent cast.
+ * A body number a double does not hold is judged as the double next to it towards zero, then becomes
+ * its exact text (restoringExactNumbers).
  */
 export function registerValidators(app: FastifyInstance, sharedSchemas: object[]): void {
   // verbose: errors carry their schema, so a message can state a whole range (src/http/errors/error-handler.ts).
@@ -132,7 +149,8 @@ export function registerValidators(app: FastifyInstance, sharedSchemas: object[]
   const compile = ({ schema, httpPart, url }: { schema: FastifySchema; httpPart?: string; url?: string }): Validate => {
     const ajv = httpPart === 'body' ? exact : coercing;
     // /graphql checks its arguments itself (schema/input-limits.ts), naming the argument rather than the variable.
-    if (url === '/graphql') return ajv.compile(schema as object) as Validate;
+    if (url === '/graphql') return httpPart === 'body' ? restoringExactNumbers(ajv.compile(schema as object) as Validate) : ajv.compile(schema as object) as Validate;
+    if (httpPart === 'body') return restoringExactNumbers(refusingUnstorable(ajv.compile(schema as object) as Validate));
     if (httpPart !== 'querystring') return refusingUnstorable(ajv.compile(schema as object) as Validate);
     // List parameters: repeated and comma-separated values alike, each item checked (src/http/requests/query-lists.ts).
     return splittingLists(listParameters(schema), refusingUnstorable(ajv.compile(listValidationSchema(schema as Record<string, unknown>)) as Validate));
