@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import { billsUsingAny } from './material-parents.ts';
-import type { StorefrontStockMode } from './recipe-vocabulary.ts';
+import type { BillOwnerType, StorefrontStockMode } from './recipe-vocabulary.ts';
 import { recipesSql } from './tables.ts';
 
 // The only code that reads and writes `storefront_recomputes`: the markers of finished goods whose
@@ -17,7 +17,7 @@ export interface StorefrontChange {
 }
 
 /** What a save of a bill changes: a BOM's own level, or (an assembly bill) the `sellable` levels of the BOMs using it. */
-export function storefrontChangeOf(key: { ownerType: 'bom' | 'sub_assembly'; ownerId: string }): StorefrontChange {
+export function storefrontChangeOf(key: { ownerType: BillOwnerType; ownerId: string }): StorefrontChange {
   return key.ownerType === 'bom' ? { bomIds: [key.ownerId] } : { items: [key.ownerId] };
 }
 
