@@ -17,8 +17,11 @@ export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   'material-plan': 13,
   // +1 each (8 → 9, 27 → 28): a write records its events in the transaction — the shop's event
   // sequence, the events and their webhook deliveries in one statement before the commit (docs/events.md).
-  'inventory-patch': 9,
+  // +1 (9 → 10): a stock move marks the finished goods whose storefront level follows it (docs/shopify.md,
+  // "Storefront stock"): one upsert whatever the recipe tree, a no-op row scan when no BOM of the shop sets its level.
+  'inventory-patch': 10,
   // +1 (28 → 29): a production run consumes its share of the work order's manual material lines
   // (docs/work-orders.md), so the start reads them; one statement whatever the number of lines.
-  'build-run': 29,
+  // +1 (29 → 30): the storefront marker upsert of the run's stock move, as for inventory-patch.
+  'build-run': 30,
 };
