@@ -192,7 +192,8 @@ const BOM = obj({
   name: text('name'),
   status: oneOf(BOM_STATUSES),
   variantId: opt(numericId()),
-  storefrontStock: { ...oneOf(STOREFRONT_STOCK_MODES), optional: true, default: 'manual' },
+  // Absent means manual; written back only when given (an export gives it only when not manual).
+  storefrontStock: { ...oneOf(STOREFRONT_STOCK_MODES), optional: true, omitWhenNull: true },
   archivedAt: ARCHIVED_AT,
   ...RECIPE_FIELDS,
 });

@@ -78,4 +78,17 @@ describe(`storefront stock on the local store on ${databaseLabel}`, () => {
     await drain();
     expect(await localLevel('101')).toBe('0');
   });
+  it('bounded statements: a component\'s stock move costs the same statements whether a BOM above it is manual or sellable (one marker upsert)', async () => {
+    const patch = async () => {
+      const res = await t.request({ method: 'PATCH', url: '/api/v1/raw-materials/VMAT-VAR-0001/inventory', key, headers: { 'content-type': 'application/json' },
+        payload: { updates: [{ locationId: '101', delta: 1 }] } });
+      expect(res.statusCode).toBe(200);
+      return Number(res.headers['x-query-count']);
+    };
+    const manual = await patch();
+    const { failure } = only(await gql(`mutation { updateBom(bomId: "BOM-1001", input: { storefrontStock: sellable }) { bomSave { billVersion } ${USER_ERRORS} } }`));
+    expect(failure).toBeNull();
+    expect(await patch()).toBe(manual);
+    expect(await pendingStorefrontRecomputes(t.orm.em.fork(), shop), 'the sellable BOM above the wick is marked').toBe(1);
+  });
 });

@@ -51,7 +51,9 @@ export async function enqueueStorefrontRecomputes(em: Em, shopId: string, change
         ] : []),
         ...(bomIds.length > 0 ? [eb('b.bom_id', 'in', bomIds)] : []),
         ...(change.all ? [sql<boolean>`true`] : []),
-      ])))
+      ]))
+      // Rows are locked in variant order, so two writers marking the same finished goods never deadlock.
+      .orderBy('variant_id'))
     .onConflict((oc) => oc.columns(['shop_id', 'variant_id']).doUpdateSet({
       generation: sql<number>`storefront_recomputes.generation + 1`,
       // A marker already pending keeps its due time (a lease or a backoff); a settled one is due now.
