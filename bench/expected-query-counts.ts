@@ -20,14 +20,17 @@ export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   'material-plan': 9,
   // +1 each (8 → 9, 27 → 28): a write records its events in the transaction — the shop's event
   // sequence, the events and their webhook deliveries in one statement before the commit (docs/events.md).
-  'inventory-patch': 9,
+  // +1 (9 → 10): a stock move marks the finished goods whose storefront level follows it (docs/shopify.md,
+  // "Storefront stock"): one upsert whatever the recipe tree, a no-op row scan when no BOM of the shop sets its level.
+  'inventory-patch': 10,
   // +1 (28 → 29): a production run consumes its share of the work order's manual material lines
   // (docs/work-orders.md), so the start reads them; one statement whatever the number of lines.
   // 29 → 17: the parts a start needs in one statement, picks only for a replay, the shop's
   // settings read with the work order's lock, and the run, its items and picks and the work
-  // order's new token written in one statement and not read back. What is left: API key, begin,
-  // lock + settings, parts, recipe forest, assembly shelves (locked), residuals (create, lock),
-  // levels (virtual, platform, pending pushes), residual, level and history writes, the run, the
-  // events, commit.
-  'build-run': 17,
+  // order's new token written in one statement and not read back; then +1 (17 → 18): the
+  // storefront marker upsert of the run's stock move, as for inventory-patch. What is left: API
+  // key, begin, lock + settings, parts, recipe forest, assembly shelves (locked), residuals
+  // (create, lock), levels (virtual, platform, pending pushes), residual, level and history
+  // writes, storefront marker, the run, the events, commit.
+  'build-run': 18,
 };

@@ -25,6 +25,7 @@ import { Migration20261204120000 } from './Migration20261204120000.ts';
 import { Migration20261204150000 } from './Migration20261204150000.ts';
 import { Migration20261204170000 } from './Migration20261204170000.ts';
 import { Migration20261204180000 } from './Migration20261204180000.ts';
+import { Migration20261205090000 } from './Migration20261205090000.ts';
 import { Migration20261205190000 } from './Migration20261205190000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
@@ -56,5 +57,6 @@ export const migrationsList = [
   { name: 'Migration20261204150000', class: Migration20261204150000 },
   { name: 'Migration20261204170000', class: Migration20261204170000 },
   { name: 'Migration20261204180000', class: Migration20261204180000 },
+  { name: 'Migration20261205090000', class: Migration20261205090000 },
   { name: 'Migration20261205190000', class: Migration20261205190000 },
 ];

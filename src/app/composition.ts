@@ -5,6 +5,7 @@ import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
 import { mirrorPlatformMaterials, platformMaterialIds } from '../modules/materials/platform-mirror.ts';
 import { executeOrderChange, relocateOrder, reserveSyncedOrders } from '../modules/orders/order-execution.service.ts';
 import { refreshCostRollup } from '../modules/boms/cost-rollup.repository.ts';
+import { enqueueStorefrontRecomputes } from '../modules/boms/for-stock.ts';
 import { eraseShopData } from '../dataset/erase.ts';
 import { recordPlatformLevelEvents } from '../modules/stock/platform-level-events.ts';
 import type { PlatformGatewayFactory, PlatformOpenOrder } from '../kernel/platform-port/gateway.ts';
@@ -99,6 +100,9 @@ export function webhookFollowers(config: Config, adapter?: PlatformGatewayFactor
       // Events for the levels of platform-linked materials only: the shop's other variants (what it sells) are not bomcore's stock.
       const materials = await platformMaterialIds(em, shopId, changes.map((c) => c.variantId));
       await recordPlatformLevelEvents(em, shopId, changes.filter((c) => materials.has(c.variantId)));
+      // A component the platform moved (a receipt, a count) moves the storefront level of the finished goods made of it. A
+      // finished good's own level moving (an order, bomcore's own set) is not a trigger: its order's reservation is.
+      await enqueueStorefrontRecomputes(em, shopId, { items: [...materials] });
     },
     async shopRedacted(em, shopId) {
       // Shopify's shop/redact, 48 hours after an uninstall: the store's data is gone already; bomcore's own follows the operator's choice.

@@ -9,7 +9,7 @@ import { primaryCounters } from '../http/limits/cluster-counters.ts';
 import { startBillVersionFiller } from '../modules/boms/bill-version-filler.ts';
 import { startOutboxDrainer } from '../modules/stock/outbox-drainer.ts';
 import { startWebhookDispatcher } from '../modules/events/webhook-dispatcher.ts';
-import { platformAdapter, webhookFollowers } from '../app/composition.ts';
+import { contextDeps, platformAdapter, webhookFollowers } from '../app/composition.ts';
 import { startWebhookApplier } from '../platform/shopify/webhooks/apply.ts';
 import { startReconciler, webhookApiFor } from './shop-link.ts';
 import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
@@ -54,9 +54,11 @@ function trackInFlight(server: Server): { count: () => number; drain: () => void
 function startBackgroundPasses(orm: Orm, config: Config, log: FastifyBaseLogger): { stop(): Promise<void> } {
   // Pushes platform-linked stock moves from the outbox to the platform, in the background: to Shopify
   // for a shop connected to a store, else to the local platform store (the demo, a loaded dataset).
+  // The same passes set the storefront levels of finished goods whose BOMs ask for it (docs/shopify.md).
+  const platform = platformAdapter(config);
   const drainer = startOutboxDrainer({
     orm, intervalMs: config.outboxDrainIntervalMs, batchSize: config.outboxDrainBatchSize, logger: log.child({ component: 'outbox' }),
-    platform: platformAdapter(config),
+    platform, storefront: contextDeps(orm, config, platform),
   });
   // Delivers events to the shops' webhook endpoints (signed, retried, in order per resource).
   const webhooks = startWebhookDispatcher({ orm, config, logger: log.child({ component: 'webhooks' }) });

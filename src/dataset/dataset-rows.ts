@@ -32,7 +32,7 @@ export const TABLE_COLUMNS = {
   material_levels: ['variant_id', 'location_id', 'available'],
   cost_factors: ['cost_factor_id', 'name', 'kind', 'unit', 'unit_cost', 'archived_at'],
   assembly_bills: ['assembly_id', 'name', 'only_consume_preassembled', 'archived_at'],
-  boms: ['bom_id', 'name', 'status', 'variant_id', 'archived_at'],
+  boms: ['bom_id', 'name', 'status', 'variant_id', 'archived_at', 'storefront_stock'],
   recipe_lines: ['owner_type', 'owner_id', 'line_type', 'position', 'node_id', 'quantity', 'waste_percentage'],
   location_rules: ['owner_type', 'owner_id', 'location_id'],
   location_rule_overrides: ['owner_type', 'owner_id', 'location_id', 'position', 'action', 'node_id', 'replacement_node_id', 'quantity', 'waste_percentage'],
@@ -153,7 +153,7 @@ const SECTION_ROWS: { [S in SectionName]: (emit: Emit, ctx: RowContext, element:
     recipeRows(emit, shopId, ['sub_assembly', a.assemblyId], a);
   },
   boms: (emit, { shopId }, b: DatasetBom) => {
-    emit('boms', [shopId, b.bomId, b.name, b.status, b.variantId, b.archivedAt ?? null]);
+    emit('boms', [shopId, b.bomId, b.name, b.status, b.variantId, b.archivedAt ?? null, b.storefrontStock ?? 'manual']);
     recipeRows(emit, shopId, ['bom', b.bomId], b);
   },
   locationRules: (emit, { shopId }, r: DatasetLocationRule) => {

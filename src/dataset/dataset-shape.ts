@@ -4,7 +4,7 @@ import type {
 } from './shape.ts';
 import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, COST_FACTOR_KINDS,
-  DEFAULT_SHOP_PLAN, QC_DECISIONS, RESIDUAL_KINDS, SHOP_PLANS, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
+  DEFAULT_SHOP_PLAN, QC_DECISIONS, RESIDUAL_KINDS, SHOP_PLANS, STOREFRONT_STOCK_MODES, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './types.ts';
 import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../kernel/limits.ts';
 
@@ -192,6 +192,8 @@ const BOM = obj({
   name: text('name'),
   status: oneOf(BOM_STATUSES),
   variantId: opt(numericId()),
+  // Absent means manual; written back only when given (an export gives it only when not manual).
+  storefrontStock: { ...oneOf(STOREFRONT_STOCK_MODES), optional: true, omitWhenNull: true },
   archivedAt: ARCHIVED_AT,
   ...RECIPE_FIELDS,
 });

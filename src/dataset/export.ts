@@ -170,7 +170,11 @@ async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress):
       })),
     costFactors: costFactors.map((c) => ({ costFactorId: c.cost_factor_id, name: c.name, kind: c.kind, unit: c.unit, unitCost: dec(c.unit_cost), ...archived(c) })),
     assemblyBills: assemblies.map((a) => ({ assemblyId: a.assembly_id, name: a.name, onlyConsumePreassembled: a.only_consume_preassembled, ...archived(a), ...recipe('sub_assembly', a.assembly_id) })),
-    boms: boms.map((b) => ({ bomId: b.bom_id, name: b.name, status: b.status, variantId: b.variant_id, ...archived(b), ...recipe('bom', b.bom_id) })),
+    boms: boms.map((b) => ({
+      bomId: b.bom_id, name: b.name, status: b.status, variantId: b.variant_id,
+      // Written only when it is not the default (manual).
+      ...(b.storefront_stock === 'manual' ? {} : { storefrontStock: b.storefront_stock }), ...archived(b), ...recipe('bom', b.bom_id),
+    })),
     locationRules: rules.map((r) => ({
       ownerType: r.owner_type, ownerId: r.owner_id, locationId: r.location_id,
       overrides: (overridesByRule.get(`${r.owner_type}|${r.owner_id}|${r.location_id}`) ?? []).map(override),

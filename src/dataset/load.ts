@@ -1,4 +1,5 @@
 import { datasetTables } from '../modules/entities.ts';
+import { enqueueStorefrontRecomputes } from '../modules/boms/for-stock.ts';
 import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
 import { recipeCatalogSources } from '../modules/materials/for-recipes.ts';
@@ -70,6 +71,8 @@ export async function loadDataset(
       changed.add(table);
     }
     await rebuildShopCostRollup(em, shopId, recipeCatalogSources);
+    // Finished goods whose BOMs set their storefront level: their levels follow the loaded shelves on the next drain.
+    await enqueueStorefrontRecomputes(em, shopId, { all: true });
   });
   report.analyzed = [...changed];
   const started = Date.now();

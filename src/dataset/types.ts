@@ -17,8 +17,8 @@ export const DATASET_FORMAT_VERSION = 1;
 
 // Vocabularies have one home each; the dataset format uses them as they are.
 export {
-  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS,
-  type BillOwnerType, type BillVersionState, type BomStatus, type CostFactorKind, type LocationRuleAction,
+  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS, STOREFRONT_STOCK_MODES,
+  type BillOwnerType, type BillVersionState, type BomStatus, type CostFactorKind, type LocationRuleAction, type StorefrontStockMode,
 } from '../modules/boms/recipe-vocabulary.ts';
 export { DEFAULT_SHOP_PLAN, SHOP_PLANS, type ShopPlan } from '../modules/shops/shop-vocabulary.ts';
 export { RESERVATION_KINDS, RESIDUAL_KINDS, type ReservationKind, type ResidualKind } from '../modules/stock/stock-vocabulary.ts';
@@ -27,7 +27,7 @@ export {
   WORK_ORDER_STATUSES, type BuildRunStatus, type BuildRunType, type QcDecision, type ReworkItemStatus, type WorkOrderPriority,
   type WorkOrderSourceType, type WorkOrderStatus,
 } from '../modules/work-orders/work-order-vocabulary.ts';
-import type { BillOwnerType, BillVersionState, BomStatus, CostFactorKind } from '../modules/boms/recipe-vocabulary.ts';
+import type { BillOwnerType, BillVersionState, BomStatus, CostFactorKind, StorefrontStockMode } from '../modules/boms/recipe-vocabulary.ts';
 import type { ResidualKind } from '../modules/stock/stock-vocabulary.ts';
 import type { ShopPlan } from '../modules/shops/shop-vocabulary.ts';
 import type {
@@ -216,6 +216,8 @@ export interface DatasetBom extends DatasetRecipe {
   status: BomStatus;
   /** The finished good's platform variant; null = not platform-linked. */
   variantId: string | null;
+  /** Whether and how bomcore sets the finished good's storefront level; absent = manual. */
+  storefrontStock?: StorefrontStockMode;
   /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
   archivedAt?: string | null;
 }

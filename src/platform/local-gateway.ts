@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Em } from '../db/orm.ts';
 import { runSql, runSqlWrite } from '../db/typed-sql.ts';
+import { exact } from '../kernel/numbers/index.ts';
 import { platformStoreSql } from './tables.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
 import type {
-  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLevelSetOutcome, PlatformLevelSetRequest, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from '../kernel/platform-port/gateway.ts';
 
 /** Adjustments per statement: 4 bind parameters each, under PostgreSQL's 65,535. */
@@ -81,6 +82,16 @@ export class LocalPlatformGateway implements PlatformGateway {
     return rows.map((r) => ({ orderId: r.orderId, namespace: r.namespace, key: r.key, value: r.value, updatedAt: r.updatedAt }));
   }
 
+  /** The local store is the platform: its levels are set by compare-and-set (setLocalLevels). */
+  setLevels(request: PlatformLevelSetRequest): Promise<PlatformLevelSetOutcome> {
+    return setLocalLevels(this.#em, this.#shopId, request);
+  }
+
+  /** The local store is the platform: its levels are the platform's. */
+  refreshLevels(variantIds: readonly string[], locationIds: readonly string[]): Promise<PlatformLevelInfo[]> {
+    return this.getLevels(variantIds, locationIds);
+  }
+
   /**
    * Records the push ids in `platform_applied_pushes` (`on conflict do nothing returning`) and adds
    * the deltas of only the newly recorded ones to `platform_levels` (a missing level starts at 0),
@@ -117,6 +128,33 @@ export class LocalPlatformGateway implements PlatformGateway {
     // Each level moved by exactly its pushes' deltas: nothing to report.
     return [];
   }
+}
+
+/**
+ * Sets levels of the local store by compare-and-set, all or none, in one transaction: the levels are
+ * locked, each compared exactly with its `changeFromQuantity` (a level the store does not hold is
+ * never set: the variant is not stocked there), then written. Two statements.
+ */
+export async function setLocalLevels(em: Em, shopId: string, request: PlatformLevelSetRequest): Promise<PlatformLevelSetOutcome> {
+  if (request.sets.length === 0) return { status: 'set' };
+  return em.transactional(async (tx) => {
+    const held = await runSql(tx as Em, platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'location_id', 'available'])
+      .where('shop_id', '=', shopId).where('variant_id', 'in', [...new Set(request.sets.map((s) => s.variantId))])
+      .where('location_id', 'in', [...new Set(request.sets.map((s) => s.locationId))])
+      .orderBy('variant_id').orderBy('location_id').forUpdate());
+    const level = new Map(held.map((r) => [`${r.variant_id}|${r.location_id}`, exact(r.available)]));
+    const stale = request.sets.some((s) => {
+      const now = level.get(`${s.variantId}|${s.locationId}`);
+      return now === undefined || !now.eq(exact(s.changeFromQuantity));
+    });
+    if (stale) return { status: 'stale' as const };
+    const input = sql<{ variant_id: string; location_id: string; quantity: string }>`(values ${sql.join(request.sets.map((s) =>
+      sql`(${s.variantId}::text, ${s.locationId}::text, ${s.quantity}::numeric)`))})`;
+    await runSqlWrite(tx as Em, platformStoreSql.with('input(variant_id, location_id, quantity)', () => input)
+      .updateTable('platform_levels as l').from('input as i').set((eb) => ({ available: eb.ref('i.quantity') }))
+      .where('l.shop_id', '=', shopId).whereRef('l.variant_id', '=', 'i.variant_id').whereRef('l.location_id', '=', 'i.location_id'));
+    return { status: 'set' as const };
+  });
 }
 
 /** The local platform store as the adapter of each shop (the default of the app, the CLI and the outbox drainer). */

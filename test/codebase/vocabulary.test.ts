@@ -54,6 +54,7 @@ const ENUMS: Record<string, readonly string[]> = {
   StockedLineType: recipes.STOCKED_LINE_TYPES,
   BillVersionState: recipes.BILL_VERSION_STATES,
   LimitingComponentOrigin: recipes.LIMITING_COMPONENT_ORIGINS,
+  StorefrontStock: recipes.STOREFRONT_STOCK_MODES,
   // materials and stock
   RawMaterialOrigin: materials.MATERIAL_ORIGINS,
   RawMaterialOriginFilter: materials.MATERIAL_ORIGIN_FILTERS,

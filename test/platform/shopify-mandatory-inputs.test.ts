@@ -55,7 +55,10 @@ describe('mandatory input fields of the Admin API (read from the published 2026-
       .map(([name, text]) => [name, reachableMandatory(text)] as const)
       .filter(([, fields]) => fields.length > 0));
     // A new operation that reaches one fails here until its test proves Shopify's emulator accepts what bomcore sends.
-    expect(reaching).toEqual({ 'inventory-adjust': ['InventoryChangeInput.changeFromQuantity'] });
+    expect(reaching).toEqual({
+      'inventory-adjust': ['InventoryChangeInput.changeFromQuantity'],
+      'inventory-set': ['InventoryQuantityInput.changeFromQuantity'],
+    });
   });
 });
 
@@ -98,5 +101,37 @@ describe('the emulator holds every call to them, as Shopify does', () => {
     expect(store.available('44001', '101')).toBe(before - 2);
     expect((await adjust({ changeFromQuantity: before - 2 })).data?.inventoryAdjustQuantities.userErrors).toEqual([]);
     expect(store.available('44001', '101')).toBe(before - 4);
+  });
+  /** bomcore's own InventorySet operation (storefront stock), sent with this quantity and key (null: no @idempotent directive). */
+  const set = async (quantity: Record<string, unknown>, key: string | null = randomBytes(6).toString('hex')) => {
+    const query = key === null ? requestOperation('inventory-set').replace(' @idempotent(key: $key)', '').replace(', $key: String!', '') : requestOperation('inventory-set');
+    const res = await fetch(`${emu.url}/admin/api/2026-10/graphql.json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
+      body: JSON.stringify({ query, variables: { ...(key === null ? {} : { key }), input: { name: 'available', reason: 'correction', referenceDocumentUri: 'bomcore://boms/BOM-1001/storefront-stock',
+        quantities: [{ inventoryItemId: itemGid, locationId: 'gid://shopify/Location/101', quantity: 7, ...quantity }] } } }),
+    });
+    return (await res.json()) as { data?: { inventorySetQuantities: { userErrors: { code: string }[] } }; errors?: { message: string }[] };
+  };
+
+  it('inventorySetQuantities: a quantity without changeFromQuantity, or a call without @idempotent, is refused and sets nothing', async () => {
+    const before = store.available('44001', '101')!;
+    const missing = await set({});
+    expect(missing.errors?.[0]?.message).toMatch(/^InventoryQuantityInput\.changeFromQuantity must be given at inventorySetQuantities\.input\.quantities\[0\]: .*mandatory/);
+    const unkeyed = await set({ changeFromQuantity: before }, null);
+    expect(unkeyed.errors?.[0]?.message).toMatch(/@idempotent directive is required/);
+    expect(store.available('44001', '101')).toBe(before);
+  });
+
+  it('inventorySetQuantities: a stale changeFromQuantity is CHANGE_FROM_QUANTITY_STALE and sets nothing; the current one sets; the same key replays', async () => {
+    const before = store.available('44001', '101')!;
+    expect((await set({ changeFromQuantity: before + 1 })).data?.inventorySetQuantities.userErrors.map((e) => e.code)).toEqual(['CHANGE_FROM_QUANTITY_STALE']);
+    expect(store.available('44001', '101')).toBe(before);
+    const key = randomBytes(6).toString('hex');
+    expect((await set({ changeFromQuantity: before }, key)).data?.inventorySetQuantities.userErrors).toEqual([]);
+    expect(store.available('44001', '101')).toBe(7);
+    // The retry after a lost answer: same key, same input, the first answer again (not a stale refusal).
+    expect((await set({ changeFromQuantity: before }, key)).data?.inventorySetQuantities.userErrors).toEqual([]);
+    expect(store.available('44001', '101')).toBe(7);
   });
 });

@@ -5,7 +5,7 @@ import {
 import { builder } from '../../builder.ts';
 import { AssemblyBillRef, BomRef } from './bom.ts';
 import { payloadField } from '../common/payload.ts';
-import { BomStatusEnum } from './enums.ts';
+import { BomStatusEnum, StorefrontStockEnum } from './enums.ts';
 import { ArchiveRef, recipeListFields, savedBy } from './write-inputs.ts';
 
 const SAVED_BY = 'Who saves, as the version index shows it (default: the API key).';
@@ -39,6 +39,7 @@ const NewBomInput = builder.inputType('NewBomInput', {
     name: t.string({ required: true, description: 'Name; not empty.' }),
     status: t.field({ type: BomStatusEnum, description: 'Default active.' }),
     variantId: t.string({ description: 'The finished good: a platform variant that is no other BOM\'s finished good; absent = not platform-linked.' }),
+    storefrontStock: t.field({ type: StorefrontStockEnum, description: 'Whether and how bomcore sets the finished good\'s available level on the platform. Default manual.' }),
     ...recipeListFields(t),
   }),
 });
@@ -49,6 +50,7 @@ const BomPatchInput = builder.inputType('BomPatchInput', {
     name: t.string({ description: 'Name; not empty.' }),
     status: t.field({ type: BomStatusEnum, description: 'active or inactive.' }),
     variantId: t.string({ description: 'The finished good platform variant; null unlinks it.' }),
+    storefrontStock: t.field({ type: StorefrontStockEnum, description: 'manual, shelf or sellable; absent keeps it.' }),
     ...recipeListFields(t),
   }),
 });
@@ -130,7 +132,7 @@ builder.mutationField('createBom', (t) =>
 builder.mutationField('updateBom', (t) =>
   payloadField(t, 'updateBom', {
     type: BomSaveRef,
-    description: 'Changes a BOM: name, status, finished good, recipe lines. NOT_FOUND for an unknown id.',
+    description: 'Changes a BOM: name, status, finished good, storefront stock, recipe lines. NOT_FOUND for an unknown id.',
     args: {
       bomId: t.arg.string({ required: true, description: 'The BOM (BOM-…).' }),
       input: t.arg({ type: BomPatchInput, required: true, description: 'The changes.' }),

@@ -4,7 +4,7 @@ import { getAssemblyBill, getBom } from '../../../src/modules/boms/bom.service.t
 import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
 import { BOM_LIST_DEFAULTS, BOM_SORTS } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder, valueList } from '../../builder.ts';
-import { BOM_SORTS_TEXT, BomSortEnum, BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum } from './enums.ts';
+import { BOM_SORTS_TEXT, BomSortEnum, BomSortOrderEnum, BomStatusEnum, BomStatusFilterEnum, StorefrontStockEnum } from './enums.ts';
 import { CostFactorLineRef, RawMaterialLineRef, SubAssemblyLineRef } from './recipe-lines.ts';
 
 /**
@@ -37,6 +37,7 @@ export const BomRef = builder.objectRef<BomView>('Bom').implement({
     name: t.exposeString('name'),
     status: t.expose('status', { type: BomStatusEnum }),
     variantId: t.exposeString('variantId', { nullable: true, description: 'Finished good platform variant; null = not platform-linked.' }),
+    storefrontStock: t.expose('storefrontStock', { type: StorefrontStockEnum, description: 'Whether and how bomcore sets the finished good\'s available level on the platform.' }),
     productId: t.exposeString('productId', { nullable: true }),
     sku: t.exposeString('sku', { nullable: true, description: 'The finished good variant sku (null when not platform-linked).' }),
     price: t.expose('price', { type: 'Decimal', nullable: true, description: 'The finished good variant price.' }),

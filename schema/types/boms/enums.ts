@@ -1,7 +1,7 @@
 import { SORT_DIRECTIONS } from '../../../src/db/keyset.ts';
 import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_SORTS, BOM_STATUS_FILTERS, BOM_STATUSES, COST_FACTOR_KINDS, LIMITING_COMPONENT_ORIGINS, LOCATION_RULE_ACTIONS,
-  STOCKED_LINE_TYPES,
+  STOCKED_LINE_TYPES, STOREFRONT_STOCK_MODES,
 } from '../../../src/modules/boms/recipe-vocabulary.ts';
 import { builder } from '../../builder.ts';
 
@@ -61,4 +61,11 @@ export const BillVersionStateEnum = builder.enumType('BillVersionState', {
 export const LimitingComponentOriginEnum = builder.enumType('LimitingComponentOrigin', {
   description: 'What limits a buildable quantity: a material by its origin (`platform`, `virtual`) or a pre-assembled shelf (`preassembled`).',
   values: LIMITING_COMPONENT_ORIGINS,
+});
+
+export const StorefrontStockEnum = builder.enumType('StorefrontStock', {
+  description: 'Whether and how bomcore sets the platform\'s available level of a BOM\'s finished good (a platform variant), at each location that stocks it: '
+    + '`manual` (default) never writes it; `shelf` sets it to the finished good\'s pre-assembled shelf there less the open order reservations there; '
+    + '`sellable` adds what the components there can still make (the buildable `sellable`). Whole units, never below 0; recomputed within seconds of a change.',
+  values: STOREFRONT_STOCK_MODES,
 });

@@ -91,6 +91,19 @@ export interface PlatformLevelAdjustment {
  */
 export interface ConfirmedPush { pushId: string; levelChange: string }
 
+/**
+ * A storefront level to set (a finished good's available quantity at a location): the new value, in
+ * whole units, and the value bomcore last saw there (`changeFromQuantity`). The platform sets it only if
+ * its level still is that value.
+ */
+export interface PlatformLevelSet { variantId: string; locationId: string; quantity: string; changeFromQuantity: string }
+
+/** One compare-and-set of storefront levels, all or none; `idempotencyKey` makes a retried call after a lost answer a replay. */
+export interface PlatformLevelSetRequest { sets: readonly PlatformLevelSet[]; idempotencyKey: string; reference: string }
+
+/** `stale`: some level was not the `changeFromQuantity` given (another party moved it), and nothing was set. */
+export type PlatformLevelSetOutcome = { status: 'set' } | { status: 'stale' };
+
 export interface OrderMetafieldInfo { orderId: string; namespace: string; key: string; value: unknown; updatedAt: Date }
 
 export interface PlatformGateway {
@@ -119,6 +132,14 @@ export interface PlatformGateway {
    * with a level change other than their delta (none when every level moved by its delta).
    */
   applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]>;
+  /**
+   * Sets available levels by compare-and-set (the storefront levels of finished goods): every set
+   * applies only if the platform's level is still its `changeFromQuantity`, all or none. The held
+   * copy of the levels (a mirror) takes the new values once the platform has them.
+   */
+  setLevels(request: PlatformLevelSetRequest): Promise<PlatformLevelSetOutcome>;
+  /** The platform's levels of the variants at the locations, asked of the platform itself (not a copy), and written to any copy held. */
+  refreshLevels(variantIds: readonly string[], locationIds: readonly string[]): Promise<PlatformLevelInfo[]>;
 }
 
 export type PlatformGatewayFactory = (shop: { shopId: string; em: import('../orm-types.ts').Em }) => PlatformGateway;

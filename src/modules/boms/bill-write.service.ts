@@ -11,7 +11,8 @@ import { InputErrors } from './catalog-input.ts';
 import { refreshCostRollup } from './cost-rollup.repository.ts';
 import type { BillKey, EngineLine } from './engine/index.ts';
 import { nodeStates, refuseArchiveWhileUsed, refuseRecipeCycle, type NodeKind } from './recipe-references.ts';
-import type { BillSaveTrigger, BomStatus } from './recipe-vocabulary.ts';
+import type { BillSaveTrigger, BomStatus, StorefrontStockMode } from './recipe-vocabulary.ts';
+import { enqueueStorefrontRecomputes, storefrontChangeOf } from './storefront-recomputes.repository.ts';
 import { recipesSql, type RecipesTables } from './tables.ts';
 
 // Create, edit and archive assembly bills and BOMs. Every save runs in one transaction that writes
@@ -29,7 +30,11 @@ export interface RecipeInput {
   costFactorLines?: readonly CostLineInput[] | null;
 }
 export interface AssemblyBillInput extends RecipeInput { name?: string | null; onlyConsumePreassembled?: boolean | null }
-export interface BomInput extends RecipeInput { name?: string | null; status?: BomStatus | null; variantId?: string | null }
+export interface BomInput extends RecipeInput {
+  name?: string | null; status?: BomStatus | null; variantId?: string | null;
+  /** Whether and how bomcore sets the finished good's storefront level (absent: manual on create, kept on edit). */
+  storefrontStock?: StorefrontStockMode | null;
+}
 
 /** Who saved and why, recorded on the bill version. */
 export interface SaveAuthor { savedBy: string | null }
@@ -159,6 +164,8 @@ async function updateHeader(tx: ShopContext, key: BillKey, sets: HeaderSets): Pr
 async function finishSave(tx: ShopContext, key: BillKey, rollup: boolean, trigger: BillSaveTrigger, author: SaveAuthor): Promise<BillSaveResult> {
   if (rollup) await refreshCostRollup(tx, { bills: [key] });
   const version = await recordPendingBillVersion(tx, key, trigger, author.savedBy);
+  // The recipe, the mode or the finished good changed: the storefront levels that follow it are recomputed.
+  await enqueueStorefrontRecomputes(tx.em, tx.shopId, storefrontChangeOf(key));
   await recordEvents(tx, [{ type: 'bom.updated', resource: `bill:${key.ownerType}:${key.ownerId}`, data: { ownerType: key.ownerType, ownerId: key.ownerId, change: trigger, version } }]);
   return { ...key, version };
 }
@@ -212,11 +219,12 @@ export async function createBom(ctx: ShopContext, bomId: string | null, input: B
   if (bomId !== null) errors.id('bomId', bomId, /^BOM-\d+$/, 'BOM-<digits>');
   checkHeaderText(errors, input.name, true);
   if (input.status === null) errors.add('status', 'must not be null');
+  if (input.storefrontStock === null) errors.add('storefrontStock', 'must not be null');
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
     const id = await insertCatalogRow(tx, BOM_IDS, bomId,
-      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null });
+      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null, storefront_stock: input.storefrontStock ?? 'manual' });
     const key: BillKey = { ownerType: 'bom', ownerId: id };
     await checkFinishedGood(tx, id, input.variantId);
     await checkNodes(tx, key, lists, true);
@@ -229,6 +237,7 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
   const errors = new InputErrors();
   checkHeaderText(errors, input.name, false);
   if (input.status === null) errors.add('status', 'must not be null');
+  if (input.storefrontStock === null) errors.add('storefrontStock', 'must not be null');
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   const key: BillKey = { ownerType: 'bom', ownerId: bomId };
@@ -240,6 +249,7 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
     if (input.name !== undefined) sets.name = input.name!;
     if (input.status !== undefined) sets.status = input.status!;
     if (input.variantId !== undefined) sets.variant_id = input.variantId;
+    if (input.storefrontStock !== undefined) sets.storefront_stock = input.storefrontStock!;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     // Name, status and finished good are columns of the BOM list, so any BOM edit refreshes its entry.

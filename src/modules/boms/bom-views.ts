@@ -80,7 +80,7 @@ export function bomView(bill: EngineBill, s: ViewSources, withAssemblies: boolea
   const c = s.costs.costs(bill.key);
   const variant = bill.variantId === null ? undefined : s.variants.get(bill.variantId);
   return {
-    bomId: bill.key.ownerId, name: bill.name, status: bill.status ?? 'active', variantId: bill.variantId,
+    bomId: bill.key.ownerId, name: bill.name, status: bill.status ?? 'active', variantId: bill.variantId, storefrontStock: bill.storefrontStock ?? 'manual',
     productId: variant?.productId ?? null, sku: variant?.sku ?? null, price: variant?.price ?? null,
     totalRawMaterialCost: c.rawMaterialCost.toFixed(), totalSubAssemblyCost: c.subAssemblyCost.toFixed(),
     directCostFactorCost: c.costFactorCost.toFixed(), totalCost: c.total.toFixed(),

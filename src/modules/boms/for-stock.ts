@@ -43,3 +43,9 @@ export function shelfParentsSql(shopId: string, variantId: string) {
 
 /** A bill that consumes a material, with its name and the id its shelf stock is kept under. */
 export type ShelfParent = InferResult<ReturnType<typeof shelfParentsSql>>[number];
+
+// The storefront markers: stock's writers mark what they change, and the outbox drainer (stock) claims and settles them.
+export {
+  claimDueStorefrontRecomputes, enqueueStorefrontRecomputes, markStorefrontRecomputeDone, markStorefrontRecomputeFailed, pendingStorefrontRecomputes,
+  storefrontBoms, type ClaimedStorefrontRecompute, type StorefrontBom, type StorefrontChange,
+} from './storefront-recomputes.repository.ts';

@@ -9,6 +9,7 @@ import type { BillKey, EngineOverride } from './engine/index.ts';
 import { nodeStates, refuseRecipeCycle } from './recipe-references.ts';
 import type { LocationRuleAction } from './recipe-vocabulary.ts';
 import { recipesSql } from './tables.ts';
+import { enqueueStorefrontRecomputes, storefrontChangeOf } from './storefront-recomputes.repository.ts';
 import { lockBill, type BillSaveResult, type SaveAuthor } from './bill-write.service.ts';
 
 // Set or remove a bill's rule at one location (its overrides, in order). The same rules as a
@@ -109,6 +110,7 @@ export async function setLocationRule(ctx: ShopContext, key: BillKey, locationId
       ['shop_id', 'owner_type', 'owner_id', 'location_id', 'position', 'action', 'node_id', 'replacement_node_id', 'quantity', 'waste_percentage'],
       checked.map((c, position) => [tx.shopId, key.ownerType, key.ownerId, locationId, position, c.input.action, c.input.nodeId,
         c.input.replacementNodeId ?? null, c.quantity, c.waste]));
+    await enqueueStorefrontRecomputes(tx.em, tx.shopId, storefrontChangeOf(key));
     return { ...key, version: await recordPendingBillVersion(tx, key, 'location_rules', author.savedBy) };
   });
 }
@@ -118,6 +120,7 @@ export async function removeLocationRule(ctx: ShopContext, key: BillKey, locatio
   return inShopTransaction(ctx, async (tx) => {
     await lockBill(tx, key);
     if (!(await deleteRule(tx, key, locationId))) return { ...key, version: null };
+    await enqueueStorefrontRecomputes(tx.em, tx.shopId, storefrontChangeOf(key));
     return { ...key, version: await recordPendingBillVersion(tx, key, 'location_rules', author.savedBy) };
   });
 }

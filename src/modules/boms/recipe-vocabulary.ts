@@ -66,3 +66,12 @@ export type MaterialUsageSource = (typeof MATERIAL_USAGE_SOURCES)[number];
 
 /** What the BOM list applies when the status filter or the sort direction is not given (GraphQL argument defaults). */
 export const BOM_LIST_DEFAULTS = { statusFilter: 'all', sortOrder: 'asc' } as const;
+
+/**
+ * What bomcore does with the platform's available level of a BOM's finished good (a platform
+ * variant): `manual` never writes it (the default); `shelf` sets it to the finished good's shelf at
+ * each location less the open order reservations there; `sellable` adds what the components there
+ * can still make (the buildable read's `sellable`). Never below 0.
+ */
+export const STOREFRONT_STOCK_MODES = ['manual', 'shelf', 'sellable'] as const;
+export type StorefrontStockMode = (typeof STOREFRONT_STOCK_MODES)[number];

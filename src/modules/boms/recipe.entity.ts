@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { decimal, tenantFilter, timestamp } from '../../db/columns.ts';
 import {
-  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS, RECIPE_LINE_TYPES,
+  BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, COST_FACTOR_KINDS, LOCATION_RULE_ACTIONS, RECIPE_LINE_TYPES, STOREFRONT_STOCK_MODES,
 } from './recipe-vocabulary.ts';
 
 
@@ -48,6 +48,8 @@ export const Bom = defineEntity({
     name: p.text(),
     status: p.enum(BOM_STATUSES),
     variantId: p.text().nullable(),
+    /** Whether and how bomcore sets the platform's available level of the finished good (recipe-vocabulary.ts). */
+    storefrontStock: p.enum(STOREFRONT_STOCK_MODES).default('manual'),
     /** Archived: out of the BOM list; still readable by id. */
     archivedAt: timestamp().nullable(),
   },

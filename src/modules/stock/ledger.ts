@@ -12,6 +12,7 @@ import { stockSql } from './tables.ts';
 import { DomainError } from '../../kernel/domain-error.ts';
 import { inventoryLevelEvents } from './stock-events.ts';
 import { recordEvents } from '../events/event-log.ts';
+import { enqueueStorefrontRecomputes } from '../boms/for-stock.ts';
 
 // The stock ledger: every movement of stock goes through here — material levels (the service's
 // own for virtual materials, the outbox for platform-linked ones), pre-assembled shelves, the
@@ -130,6 +131,8 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
       .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id'])
         .doUpdateSet({ quantity: sql<string>`preassembled_stock.quantity + excluded.quantity` }))),
     pushes.length === 0 ? null : enqueuePlatformPushes(ctx.em, ctx.shopId, pushes),
+    // The finished goods whose storefront level follows these items (their shelves, their components).
+    enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: moved.filter((c) => !c.applied.isZero()).map((c) => c.slot.itemId) }),
     recordAdjustments(ctx, moved.map((c) => ({
       stock: c.slot.stock, itemId: c.slot.itemId, locationId: c.slot.locationId, before: c.before, after: c.after, applied: c.applied, requested: c.requested,
       ...(c.id ? { id: c.id } : {}),
@@ -353,6 +356,7 @@ export async function adjustVirtualLevels(ctx: ShopContext, variantId: string, u
       .set((eb) => ({ available: eb.ref('v.available') }))
       .where('m.shop_id', '=', ctx.shopId).where('m.variant_id', '=', variantId).whereRef('m.location_id', '=', 'v.location_id')),
     recordAdjustments(ctx, records, { source: 'api', workOrderId: null, buildRunId: null }),
+    enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: [variantId] }),
   ]);
   return results;
 }

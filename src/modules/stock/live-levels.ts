@@ -1,7 +1,7 @@
 import { exact } from '../../kernel/numbers/index.ts';
 import type { Em } from '../../db/orm.ts';
 import type {
-  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLevelSetOutcome, PlatformLevelSetRequest, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from '../../kernel/platform-port/gateway.ts';
 import { levelKey, pendingLevelDeltas } from './platform-push.repository.ts';
 
@@ -70,6 +70,14 @@ export class LiveLevelsGateway implements PlatformGateway {
 
   readOrderMetafields(orderIds: readonly string[], namespace: string, key: string): Promise<OrderMetafieldInfo[]> {
     return this.#inner.readOrderMetafields(orderIds, namespace, key);
+  }
+
+  setLevels(request: PlatformLevelSetRequest): Promise<PlatformLevelSetOutcome> {
+    return this.#inner.setLevels(request);
+  }
+
+  refreshLevels(variantIds: readonly string[], locationIds: readonly string[]): Promise<PlatformLevelInfo[]> {
+    return this.#inner.refreshLevels(variantIds, locationIds);
   }
 
   applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {

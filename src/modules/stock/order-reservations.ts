@@ -4,6 +4,7 @@ import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
 import type { ShopContext } from '../../kernel/shop-context.ts';
 import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
 import { stockSql } from './tables.ts';
+import { enqueueStorefrontRecomputes } from '../boms/for-stock.ts';
 
 // Order reservations of platform orders (kind `order`): one per BOM-backed order line, keyed by the
 // order and the line, holding quantity − fulfilledQuantity of the finished good at the line's
@@ -36,7 +37,9 @@ export async function syncOrderReservations(ctx: ShopContext, orderId: string, l
     .where('shop_id', '=', ctx.shopId).where('kind', '=', sql.lit('order')).where('order_id', '=', orderId)
     .where(sql<boolean>`reservation_id like ${`order:${orderId}:%`}`);
   if (ids.length > 0) gone = gone.where(sql<boolean>`reservation_id <> all(${arrayLiteral(ids)}::text[])`);
-  await runSqlWrite(ctx.em, gone);
+  const released = await runSql(ctx.em, gone.returning('item_id'));
+  // A finished good's storefront level counts its open reservations.
+  await enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: [...lines.map((l) => l.itemId), ...released.map((r) => r.item_id)] });
 }
 
 /**
@@ -51,6 +54,7 @@ export async function addFulfilledQuantities(ctx: ShopContext, orderId: string, 
   }))).onConflict((oc) => oc.columns(['shop_id', 'reservation_id']).doUpdateSet((eb) => ({
     fulfilled_quantity: sql<string>`${eb.ref('reservations.fulfilled_quantity')} + ${eb.ref('excluded.fulfilled_quantity')}`,
   }))));
+  await enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: lines.map((l) => l.itemId) });
 }
 
 /**
@@ -61,6 +65,7 @@ export async function addFulfilledQuantities(ctx: ShopContext, orderId: string, 
  */
 export async function reserveUnseenOrderLines(ctx: ShopContext, lines: readonly (OrderLineReservation & { orderId: string })[]): Promise<number> {
   if (lines.length === 0) return 0;
+  await enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: lines.map((l) => l.itemId) });
   return runSqlWrite(ctx.em, stockSql.insertInto('reservations').values(lines.map((l) => ({
     shop_id: ctx.shopId, reservation_id: orderReservationId(l.orderId, l.lineId), kind: 'order' as const, item_id: l.itemId, location_id: l.locationId,
     order_id: l.orderId, owner_type: null, owner_id: null, quantity: l.quantity, fulfilled_quantity: '0', active: true,
@@ -90,6 +95,7 @@ export async function openOrderLines(ctx: ShopContext, orderId: string): Promise
 
 /** Releases an order's open reservations (cancelled, closed or deleted): what was fulfilled stays, nothing more is held. */
 export async function releaseOrderReservations(ctx: ShopContext, orderId: string): Promise<void> {
-  await runSqlWrite(ctx.em, stockSql.updateTable('reservations').set((eb) => ({ quantity: eb.ref('fulfilled_quantity'), active: sql.lit(false) }))
-    .where('shop_id', '=', ctx.shopId).where('kind', '=', sql.lit('order')).where('order_id', '=', orderId));
+  const released = await runSql(ctx.em, stockSql.updateTable('reservations').set((eb) => ({ quantity: eb.ref('fulfilled_quantity'), active: sql.lit(false) }))
+    .where('shop_id', '=', ctx.shopId).where('kind', '=', sql.lit('order')).where('order_id', '=', orderId).returning('item_id'));
+  await enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: released.map((r) => r.item_id) });
 }

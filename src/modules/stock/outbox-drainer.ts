@@ -1,7 +1,9 @@
 import type { Em, Orm } from '../../db/orm.ts';
 import { startPeriodicPass } from '../../kernel/jobs/periodic-pass.ts';
 import { PlatformPushFailure, type ConfirmedPush, type PlatformGatewayFactory } from '../../kernel/platform-port/gateway.ts';
-import { shopEm } from '../../kernel/shop-context.ts';
+import { shopEm, type ContextDeps } from '../../kernel/shop-context.ts';
+import { claimDueStorefrontRecomputes, type ClaimedStorefrontRecompute } from '../boms/for-stock.ts';
+import { settleStorefrontMarkers, type StorefrontSettleResult } from './storefront-levels.ts';
 import { recordPushConfirmationEvents } from './platform-level-events.ts';
 import type { PushEventRow } from './stock-events.ts';
 import {
@@ -38,10 +40,16 @@ export interface OutboxDrainerOptions {
    * Default 30 s.
    */
   leaseMs?: number;
+  /**
+   * Storefront stock (storefront-levels.ts): with the shell's context dependencies, every pass also
+   * claims the due storefront markers (as many as `batchSize`) and sets the finished goods' levels
+   * through `platform`. Absent: the markers are left for a drainer that has them.
+   */
+  storefront?: ContextDeps;
 }
 
 /** `failed` counts pushes that stay pending for a retry; `stopped`, pushes the platform refused for good. */
-export interface DrainResult { pushed: number; failed: number; stopped?: number }
+export interface DrainResult { pushed: number; failed: number; stopped?: number; storefront?: StorefrontSettleResult }
 
 export interface OutboxDrainer {
   /** One pass: claim a batch of due pushes, push them per shop, record the outcome. Resolves zeros once stopped. */
@@ -118,6 +126,7 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
       }
       result.pushed += await markPlatformPushesPushed(em, shopId, pushIds, confirming(confirmed));
     }
+    if (options.storefront) result.storefront = await storefrontPass(options.storefront);
     if (failures.length > 0) {
       logger.warn(
         { pushed: result.pushed, failed: result.failed, shops: failures.length, failures: failures.slice(0, 5) },
@@ -127,13 +136,28 @@ export function startOutboxDrainer(options: OutboxDrainerOptions): OutboxDrainer
     return result;
   }
 
+  /** Claims due storefront markers and settles them per shop; a failed one is retried with backoff (logged once per pass). */
+  async function storefrontPass(deps: ContextDeps): Promise<StorefrontSettleResult> {
+    const claimed = await claimDueStorefrontRecomputes(orm.em.fork(), { limit: batchSize, leaseMs, shopIds: options.shopIds ?? null });
+    const byShop = new Map<string, ClaimedStorefrontRecompute[]>();
+    for (const marker of claimed) byShop.set(marker.shopId, [...(byShop.get(marker.shopId) ?? []), marker]);
+    const total: StorefrontSettleResult = { settled: 0, set: 0, stale: 0, failed: 0 };
+    for (const [shopId, markers] of byShop) {
+      const em = shopEm(orm, shopId);
+      const done = await settleStorefrontMarkers(deps, em, options.platform({ shopId, em }), shopId, markers, { retryBaseMs, retryMaxMs, errorMessage });
+      total.settled += done.settled; total.set += done.set; total.stale += done.stale; total.failed += done.failed;
+    }
+    if (total.failed > 0) logger.warn({ ...total }, `storefront stock: ${total.failed} finished good(s) could not be set and are retried`);
+    return total;
+  }
+
   const loop = startPeriodicPass<DrainResult>({
     pass,
     stoppedResult: { pushed: 0, failed: 0 },
     intervalMs,
     firstDelayMs: intervalMs,
     // A full batch pushed: more may be due. After a failure, wait (the platform may be down).
-    backlog: (result) => result.failed === 0 && result.pushed >= batchSize,
+    backlog: (result) => result.failed === 0 && (result.pushed >= batchSize || (result.storefront !== undefined && result.storefront.failed === 0 && result.storefront.settled >= batchSize)),
     onError: (err) => logger.warn({ error: errorMessage(err) }, 'platform push outbox: a drain pass failed'),
   });
   return { drainOnce: loop.runOnce, stop: loop.stop };

@@ -54,7 +54,7 @@ export const BULK_QUERIES: ReadonlyMap<string, string> = readFolder(BULK_DIR);
 export type RequestOperationName =
   'shop-access' | 'locations' | 'bulk-operation-run' | 'bulk-operation-status' | 'inventory-adjust' | 'metafields-set' | 'webhook-subscription-create'
   | 'reconcile-products' | 'product-variants' | 'reconcile-levels' | 'reconcile-orders' | 'order-line-items' | 'fulfillment-line-items'
-  | 'order-fulfillment-orders' | 'order-history';
+  | 'order-fulfillment-orders' | 'order-history' | 'inventory-set' | 'inventory-item-levels';
 export type BulkQueryName = 'variants' | 'open-orders';
 
 export function requestOperation(name: RequestOperationName): string {

@@ -3,14 +3,15 @@ import { exact } from '../../kernel/numbers/index.ts';
 import {
   PlatformPushFailure, type ConfirmedPush,
   type OrderMetafieldInfo, type PlatformGateway, type PlatformGatewayFactory, type PlatformLevelAdjustment, type PlatformLevelInfo, type PlatformLocationInfo, type PlatformOrderInfo,
+  type PlatformLevelSetOutcome, type PlatformLevelSetRequest,
   type PlatformVariantInfo,
 } from '../../kernel/platform-port/gateway.ts';
 import { LocalPlatformGateway } from '../local-gateway.ts';
 import { appliedPushIds } from '../mirror.ts';
-import { recordPushedLevel } from './mirror-guard.ts';
+import { recordPushedLevel, writeLevels } from './mirror-guard.ts';
 import { ShopifyAdminApi, ShopifyApiError, type AdminApiOptions } from './admin-api.ts';
 import { findConnection, findConnectionIn, type StoredConnection } from './connections.ts';
-import { toGid } from './ids.ts';
+import { fromGid, toGid } from './ids.ts';
 import { requestOperation } from './operations.ts';
 import { ORDER_HISTORY_API, readOrderHistory, withOrderHistory } from './order-history.ts';
 import type { SecretBox } from '../../kernel/secret-box.ts';
@@ -98,6 +99,61 @@ export class ShopifyPlatformGateway implements PlatformGateway {
     return confirmed;
   }
 
+  /**
+   * One `inventorySetQuantities` (name `available`, every quantity with its `changeFromQuantity`)
+   * under `@idempotent(key:)`; CHANGE_FROM_QUANTITY_STALE answers `stale` (nothing was set). The
+   * mirror takes the levels Shopify answered, at Shopify's time of the change (a newer webhook stays).
+   */
+  async setLevels(request: PlatformLevelSetRequest): Promise<PlatformLevelSetOutcome> {
+    if (request.sets.length === 0) return { status: 'set' };
+    const variants = new Map((await this.#mirror.getVariants(request.sets.map((s) => s.variantId))).map((v) => [v.variantId, v]));
+    const items = request.sets.map((s) => {
+      const item = variants.get(s.variantId)?.inventoryItemId;
+      if (!item) throw new ShopifyApiError(`variant ${s.variantId} is not in the store (deleted on Shopify?)`, { permanent: true, code: 'UNKNOWN_VARIANT' });
+      return item;
+    });
+    const answer = await this.#api.request<InventorySetAnswer>(requestOperation('inventory-set'), {
+      key: request.idempotencyKey,
+      input: {
+        name: 'available',
+        reason: 'correction',
+        referenceDocumentUri: request.reference,
+        quantities: request.sets.map((s, i) => ({
+          inventoryItemId: toGid('InventoryItem', items[i]!), locationId: toGid('Location', s.locationId),
+          quantity: Number(exact(s.quantity).toFixed()), changeFromQuantity: Number(exact(s.changeFromQuantity).toFixed()),
+        })),
+      },
+    });
+    const payload = answer.inventorySetQuantities;
+    const errors = payload?.userErrors ?? [];
+    if (errors.some((e) => e.code === 'CHANGE_FROM_QUANTITY_STALE')) return { status: 'stale' };
+    if (errors.length > 0) throw userErrorsFailure('inventorySetQuantities', errors);
+    const version = payload?.inventoryAdjustmentGroup ? new Date(payload.inventoryAdjustmentGroup.createdAt) : new Date();
+    await writeLevels(this.#em, this.#shopId, request.sets.map((s, i) => ({
+      variantId: s.variantId, inventoryItemId: items[i]!, locationId: s.locationId, available: exact(s.quantity).toFixed(), version,
+    })));
+    return { status: 'set' };
+  }
+
+  /** Each variant's levels read from Shopify (one request per variant), written to the mirror when newer than what it holds. */
+  async refreshLevels(variantIds: readonly string[], locationIds: readonly string[]): Promise<PlatformLevelInfo[]> {
+    const wanted = new Set(locationIds);
+    const found: PlatformLevelInfo[] = [];
+    const writes: { variantId: string; inventoryItemId: string; locationId: string; available: string; version: Date }[] = [];
+    for (const variant of await this.#mirror.getVariants(variantIds)) {
+      const answer = await this.#api.request<InventoryItemLevelsAnswer>(requestOperation('inventory-item-levels'), { item: toGid('InventoryItem', variant.inventoryItemId) });
+      for (const node of answer.inventoryItem?.inventoryLevels.nodes ?? []) {
+        const locationId = node.location ? fromGid('Location', node.location.id) : null;
+        const available = node.quantities.find((q) => q.name === 'available')?.quantity;
+        if (!locationId || !wanted.has(locationId) || typeof available !== 'number') continue;
+        found.push({ variantId: variant.variantId, locationId, available: String(available) });
+        writes.push({ variantId: variant.variantId, inventoryItemId: variant.inventoryItemId, locationId, available: String(available), version: new Date(node.updatedAt) });
+      }
+    }
+    await writeLevels(this.#em, this.#shopId, writes);
+    return found;
+  }
+
   /** Pushes one adjustment; returns how much the mirror's level moved (null: the mirror applied the delta itself). */
   async #push(push: PlatformLevelAdjustment, inventoryItemId: string | null): Promise<string | null> {
     if (inventoryItemId === null) {
@@ -149,6 +205,17 @@ interface InventoryAdjustAnswer {
     inventoryAdjustmentGroup: { createdAt: string; changes: { quantityAfterChange: number | null; location: { id: string } | null }[] } | null;
     userErrors: { field: string[] | null; message: string; code: string | null }[];
   } | null;
+}
+
+interface InventorySetAnswer {
+  inventorySetQuantities: {
+    inventoryAdjustmentGroup: { createdAt: string } | null;
+    userErrors: { field: string[] | null; message: string; code: string | null }[];
+  } | null;
+}
+
+interface InventoryItemLevelsAnswer {
+  inventoryItem: { inventoryLevels: { nodes: { updatedAt: string; location: { id: string } | null; quantities: { name: string; quantity: number }[] }[] } } | null;
 }
 
 /**
@@ -257,5 +324,16 @@ class RoutingGateway extends LocalPlatformGateway {
   override async applyLevelAdjustments(adjustments: readonly PlatformLevelAdjustment[]): Promise<readonly ConfirmedPush[]> {
     if (adjustments.length === 0) return [];
     return (await this.#writer()).applyLevelAdjustments(adjustments);
+  }
+
+  override async setLevels(request: PlatformLevelSetRequest): Promise<PlatformLevelSetOutcome> {
+    if (request.sets.length === 0) return { status: 'set' };
+    return (await this.#writer()).setLevels(request);
+  }
+
+  /** A connected shop's levels are asked of Shopify; another's are the local store's. */
+  override async refreshLevels(variantIds: readonly string[], locationIds: readonly string[]): Promise<PlatformLevelInfo[]> {
+    if (variantIds.length === 0 || locationIds.length === 0) return [];
+    return (await this.#writer()).refreshLevels(variantIds, locationIds);
   }
 }

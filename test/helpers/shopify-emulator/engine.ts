@@ -2,6 +2,7 @@ import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type Gr
 import { bulkOperationRunQuery } from './bulk.ts';
 import type { EmulatorContext } from './context.ts';
 import { inventoryAdjustQuantities } from './resolvers/inventory-mutations.ts';
+import { inventorySetQuantities } from './resolvers/inventory-set.ts';
 import { objectResolvers } from './resolvers/objects.ts';
 import { metafieldsSet, webhookSubscriptionCreate, webhookSubscriptionDelete } from './resolvers/other-mutations.ts';
 import { queryResolvers } from './resolvers/query.ts';
@@ -11,7 +12,7 @@ import type { Resolvers } from './resolvers/types.ts';
 export const RESOLVERS: Resolvers = {
   ...queryResolvers,
   ...objectResolvers,
-  Mutation: { inventoryAdjustQuantities, metafieldsSet, webhookSubscriptionCreate, webhookSubscriptionDelete, bulkOperationRunQuery },
+  Mutation: { inventoryAdjustQuantities, inventorySetQuantities, metafieldsSet, webhookSubscriptionCreate, webhookSubscriptionDelete, bulkOperationRunQuery },
 };
 
 /**

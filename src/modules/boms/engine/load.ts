@@ -4,7 +4,7 @@ import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import { recipesSql, type RecipesTables } from '../tables.ts';
 import type { ShopContext } from '../../../kernel/shop-context.ts';
 import { exact } from '../../../kernel/numbers/index.ts';
-import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType } from '../recipe-vocabulary.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType, StorefrontStockMode } from '../recipe-vocabulary.ts';
 import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
 
 type ForestKind = 'bill' | 'line' | 'rule' | 'override';
@@ -49,7 +49,7 @@ function forestQuery(shopId: string, seed: Seed) {
         .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`e.node_id::text`.as('owner_id')]),
     ))
     .selectFrom('reach as r')
-    .leftJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.variant_id', 'b.status', 'b.bom_id'])
+    .leftJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.variant_id', 'b.status', 'b.storefront_stock', 'b.bom_id'])
       .where(sql<boolean>`r.owner_type = 'bom'`).where('b.shop_id', '=', s).whereRef('b.bom_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
       .as('b'), (j) => j.onTrue())
     .leftJoinLateral((eb) => eb.selectFrom('assembly_bills as a').select(['a.name', 'a.only_consume_preassembled', 'a.assembly_id'])
@@ -58,7 +58,7 @@ function forestQuery(shopId: string, seed: Seed) {
     .select([
       sql<ForestKind>`'bill'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id',
       sql<string | null>`coalesce(b.name, a.name)`.as('name'), sql<boolean | null>`a.only_consume_preassembled`.as('only_consume'),
-      sql<string | null>`b.variant_id`.as('variant_id'), sql<BomStatus | null>`b.status`.as('status'), nil<RecipeLineType>()('line_type'),
+      sql<string | null>`b.variant_id`.as('variant_id'), sql<BomStatus | null>`b.status`.as('status'), sql<StorefrontStockMode | null>`b.storefront_stock`.as('storefront_stock'), nil<RecipeLineType>()('line_type'),
       nil<number>()('position', 'int'), nil<string>()('node_id'), nil<string>()('quantity'), nil<string>()('waste'),
       nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly', 'boolean'),
     ])
@@ -69,7 +69,7 @@ function forestQuery(shopId: string, seed: Seed) {
         .as('l'), (j) => j.onTrue())
       .select([
         sql<ForestKind>`'line'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
-        nil<string>()('variant_id'), nil<BomStatus>()('status'), sql<RecipeLineType | null>`l.line_type`.as('line_type'), sql<number | null>`l.position`.as('position'),
+        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), sql<RecipeLineType | null>`l.line_type`.as('line_type'), sql<number | null>`l.position`.as('position'),
         sql<string | null>`l.node_id`.as('node_id'), sql<string | null>`l.quantity::text`.as('quantity'), sql<string | null>`l.waste_percentage::text`.as('waste'),
         nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
       ]))
@@ -79,7 +79,7 @@ function forestQuery(shopId: string, seed: Seed) {
         .as('g'), (j) => j.onTrue())
       .select([
         sql<ForestKind>`'rule'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
-        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<RecipeLineType>()('line_type'), nil<number>()('position'), nil<string>()('node_id'),
+        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), nil<RecipeLineType>()('line_type'), nil<number>()('position'), nil<string>()('node_id'),
         nil<string>()('quantity'), nil<string>()('waste'), sql<string | null>`g.location_id`.as('location_id'), nil<LocationRuleAction>()('action'),
         nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
       ]))
@@ -90,7 +90,7 @@ function forestQuery(shopId: string, seed: Seed) {
       .leftJoin('assembly_bills as x', (j) => j.onRef('x.shop_id', '=', 'o.shop_id').on('x.assembly_id', '=', assemblyOf))
       .select([
         sql<ForestKind>`'override'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
-        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<RecipeLineType>()('line_type'), sql<number | null>`o.position`.as('position'),
+        nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), nil<RecipeLineType>()('line_type'), sql<number | null>`o.position`.as('position'),
         sql<string | null>`o.node_id`.as('node_id'), sql<string | null>`o.quantity::text`.as('quantity'), sql<string | null>`o.waste_percentage::text`.as('waste'),
         sql<string | null>`o.location_id`.as('location_id'), sql<LocationRuleAction | null>`o.action`.as('action'),
         sql<string | null>`o.replacement_node_id`.as('replacement_node_id'), sql<boolean | null>`(x.assembly_id is not null)`.as('introduces_assembly'),
@@ -111,6 +111,7 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
       onlyConsumePreassembled: r.owner_type === 'sub_assembly' && r.only_consume === true,
       variantId: r.variant_id,
       status: r.status,
+      storefrontStock: r.storefront_stock,
       lines: [],
       rules: new Map(),
     });

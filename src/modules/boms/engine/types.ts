@@ -1,5 +1,5 @@
 import type { Exact } from '../../../kernel/numbers/index.ts';
-import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType } from '../recipe-vocabulary.ts';
+import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType, StorefrontStockMode } from '../recipe-vocabulary.ts';
 
 export type { BillOwnerType };
 
@@ -37,6 +37,8 @@ export interface EngineBill {
   variantId: string | null;
   /** BOMs only. */
   status: BomStatus | null;
+  /** BOMs only: whether and how bomcore sets the finished good's storefront level. */
+  storefrontStock?: StorefrontStockMode | null;
   /** Base recipe: raw lines, then sub lines, then cost lines, each by position. */
   lines: EngineLine[];
   /** locationId → overrides of the bill's rule there (a rule may have none). */
