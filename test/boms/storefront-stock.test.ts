@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextDeps } from '../../src/app/composition.ts';
 import { connect, webhookApiFor } from '../../src/cli/shop-link.ts';
 import { webhookFollowers } from '../../src/app/composition.ts';
 import { exportDataset } from '../../src/dataset/export.ts';
-import { pendingStorefrontRecomputes } from '../../src/modules/boms/for-stock.ts';
-import { startOutboxDrainer } from '../../src/modules/stock/outbox-drainer.ts';
-import { platformGatewayFactory } from '../../src/platform/shopify/shopify-gateway.ts';
-import { resolveSecretKey, SecretBox } from '../../src/kernel/secret-box.ts';
 import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
@@ -15,6 +10,7 @@ import { graphqlCaller, only, USER_ERRORS } from '../helpers/graphql-payloads.ts
 import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
+import { settleStorefront as settleStorefrontOf } from '../helpers/storefront-settle.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
 // Storefront stock (docs/shopify.md): a BOM in `shelf` mode sets its finished good's Shopify
@@ -41,28 +37,7 @@ let applier: WebhookApplier;
 
 const gql = graphqlCaller(() => t, () => key);
 
-/** One drainer pass with storefront stock wired as `serve` wires it (short backoffs). */
-async function drain() {
-  const platform = platformGatewayFactory({ secretBox: () => new SecretBox(resolveSecretKey(t.config)), api: { endpoint: t.config.shopifyEndpoint, backoffBaseMs: 2 } });
-  const drainer = startOutboxDrainer({
-    orm: t.orm, platform, storefront: contextDeps(t.orm, t.config, platform), intervalMs: 0, batchSize: 50, logger: quiet, shopIds: [shop], retryBaseMs: 1, retryMaxMs: 1,
-  });
-  try {
-    return await drainer.drainOnce();
-  } finally {
-    await drainer.stop();
-  }
-}
-
-/** Drains until no storefront marker of the shop is pending (polling, no fixed sleep). */
-async function settleStorefront() {
-  const results = [];
-  for (let pass = 0; pass < 10; pass += 1) {
-    results.push(await drain());
-    if (await pendingStorefrontRecomputes(t.orm.em.fork(), shop) === 0) return results;
-  }
-  throw new Error('storefront markers still pending after 10 passes');
-}
+const settleStorefront = () => settleStorefrontOf(t, shop);
 
 const settle = () => settleWebhooks(emu, applier, { deferred: true });
 const storefrontSets = () => store.adjustmentGroups.filter((g) => g.referenceDocumentUri?.includes('/storefront-stock'));

@@ -11,11 +11,13 @@ import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '.
 import { stockSnapshot } from '../helpers/stock-snapshot.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
+import { settleStorefront } from '../helpers/storefront-settle.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
 // The warehouse scenario of docs/work-orders.md ("A day in the warehouse"): build, complete, QC
 // fails two units, rework them, fulfil an order, count the shelf. After every step the finished
-// good's shelf, the work order's allocation and material plan equal the hand-worked table there.
+// good's shelf, the work order's allocation and material plan, and the store's available level of
+// the candle (storefront stock `shelf`) equal the hand-worked table there.
 // Stock truth rules checked together: shelves count what passed QC once, allocation has no
 // phantoms (units not yet started, shelves first), an order fulfilment takes the shelf first, a
 // count sets the shelf.
@@ -44,6 +46,8 @@ beforeAll(async () => {
   };
   json.platform.variants.find((v) => v.variantId === '44001')!.levels = [{ locationId: '101', available: 1000 }];
   json.platform.variants.find((v) => v.variantId === '44100')!.levels = [{ locationId: '101', available: 0 }];
+  // The candle's storefront level follows its shelf (storefront stock `shelf`: shelf − open orders).
+  (json as unknown as { boms: { bomId: string; storefrontStock?: string }[] }).boms.find((b) => b.bomId === 'BOM-1001')!.storefrontStock = 'shelf';
   const dataset = toDataset(json);
   emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
   store = emu.addShop({ domain, token, seed: dataset.platform });
@@ -128,12 +132,15 @@ async function figures(): Promise<Record<string, string>> {
   expect(await allocation('44001'), 'the allocation read agrees with the material plan (one definition)').toBe(wax);
   expect(await allocation('VMAT-VAR-0001'), 'the allocation read agrees with the material plan (one definition)').toBe(wicks);
   const reserved = (await t.get('/api/v1/raw-materials/44100/commitments?locationIds=101', key)).body.data.levels[0]?.orders ?? 0;
+  // What the store shows once bomcore's outbox has run (serve runs it every second).
+  await settleStorefront(t, shop);
   return {
     'candle shelf': String(shelf),
     'wick-assembly shelf': String(Number(snapshot['shelf|ASM-1|101'] ?? '0')),
     completed: String(Number(whole.items[0].completedQuantity)),
     wax, wicks,
     'orders reserve': String(reserved),
+    'storefront': String(store.available('44100', '101')),
   };
 }
 
