@@ -25,6 +25,7 @@ import { Migration20261204120000 } from './Migration20261204120000.ts';
 import { Migration20261204150000 } from './Migration20261204150000.ts';
 import { Migration20261204170000 } from './Migration20261204170000.ts';
 import { Migration20261204180000 } from './Migration20261204180000.ts';
+import { Migration20261205120000 } from './Migration20261205120000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -55,4 +56,5 @@ export const migrationsList = [
   { name: 'Migration20261204150000', class: Migration20261204150000 },
   { name: 'Migration20261204170000', class: Migration20261204170000 },
   { name: 'Migration20261204180000', class: Migration20261204180000 },
+  { name: 'Migration20261205120000', class: Migration20261205120000 },
 ];

@@ -28,8 +28,8 @@ export interface RecipeInput {
   subAssemblyLines?: readonly SubLineInput[] | null;
   costFactorLines?: readonly CostLineInput[] | null;
 }
-export interface AssemblyBillInput extends RecipeInput { name?: string | null; onlyConsumePreassembled?: boolean | null }
-export interface BomInput extends RecipeInput { name?: string | null; status?: BomStatus | null; variantId?: string | null }
+export interface AssemblyBillInput extends RecipeInput { name?: string | null; onlyConsumePreassembled?: boolean | null; leadTimeDays?: number | null }
+export interface BomInput extends RecipeInput { name?: string | null; status?: BomStatus | null; variantId?: string | null; leadTimeDays?: number | null }
 
 /** Who saved and why, recorded on the bill version. */
 export interface SaveAuthor { savedBy: string | null }
@@ -173,11 +173,12 @@ export async function createAssemblyBill(ctx: ShopContext, assemblyId: string | 
   const errors = new InputErrors();
   if (assemblyId !== null) errors.id('assemblyId', assemblyId, /^ASM-.+$/, 'ASM-<id>');
   checkHeaderText(errors, input.name, true);
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
     const id = await insertCatalogRow(tx, ASSEMBLY_IDS, assemblyId,
-      { name: input.name!, only_consume_preassembled: input.onlyConsumePreassembled ?? false });
+      { name: input.name!, only_consume_preassembled: input.onlyConsumePreassembled ?? false, lead_time_days: leadTimeDays ?? 0 });
     const key: BillKey = { ownerType: 'sub_assembly', ownerId: id };
     await checkNodes(tx, key, lists, true);
     // A new bill cannot be part of a cycle (nothing names it yet), unless the client's id is named by its own lines.
@@ -191,6 +192,7 @@ export async function updateAssemblyBill(ctx: ShopContext, assemblyId: string, i
   const errors = new InputErrors();
   checkHeaderText(errors, input.name, false);
   if (input.onlyConsumePreassembled === null) errors.add('onlyConsumePreassembled', 'must not be null');
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   const key: BillKey = { ownerType: 'sub_assembly', ownerId: assemblyId };
@@ -201,6 +203,7 @@ export async function updateAssemblyBill(ctx: ShopContext, assemblyId: string, i
     const sets: Updateable<RecipesTables['assembly_bills']> = {};
     if (input.name !== undefined) sets.name = input.name!;
     if (input.onlyConsumePreassembled !== undefined) sets.only_consume_preassembled = input.onlyConsumePreassembled!;
+    if (leadTimeDays !== undefined) sets.lead_time_days = leadTimeDays;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     return finishSave(tx, key, lists.size > 0, 'update', author);
@@ -212,11 +215,12 @@ export async function createBom(ctx: ShopContext, bomId: string | null, input: B
   if (bomId !== null) errors.id('bomId', bomId, /^BOM-\d+$/, 'BOM-<digits>');
   checkHeaderText(errors, input.name, true);
   if (input.status === null) errors.add('status', 'must not be null');
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
     const id = await insertCatalogRow(tx, BOM_IDS, bomId,
-      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null });
+      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null, lead_time_days: leadTimeDays ?? 0 });
     const key: BillKey = { ownerType: 'bom', ownerId: id };
     await checkFinishedGood(tx, id, input.variantId);
     await checkNodes(tx, key, lists, true);
@@ -229,6 +233,7 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
   const errors = new InputErrors();
   checkHeaderText(errors, input.name, false);
   if (input.status === null) errors.add('status', 'must not be null');
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   const key: BillKey = { ownerType: 'bom', ownerId: bomId };
@@ -240,6 +245,7 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
     if (input.name !== undefined) sets.name = input.name!;
     if (input.status !== undefined) sets.status = input.status!;
     if (input.variantId !== undefined) sets.variant_id = input.variantId;
+    if (leadTimeDays !== undefined) sets.lead_time_days = leadTimeDays;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     // Name, status and finished good are columns of the BOM list, so any BOM edit refreshes its entry.

@@ -32,6 +32,8 @@ export const AssemblyBill = defineEntity({
     assemblyId: p.text().primary(),
     name: p.text(),
     onlyConsumePreassembled: p.boolean().default(false),
+    /** Planning: whole days from starting a batch to having it (default 0). */
+    leadTimeDays: p.integer().default(0),
     /** Archived: refused in new recipe lines; existing lines keep it. */
     archivedAt: timestamp().nullable(),
   },
@@ -48,6 +50,8 @@ export const Bom = defineEntity({
     name: p.text(),
     status: p.enum(BOM_STATUSES),
     variantId: p.text().nullable(),
+    /** Planning: whole days from starting a batch to having it (default 0). */
+    leadTimeDays: p.integer().default(0),
     /** Archived: out of the BOM list; still readable by id. */
     archivedAt: timestamp().nullable(),
   },
