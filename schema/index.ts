@@ -27,6 +27,8 @@ import './types/orders/material-requirements.ts';
 import './types/work-orders/enums.ts';
 import './types/work-orders/work-order.ts';
 import './types/work-orders/operations.ts';
+import './types/planning/enums.ts';
+import './types/planning/plan.ts';
 import './types/events/webhook-enums.ts';
 import './types/events/webhook-endpoint.ts';
 // Fields that link types to each other (through the per-request loaders of schema/loaders.ts).

@@ -32,6 +32,11 @@ const seedAllBoms = (shopId: string): Seed => recipesSql
   .select([sql<string>`'bom'::text`.as('owner_type'), sql<string>`b.bom_id::text`.as('owner_id')])
   .where('b.shop_id', '=', shopId);
 
+/** Every BOM and every assembly bill of the shop (an assembly no BOM uses may still be ordered or built). */
+const seedAllBills = (shopId: string): Seed => seedAllBoms(shopId).union(recipesSql.selectFrom('assembly_bills as a')
+  .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`a.assembly_id::text`.as('owner_id')])
+  .where('a.shop_id', '=', shopId));
+
 function forestQuery(shopId: string, seed: Seed) {
   const s = shopId;
   const assemblyOf = sql<string>`coalesce(o.replacement_node_id, o.node_id)`;
@@ -160,4 +165,9 @@ export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey
 /** The forest of every BOM of the shop (lists and stats), in one SQL round trip. */
 export async function loadShopRecipeForest(ctx: ShopContext): Promise<RecipeForest> {
   return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBoms(ctx.shopId))));
+}
+
+/** The forest of every bill of the shop, BOMs and assembly bills alike (planning), in one SQL round trip. */
+export async function loadAllBillsForest(ctx: ShopContext): Promise<RecipeForest> {
+  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBills(ctx.shopId))));
 }
