@@ -78,32 +78,33 @@ export function buyQuantity(net: Exact, minimum: Exact, multiple: Exact | null):
   return target.times(1_000_000).ceil().divPow10(6);
 }
 
-/** Each bill's greatest depth at a location over every bill's recipe there (BOMs and unused bills: 0). */
-function depthsAt(forest: RecipeForest, locationId: string): Map<string, number> {
+/**
+ * The netting order's depth of each bill at a location: its greatest depth below the bills demanded
+ * there (`seeds`), over their recipes at that location. Only those bills and what they reach can
+ * ever be demanded there, so ordering them alone keeps every item after each item that uses it,
+ * and the work follows the demand, not the shop.
+ */
+function depthsAt(forest: RecipeForest, locationId: string, seeds: readonly string[]): Map<string, number> {
   const order: string[] = [];
   const seen = new Set<string>();
-  const children = (key: BillKey): BillKey[] => effectiveLines(forest, key, locationId)
-    .filter((l) => l.lineType === 'sub').map((l) => ({ ownerType: 'sub_assembly' as const, ownerId: l.nodeId }));
-  const visit = (key: BillKey) => {
-    const id = billKeyString(key);
+  const children = (id: string): string[] => {
+    const bill = forest.bills.get(id);
+    return bill ? effectiveLines(forest, bill.key, locationId).filter((l) => l.lineType === 'sub').map((l) => `sub_assembly:${l.nodeId}`) : [];
+  };
+  const visit = (id: string) => {
     if (seen.has(id)) return;
     seen.add(id);
-    for (const child of children(key)) visit(child);
+    for (const child of children(id)) visit(child);
     order.push(id);
   };
-  for (const bill of forest.bills.values()) visit(bill.key);
+  for (const id of seeds) visit(id);
   const depth = new Map<string, number>();
   // Reverse post-order: parents before children.
   for (let i = order.length - 1; i >= 0; i--) {
     const id = order[i]!;
-    const bill = forest.bills.get(id);
     const d = depth.get(id) ?? 0;
     depth.set(id, d);
-    if (!bill) continue;
-    for (const child of children(bill.key)) {
-      const c = billKeyString(child);
-      if ((depth.get(c) ?? -1) < d + 1) depth.set(c, d + 1);
-    }
+    for (const child of children(id)) if ((depth.get(child) ?? -1) < d + 1) depth.set(child, d + 1);
   }
   return depth;
 }
@@ -190,7 +191,7 @@ export function computePlan(input: PlanInput, asOf: string, extra: readonly Extr
   for (const location of [...demands.keys()].sort(compareLocations)) {
     const atLocation = demands.get(location)!;
     const shelves = input.shelves.get(location);
-    const depth = depthsAt(forest, location);
+    const depth = depthsAt(forest, location, [...atLocation.keys()].filter((k) => !k.startsWith(RAW)));
     const buckets: Set<string>[] = [];
     const enqueue = (item: string) => {
       if (item.startsWith(RAW)) return;
