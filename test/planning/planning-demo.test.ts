@@ -1,13 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planCsv, planJson } from '../../src/cli/plan-command.ts';
+import { planShop } from '../../src/modules/planning/planning.service.ts';
+import { shopContext, countQueries } from '../helpers/bom-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+// docs/planning.md's worked example: the demo shop `npm start` serves, planned on 2026-11-12 at the
+// Main Workshop (101). The figures the page cites are checked here, through GraphQL and the CLI's
+// JSON and CSV writers.
 
 let t: TestApp;
 let key: string;
 const shop = uniqueShopId('plan-demo');
 const demo = JSON.parse(readFileSync(new URL('../../data/demo-dataset.json', import.meta.url), 'utf8'));
+const RESTOCK = 'wo_75c05337-30ca-41f7-a561-c0883fb87bc8';
+const FAIR = 'wo_dba928f4-ece8-4b8c-a61d-19595284bfb3';
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -22,10 +31,44 @@ const PLAN = `query($asOf: Date, $locations: [ID!]) { planning(asOf: $asOf, loca
   shortages { variantId locationId required onHand allocated net needBy essential demands { sourceType sourceId quantity needBy } otherDemandCount }
   unlocated { itemId orderId quantity } } }`;
 
-describe('planning on the demo shop', () => {
-  it('probe', async () => {
-    const res = await t.graphql(key, PLAN, { asOf: '2026-11-12' });
-    console.log(JSON.stringify(res.body, null, 1), res.statements);
+describe('docs/planning.md: the worked example on the demo shop', () => {
+  it('at the Main Workshop on 2026-11-12: 10 large jars, 12 small jars, 16 lavender pours and 9 blend batches to make; nothing to buy', async () => {
+    const res = await t.graphql(key, PLAN, { asOf: '2026-11-12', locations: ['101'] });
     expect(res.body.errors).toBeUndefined();
+    const plan = res.body.data.planning;
+    expect(plan.asOf).toBe('2026-11-12');
+    expect(plan.makeSuggestions).toHaveLength(7);
+    const make = (id: string) => plan.makeSuggestions.find((m: { itemId: string }) => m.itemId === id);
+    expect(make('ASM-JAR-L-LAV')).toMatchObject({ itemType: 'assembly_bill', locationId: '101', quantity: '10', needBy: '2026-11-14', startBy: '2026-11-14', late: false,
+      demands: [{ sourceType: 'work_order', sourceId: RESTOCK, quantity: '12', needBy: '2026-11-14' }, { sourceType: 'work_order', sourceId: FAIR, quantity: '6', needBy: '2026-12-01' }] });
+    expect(make('ASM-JAR-S-LAV')).toMatchObject({ quantity: '12', needBy: '2026-11-14' });
+    expect(make('ASM-LAV-POUR')).toMatchObject({ quantity: '16',
+      demands: [{ sourceType: 'make', sourceId: 'ASM-JAR-L-LAV', quantity: '10', needBy: '2026-11-14' }, { sourceType: 'make', sourceId: 'ASM-JAR-S-LAV', quantity: '6', needBy: '2026-11-14' }] });
+    expect(make('ASM-SOY-BLEND').quantity).toBe('9');
+    expect(make('ASM-SOY-BLEND').demands.map((d: { quantity: string }) => d.quantity)).toEqual(['6.4', '1.5', '1']);
+    expect(make('ASM-CEDAR-POUR').quantity).toBe('6');
+    expect(make('ASM-SEA-POUR').quantity).toBe('4');
+    expect([plan.buySuggestions, plan.shortages, plan.unlocated]).toEqual([[], [], []]);
+  });
+
+  it('the CLI writes the same plan: exact JSON numbers in the issue\'s shape, and a CSV with a header', async () => {
+    const written = await planShop(shopContext(t.orm, shop), { asOf: '2026-11-12', locationIds: ['101'] });
+    const json = JSON.parse(JSON.stringify(planJson(written)));
+    expect(Object.keys(json)).toEqual(['shopId', 'asOf', 'buySuggestions', 'makeSuggestions', 'shortages', 'unlocated']);
+    expect(json.makeSuggestions.find((m: { itemId: string }) => m.itemId === 'ASM-SOY-BLEND')).toEqual({
+      itemType: 'assembly_bill', itemId: 'ASM-SOY-BLEND', variantId: null, locationId: '101', quantity: 9, needBy: '2026-11-14', startBy: '2026-11-14', late: false,
+    });
+    expect(planCsv(written)).toBe('variantId,locationId,quantity,net,needBy,orderBy,late,essential\r\n');
+  });
+
+  it('a plan is a bounded number of statements, whatever the shop (one snapshot of set-based reads)', async () => {
+    const { count } = await countQueries(() => planShop(shopContext(t.orm, shop), { asOf: '2026-11-12' }));
+    expect(count).toBeLessThanOrEqual(16);
+  });
+
+  it('a date that is not YYYY-MM-DD is INVALID_INPUT naming asOf', async () => {
+    await expect(planShop(shopContext(t.orm, shop), { asOf: '2026-02-30' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const res = await t.graphql(key, PLAN, { asOf: '12/11/2026' });
+    expect(res.body.errors[0].message).toContain('YYYY-MM-DD');
   });
 });
