@@ -38,6 +38,7 @@ import './types/orders/links.ts';
 import './types/boms/bill-links.ts';
 import './types/locations/links.ts';
 import './types/materials/links.ts';
+import './types/planning/where-used.ts';
 import './types/work-orders/part-links.ts';
 import './types/work-orders/header-links.ts';
 // Cursor connections and the parts of the navigable graph.

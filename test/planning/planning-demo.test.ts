@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCsv, planJson } from '../../src/cli/plan-command.ts';
 import { planShop } from '../../src/modules/planning/planning.service.ts';
+import { whereUsed } from '../../src/modules/planning/where-used.ts';
 import { shopContext, countQueries } from '../helpers/bom-context.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { uniqueShopId } from '../helpers/database.ts';
@@ -70,5 +71,41 @@ describe('docs/planning.md: the worked example on the demo shop', () => {
     await expect(planShop(shopContext(t.orm, shop), { asOf: '2026-02-30' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const res = await t.graphql(key, PLAN, { asOf: '12/11/2026' });
     expect(res.body.errors[0].message).toContain('YYYY-MM-DD');
+  });
+});
+
+describe('where-used on the demo shop', () => {
+  const WHERE = `query($loc: ID) { rawMaterial(variantId: "44001") { whereUsed(locationId: $loc) { ownerType ownerId path quantity } }
+    assemblyBill(assemblyId: "ASM-LAV-POUR") { whereUsed { ownerType ownerId path quantity } } }`;
+
+  it('every bill that uses an item at any depth, one row per path, with the quantity per unit of that bill (waste included)', async () => {
+    const res = await t.graphql(key, WHERE, {});
+    expect(res.body.errors).toBeUndefined();
+    const pour = res.body.data.assemblyBill.whereUsed;
+    // ASM-LAV-POUR: 1 per large jar, 0.5 per small jar; the jars are 1 per candle.
+    expect(pour).toEqual(expect.arrayContaining([
+      { ownerType: 'sub_assembly', ownerId: 'ASM-JAR-L-LAV', path: ['ASM-JAR-L-LAV', 'ASM-LAV-POUR'], quantity: '1' },
+      { ownerType: 'sub_assembly', ownerId: 'ASM-JAR-S-LAV', path: ['ASM-JAR-S-LAV', 'ASM-LAV-POUR'], quantity: '0.5' },
+      { ownerType: 'bom', ownerId: 'BOM-1001', path: ['BOM-1001', 'ASM-JAR-L-LAV', 'ASM-LAV-POUR'], quantity: '1' },
+      { ownerType: 'bom', ownerId: 'BOM-1002', path: ['BOM-1002', 'ASM-JAR-S-LAV', 'ASM-LAV-POUR'], quantity: '0.5' },
+    ]));
+    // Soy wax 44001: 0.9 kg at 2 % waste per kg of blend = 0.918; per lavender pour (0.4 kg of blend) 0.3672.
+    const wax = res.body.data.rawMaterial.whereUsed;
+    expect(wax).toEqual(expect.arrayContaining([
+      { ownerType: 'sub_assembly', ownerId: 'ASM-SOY-BLEND', path: ['ASM-SOY-BLEND', '44001'], quantity: '0.918' },
+      { ownerType: 'sub_assembly', ownerId: 'ASM-LAV-POUR', path: ['ASM-LAV-POUR', 'ASM-SOY-BLEND', '44001'], quantity: '0.3672' },
+      { ownerType: 'bom', ownerId: 'BOM-1001', path: ['BOM-1001', 'ASM-JAR-L-LAV', 'ASM-LAV-POUR', 'ASM-SOY-BLEND', '44001'], quantity: '0.3672' },
+    ]));
+  });
+
+  it('where-used reads the recipe graph in one statement, and once per request however many items ask', async () => {
+    const ctx = shopContext(t.orm, shop);
+    const first = await countQueries(() => whereUsed(ctx, { kind: 'raw', id: '44001' }, null));
+    const more = await countQueries(async () => {
+      await whereUsed(ctx, { kind: 'sub', id: 'ASM-LAV-POUR' }, '103');
+      await whereUsed(ctx, { kind: 'raw', id: '44007' }, '101');
+    });
+    expect([first.count, more.count]).toEqual([1, 0]);
+    expect(first.result.length).toBeGreaterThan(5);
   });
 });
