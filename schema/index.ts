@@ -29,6 +29,7 @@ import './types/work-orders/work-order.ts';
 import './types/work-orders/operations.ts';
 import './types/planning/enums.ts';
 import './types/planning/plan.ts';
+import './types/planning/what-if.ts';
 import './types/events/webhook-enums.ts';
 import './types/events/webhook-endpoint.ts';
 // Fields that link types to each other (through the per-request loaders of schema/loaders.ts).

@@ -71,6 +71,7 @@ const ENUMS: Record<string, readonly string[]> = {
   // planning
   PlanDemandSource: planning.DEMAND_SOURCE_TYPES,
   PlanMadeItemType: planning.MADE_ITEM_TYPES,
+  PlanItemType: planning.PLANNED_ITEM_TYPES,
   // events and webhooks (a topic's GraphQL name has no dot)
   WebhookTopic: events.EVENT_TOPICS.map(events.topicEnumName),
   WebhookDeliveryStatus: events.WEBHOOK_DELIVERY_STATUSES,

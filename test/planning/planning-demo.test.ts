@@ -109,3 +109,28 @@ describe('where-used on the demo shop', () => {
     expect(first.result.length).toBeGreaterThan(5);
   });
 });
+
+describe('what-if on the demo shop', () => {
+  const WHAT_IF = `query($bom: String!, $q: Decimal!, $loc: ID!, $by: Date!) { planningWhatIf(bomId: $bom, quantity: $q, locationId: $loc, needBy: $by, asOf: "2026-11-12") {
+    asOf extraMakes { itemType itemId locationId quantity needBy startBy late } extraBuys { variantId locationId quantity net needBy orderBy late essential }
+    leftShort { itemType itemId locationId sourceType sourceId needBy short } } }`;
+
+  it('40 large candles at the Main Workshop by 2026-11-13: 16 to make (2 on the shelf, 22 the work orders will deliver), and the restock\'s jars it takes from the shelf', async () => {
+    const res = await t.graphql(key, WHAT_IF, { bom: 'BOM-1001', q: '40', loc: '101', by: '2026-11-13' });
+    expect(res.body.errors).toBeUndefined();
+    const answer = res.body.data.planningWhatIf;
+    expect(answer.extraMakes).toEqual(expect.arrayContaining([
+      { itemType: 'bom', itemId: 'BOM-1001', locationId: '101', quantity: '16', needBy: '2026-11-13', startBy: '2026-11-13', late: false },
+      { itemType: 'assembly_bill', itemId: 'ASM-JAR-L-LAV', locationId: '101', quantity: '16', needBy: '2026-11-13', startBy: '2026-11-13', late: false },
+    ]));
+    // The new candles' jars (needed 11-13) take the 8 jars on the shelf before the restock's (11-14).
+    expect(answer.leftShort).toContainEqual({ itemType: 'assembly_bill', itemId: 'ASM-JAR-L-LAV', locationId: '101', sourceType: 'work_order', sourceId: RESTOCK, needBy: '2026-11-14', short: '8' });
+  });
+
+  it('an unknown BOM is NOT_FOUND, a quantity of 0 INVALID_INPUT', async () => {
+    const unknown = await t.graphql(key, WHAT_IF, { bom: 'BOM-9999', q: '1', loc: '101', by: '2026-11-13' });
+    expect(unknown.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const zero = await t.graphql(key, WHAT_IF, { bom: 'BOM-1001', q: '0', loc: '101', by: '2026-11-13' });
+    expect(zero.body.errors[0].extensions.code).toBe('INVALID_INPUT');
+  });
+});

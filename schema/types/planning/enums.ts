@@ -1,4 +1,4 @@
-import { DEMAND_SOURCE_TYPES, MADE_ITEM_TYPES } from '../../../src/modules/planning/planning-vocabulary.ts';
+import { DEMAND_SOURCE_TYPES, MADE_ITEM_TYPES, PLANNED_ITEM_TYPES } from '../../../src/modules/planning/planning-vocabulary.ts';
 import { builder } from '../../builder.ts';
 
 // The planning vocabulary as GraphQL enums (src/modules/planning/planning-vocabulary.ts).
@@ -13,4 +13,9 @@ export const PlanDemandSourceEnum = builder.enumType('PlanDemandSource', {
 export const MadeItemTypeEnum = builder.enumType('PlanMadeItemType', {
   description: 'What a make suggestion builds: `bom` (a BOM\'s finished good) or `assembly_bill`.',
   values: MADE_ITEM_TYPES,
+});
+
+export const PlannedItemTypeEnum = builder.enumType('PlanItemType', {
+  description: 'Any item a plan nets: `raw_material` (bought), `bom` (a BOM\'s finished good) or `assembly_bill`.',
+  values: PLANNED_ITEM_TYPES,
 });

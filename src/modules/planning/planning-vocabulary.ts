@@ -11,6 +11,10 @@ export type DemandSourceType = (typeof DEMAND_SOURCE_TYPES)[number];
 export const MADE_ITEM_TYPES = ['bom', 'assembly_bill'] as const;
 export type MadeItemType = (typeof MADE_ITEM_TYPES)[number];
 
+/** Any item a plan nets: a raw material (bought) or a made item. */
+export const PLANNED_ITEM_TYPES = ['raw_material', ...MADE_ITEM_TYPES] as const;
+export type PlannedItemType = (typeof PLANNED_ITEM_TYPES)[number];
+
 /** The CLI's output formats of a plan. */
 export const PLAN_FORMATS = ['json', 'csv'] as const;
 export type PlanFormat = (typeof PLAN_FORMATS)[number];
