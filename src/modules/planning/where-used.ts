@@ -2,6 +2,7 @@ import { ONE, type Exact } from '../../kernel/numbers/index.ts';
 import type { ShopContext } from '../../kernel/shop-context.ts';
 import { effectiveLines, lineNeed, type BillKey, type BillOwnerType, type RecipeForest } from '../boms/engine/index.ts';
 import { loadAllBillsForest } from '../boms/for-planning.ts';
+import type { StockedLineType } from '../boms/recipe-vocabulary.ts';
 
 // Where-used (decisions "Planning"): every BOM and assembly bill that uses a raw material or an
 // assembly bill at any depth, each path once, with the quantity one unit of that bill needs of it
@@ -29,7 +30,7 @@ function forestOf(ctx: ShopContext): Promise<RecipeForest> {
   return forest;
 }
 
-export async function whereUsed(ctx: ShopContext, item: { kind: 'raw' | 'sub'; id: string }, locationId: string | null): Promise<WhereUsedRow[]> {
+export async function whereUsed(ctx: ShopContext, item: { kind: StockedLineType; id: string }, locationId: string | null): Promise<WhereUsedRow[]> {
   const forest = await forestOf(ctx);
   // node → the bills whose recipe (at the location) names it, with the quantity per unit of that bill.
   const users = new Map<string, { bill: BillKey; name: string; perUnit: Exact }[]>();
