@@ -16,7 +16,7 @@ export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   'work-order-read': 19,
   'material-plan': 13,
   // The whole shop's plan: a repeatable-read snapshot of set-based reads (docs/planning.md).
-  'planning': 16,
+  'planning': 14,
   // +1 each (8 → 9, 27 → 28): a write records its events in the transaction — the shop's event
   // sequence, the events and their webhook deliveries in one statement before the commit (docs/events.md).
   'inventory-patch': 9,
