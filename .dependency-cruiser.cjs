@@ -25,6 +25,7 @@ const MODULE_TIERS = [
   ['materials'], // raw materials: their writes go through the stock ledger
   ['orders'], // order breakdowns (recipes × platform orders)
   ['work-orders'], // work orders, build runs: consume stock, allocate materials, name people
+  ['planning'], // net requirements, make and buy suggestions, where-used, what-if: reads every module through its for-planning.ts, writes nothing
 ];
 
 const moduleOrderRules = MODULE_TIERS.flatMap((tier, index) => {

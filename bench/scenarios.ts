@@ -21,7 +21,7 @@ export interface Scenario {
 
 export const SCENARIO_IDS = [
   'locations', 'materials-list', 'materials-by-quantity', 'bom-deep', 'buildable', 'buildable-304', 'bom-list', 'breakdown-50', 'work-order-list', 'work-order-read', 'material-plan',
-  'inventory-patch', 'build-run',
+  'planning', 'inventory-patch', 'build-run',
 ] as const;
 
 /**
@@ -48,6 +48,13 @@ query DeepBom($shopId: String!, $bomId: String!) {
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** The planning scenario's operation: every row of the plan, pegging included. */
+const PLANNING_QUERY = `query Plan($asOf: Date) { planning(asOf: $asOf) { asOf
+  buySuggestions { variantId locationId quantity net needBy orderBy late essential }
+  makeSuggestions { itemType itemId variantId locationId quantity needBy startBy late demands { sourceType sourceId quantity needBy } otherDemandCount }
+  shortages { variantId locationId required onHand allocated net needBy essential demands { sourceType sourceId quantity needBy } otherDemandCount }
+  unlocated { itemId orderId quantity } } }`;
 
 export function buildScenarios(shop: Shop): Scenario[] {
   const auth = { authorization: `Bearer ${shop.key}` };
@@ -89,6 +96,9 @@ export function buildScenarios(shop: Shop): Scenario[] {
     read('work-order-list', 'Work-order list with facets, page of 50', '/api/v1/work-orders?pageSize=50', { paged: true }),
     read('work-order-read', 'Whole work-order read', wo),
     read('material-plan', 'Work-order material plan', `${wo}/material-plan`),
+    // GraphQL only (planning has no REST route): the whole shop's plan, one repeatable-read snapshot.
+    { id: 'planning', title: `The shop's plan (GraphQL planning, all ${shop.size.locations} locations)`, kind: 'read', paged: false, twins: {},
+      rest: post('/graphql', { query: PLANNING_QUERY, variables: { asOf: '2026-11-12' } }) },
     {
       id: 'inventory-patch', title: 'Inventory batch PATCH (virtual material, ±0.5)', kind: 'write', paged: false, twins: {},
       rest: {

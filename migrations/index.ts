@@ -26,6 +26,7 @@ import { Migration20261204150000 } from './Migration20261204150000.ts';
 import { Migration20261204170000 } from './Migration20261204170000.ts';
 import { Migration20261204180000 } from './Migration20261204180000.ts';
 import { Migration20261205090000 } from './Migration20261205090000.ts';
+import { Migration20261205120000 } from './Migration20261205120000.ts';
 import { Migration20261205190000 } from './Migration20261205190000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
@@ -58,5 +59,6 @@ export const migrationsList = [
   { name: 'Migration20261204170000', class: Migration20261204170000 },
   { name: 'Migration20261204180000', class: Migration20261204180000 },
   { name: 'Migration20261205090000', class: Migration20261205090000 },
+  { name: 'Migration20261205120000', class: Migration20261205120000 },
   { name: 'Migration20261205190000', class: Migration20261205190000 },
 ];

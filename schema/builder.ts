@@ -15,6 +15,7 @@ interface BuilderTypes {
   Scalars: {
     Decimal: { Input: string; Output: string };
     DateTime: { Input: Date; Output: Date | string };
+    Date: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
 }

@@ -27,6 +27,9 @@ import './types/orders/material-requirements.ts';
 import './types/work-orders/enums.ts';
 import './types/work-orders/work-order.ts';
 import './types/work-orders/operations.ts';
+import './types/planning/enums.ts';
+import './types/planning/plan.ts';
+import './types/planning/what-if.ts';
 import './types/events/webhook-enums.ts';
 import './types/events/webhook-endpoint.ts';
 // Fields that link types to each other (through the per-request loaders of schema/loaders.ts).
@@ -36,6 +39,7 @@ import './types/orders/links.ts';
 import './types/boms/bill-links.ts';
 import './types/locations/links.ts';
 import './types/materials/links.ts';
+import './types/planning/where-used.ts';
 import './types/work-orders/part-links.ts';
 import './types/work-orders/header-links.ts';
 // Cursor connections and the parts of the navigable graph.

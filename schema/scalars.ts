@@ -31,3 +31,21 @@ builder.scalarType('DateTime', {
     return date;
   },
 });
+
+/** A real calendar day written YYYY-MM-DD (the plan's dates), or a GraphQL error. */
+function parseDay(value: unknown): string {
+  const text = String(value);
+  const time = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00.000Z`) : Number.NaN;
+  if (!Number.isFinite(time) || new Date(time).toISOString().slice(0, 10) !== text) throw new GraphQLError('Date must be a calendar day written YYYY-MM-DD');
+  return text;
+}
+
+builder.scalarType('Date', {
+  description: 'A calendar day (UTC), written YYYY-MM-DD.',
+  serialize: (value) => String(value),
+  parseValue: parseDay,
+  parseLiteral: (ast) => {
+    if (ast.kind === Kind.STRING) return parseDay(ast.value);
+    throw new GraphQLError('Date literal must be a string YYYY-MM-DD');
+  },
+});

@@ -80,6 +80,12 @@ async function route(orm: Orm, config: Config | null, request: IncomingMessage):
     const dataset = await exportDataset(orm.em, path[1]!);
     return { status: 200, body: serializeDataset(dataset), type: 'application/json' };
   }
+  if (request.method === 'GET' && path.length === 3 && path[0] === 'shops' && path[2] === 'plan' && config) {
+    const { planShopLocally } = await import('./plan-command.ts');
+    const locations = url.searchParams.getAll('location');
+    const plan = await planShopLocally(orm, config, path[1]!, { asOf: url.searchParams.get('asOf'), locationIds: locations.length > 0 ? locations : null });
+    return json(200, plan);
+  }
   return json(404, { error: `no admin command ${request.method} ${url.pathname}` });
 }
 

@@ -2,7 +2,7 @@
 
 const DATABASE = `Database: DATABASE_URL (PostgreSQL) or, when unset, embedded PGlite under BOMCORE_DATA_DIR (default ./.data).
 The embedded database has one owner at a time (BOMCORE_DATA_DIR/bomcore.lock). While \`serve\` runs on it,
-\`key\` and \`export\` are done by the server (through BOMCORE_DATA_DIR/bomcore.sock, owner-only); \`load\`
+\`key\`, \`export\` and \`plan\` are done by the server (through BOMCORE_DATA_DIR/bomcore.sock, owner-only); \`load\`
 and \`migrate\` refuse and name the server: stop it first, or use PostgreSQL for several processes.`;
 
 const PROGRESS = `Progress goes to stderr: a bar on a terminal, a plain line every few seconds otherwise (CI=true, a pipe or a file).`;
@@ -15,6 +15,8 @@ Usage: bomcore <command> [options]
   migrate                            apply pending database migrations
   load FILE                          validate FILE and replace its shop's data with it (one transaction)
   export --shop ID [--out FILE]      write a shop's dataset (stdout by default)
+  plan --shop ID [--location L]... [--as-of YYYY-MM-DD] [--format json|csv]
+                                     what to buy and make, where, by when and for whom (docs/planning.md)
   generate [--materials N] [--boms N] [--depth D] [--locations N]
            [--work-orders N] [--orders N] [--seed S] [--shop ID] [--out FILE]
                                      write a deterministic synthetic dataset (progress on stderr)
@@ -84,6 +86,25 @@ Example:
 ${PROGRESS}
 ${DATABASE}`,
 
+  plan: `Usage: bomcore plan --shop ID [--location L]... [--as-of YYYY-MM-DD] [--format json|csv]
+
+Plans a shop (docs/planning.md): its shortages and the make and buy suggestions that answer them, per
+location, from one consistent snapshot. JSON (default) is one object with shopId, asOf,
+buySuggestions, makeSuggestions, shortages and unlocated; numbers are exact JSON numbers. CSV is one
+row per buy suggestion, with a header, for a spreadsheet or a supplier.
+
+Options:
+  --shop ID            the shop to plan (required)
+  --location L         keep the rows of location L (repeat for several; default: every location)
+  --as-of DATE         the plan's date, YYYY-MM-DD (default: today, UTC); \`late\` compares with it
+  --format json|csv    the output (default json)
+  -h, --help           show this help
+
+${PROGRESS}
+
+Example:
+  bomcore plan --shop demo --as-of 2026-11-12 --format csv > buy.csv
+`,
   export: `Usage: bomcore export --shop ID [--out FILE]
 
 Writes a shop's data as a dataset file, in the format \`bomcore load\` reads (loading an export and

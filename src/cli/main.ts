@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   load: async () => (await import('./dataset-commands.ts')).loadCommand,
   export: async () => (await import('./dataset-commands.ts')).exportCommand,
   generate: async () => (await import('./dataset-commands.ts')).generateCommand,
+  plan: async () => (await import('./plan-command.ts')).planCommand,
   key: async () => (await import('./key-commands.ts')).keyCommand,
   webhook: async () => (await import('./webhook-commands.ts')).webhookCommand,
   shop: async () => (await import('./shop-commands.ts')).shopCommand,

@@ -37,7 +37,7 @@ export function formatCount(done: number, total: number, unit: string): string {
 }
 
 /** Verb of a task, as a line starts (`load` → `loading`). */
-const VERBS: Record<string, string> = { load: 'loading', validate: 'validating', generate: 'generating', export: 'exporting', sync: 'syncing' };
+const VERBS: Record<string, string> = { load: 'loading', validate: 'validating', generate: 'generating', export: 'exporting', sync: 'syncing', plan: 'planning' };
 const UNITS: Record<string, string> = { load: 'rows', generate: 'items' };
 
 /**

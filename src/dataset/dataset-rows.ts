@@ -25,14 +25,15 @@ export const TABLE_COLUMNS = {
   platform_order_lines: ['order_id', 'position', 'variant_id', 'product_id', 'sku', 'title', 'quantity'],
   materials: ['variant_id', 'origin', 'product_id', 'inventory_item_id', 'product_name', 'variant_name', 'sku', 'vendor', 'unit', 'unit_cost', 'unit_price',
     'specifications', 'image_url', 'is_non_essential_material', 'weight_value', 'weight_unit_id', 'product_type', 'product_category', 'cached_quantity',
-    'updated_at', 'archived_at'],
+    'updated_at', 'archived_at', 'lead_time_days', 'minimum_order_quantity', 'order_multiple'],
   // Platform-linked materials: the material's own fields; the catalogue fields are copied from the
   // platform variant by the database (see PLATFORM_MATERIALS_SQL).
-  'materials:platform': ['variant_id', 'unit', 'specifications', 'is_non_essential_material', 'cached_quantity', 'updated_at', 'archived_at'],
+  'materials:platform': ['variant_id', 'unit', 'specifications', 'is_non_essential_material', 'cached_quantity', 'updated_at', 'archived_at',
+    'lead_time_days', 'minimum_order_quantity', 'order_multiple'],
   material_levels: ['variant_id', 'location_id', 'available'],
   cost_factors: ['cost_factor_id', 'name', 'kind', 'unit', 'unit_cost', 'archived_at'],
-  assembly_bills: ['assembly_id', 'name', 'only_consume_preassembled', 'archived_at'],
-  boms: ['bom_id', 'name', 'status', 'variant_id', 'archived_at', 'storefront_stock'],
+  assembly_bills: ['assembly_id', 'name', 'only_consume_preassembled', 'archived_at', 'lead_time_days'],
+  boms: ['bom_id', 'name', 'status', 'variant_id', 'archived_at', 'storefront_stock', 'lead_time_days'],
   recipe_lines: ['owner_type', 'owner_id', 'line_type', 'position', 'node_id', 'quantity', 'waste_percentage'],
   location_rules: ['owner_type', 'owner_id', 'location_id'],
   location_rule_overrides: ['owner_type', 'owner_id', 'location_id', 'position', 'action', 'node_id', 'replacement_node_id', 'quantity', 'waste_percentage'],
@@ -124,6 +125,9 @@ function qcReviewItems(w: DatasetWorkOrder, review: DatasetQcReview): DatasetQcR
   return (run?.items ?? []).map((x) => ({ itemId: x.itemId, approvedQuantity: failed ? '0' : x.quantity, failedQuantity: failed ? x.quantity : '0' }));
 }
 
+/** A material's planning columns: lead time, minimum order quantity, order multiple (defaults when the file leaves them out). */
+const planningColumns = (m: DatasetMaterial) => [m.leadTimeDays ?? 0, m.minimumOrderQuantity ?? '0', m.orderMultiple ?? null];
+
 /** Rows of one element of each section. `index` is the element's position in its list. */
 const SECTION_ROWS: { [S in SectionName]: (emit: Emit, ctx: RowContext, element: any, index: number) => void } = {
   'platform.locations': (emit, { shopId }, l: DatasetLocation) => emit('platform_locations', [shopId, l.id, l.name]),
@@ -139,21 +143,22 @@ const SECTION_ROWS: { [S in SectionName]: (emit: Emit, ctx: RowContext, element:
   materials: (emit, { shopId, loadedAt, cachedQuantityDefaults }, m: DatasetMaterial) => {
     if (m.origin === 'platform') {
       const cached = m.cachedQuantity ?? cachedQuantityDefaults.get(m.variantId) ?? null;
-      emit('materials:platform', [shopId, m.variantId, m.unit, m.specifications, m.isNonEssentialMaterial, cached, loadedAt, m.archivedAt ?? null]);
+      emit('materials:platform', [shopId, m.variantId, m.unit, m.specifications, m.isNonEssentialMaterial, cached, loadedAt, m.archivedAt ?? null,
+        ...planningColumns(m)]);
       return;
     }
     emit('materials', [shopId, m.variantId, 'virtual', m.productId, m.inventoryItemId, m.productName, m.variantName, m.sku, m.vendor, m.unit, m.unitCost,
       m.unitPrice, m.specifications, m.imageUrl, m.isNonEssentialMaterial, m.weightValue, m.weightUnitId, m.productType, m.productCategory, null, loadedAt,
-      m.archivedAt ?? null]);
+      m.archivedAt ?? null, ...planningColumns(m)]);
     for (const l of m.levels) emit('material_levels', [shopId, m.variantId, l.locationId, l.available]);
   },
   costFactors: (emit, { shopId }, c: DatasetCostFactor) => emit('cost_factors', [shopId, c.costFactorId, c.name, c.kind, c.unit, c.unitCost, c.archivedAt ?? null]),
   assemblyBills: (emit, { shopId }, a: DatasetAssemblyBill) => {
-    emit('assembly_bills', [shopId, a.assemblyId, a.name, a.onlyConsumePreassembled, a.archivedAt ?? null]);
+    emit('assembly_bills', [shopId, a.assemblyId, a.name, a.onlyConsumePreassembled, a.archivedAt ?? null, a.leadTimeDays ?? 0]);
     recipeRows(emit, shopId, ['sub_assembly', a.assemblyId], a);
   },
   boms: (emit, { shopId }, b: DatasetBom) => {
-    emit('boms', [shopId, b.bomId, b.name, b.status, b.variantId, b.archivedAt ?? null, b.storefrontStock ?? 'manual']);
+    emit('boms', [shopId, b.bomId, b.name, b.status, b.variantId, b.archivedAt ?? null, b.storefrontStock ?? 'manual', b.leadTimeDays ?? 0]);
     recipeRows(emit, shopId, ['bom', b.bomId], b);
   },
   locationRules: (emit, { shopId }, r: DatasetLocationRule) => {
@@ -261,13 +266,15 @@ export function* datasetSections(d: Dataset): Generator<SectionElements> {
 /** INSERT … SELECT: a platform-linked material takes its catalogue fields from its platform variant, inserted before it. */
 const PLATFORM_MATERIALS_SQL = (tuples: string) => `insert into "materials" ("shop_id", "variant_id", "origin", "product_id", "inventory_item_id",
   "product_name", "variant_name", "sku", "vendor", "unit", "unit_cost", "unit_price", "specifications", "image_url", "is_non_essential_material",
-  "weight_value", "weight_unit_id", "product_type", "product_category", "cached_quantity", "updated_at", "archived_at")
+  "weight_value", "weight_unit_id", "product_type", "product_category", "cached_quantity", "updated_at", "archived_at", "lead_time_days",
+  "minimum_order_quantity", "order_multiple")
   select v.shop_id, v.variant_id, 'platform', v.product_id, v.inventory_item_id, v.product_name, v.variant_name, v.sku, v.vendor, m.unit, v.cost,
     v.price, m.specifications, v.image_url, m.is_non_essential_material, v.weight_value, v.weight_unit_id, v.product_type, v.product_category,
-    m.cached_quantity, m.updated_at, m.archived_at
-  from (values ${tuples}) as m (shop_id, variant_id, unit, specifications, is_non_essential_material, cached_quantity, updated_at, archived_at)
+    m.cached_quantity, m.updated_at, m.archived_at, m.lead_time_days, m.minimum_order_quantity, m.order_multiple
+  from (values ${tuples}) as m (shop_id, variant_id, unit, specifications, is_non_essential_material, cached_quantity, updated_at, archived_at,
+    lead_time_days, minimum_order_quantity, order_multiple)
   join "platform_variants" v on v.shop_id = m.shop_id and v.variant_id = m.variant_id`;
-const PLATFORM_MATERIAL_TUPLE = '(?::text, ?::text, ?::text, ?::text, ?::boolean, ?::numeric, ?::timestamptz, ?::timestamptz)';
+const PLATFORM_MATERIAL_TUPLE = '(?::text, ?::text, ?::text, ?::text, ?::boolean, ?::numeric, ?::timestamptz, ?::timestamptz, ?::int, ?::numeric, ?::numeric)';
 
 /** Writes one batch (one statement). */
 export async function insertRows(em: Em, batch: RowBatch): Promise<void> {

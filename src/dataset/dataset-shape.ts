@@ -6,7 +6,7 @@ import {
   BILL_OWNER_TYPES, BILL_VERSION_STATES, BOM_STATUSES, BUILD_RUN_STATUSES, BUILD_RUN_TYPES, COST_FACTOR_KINDS,
   DEFAULT_SHOP_PLAN, QC_DECISIONS, RESIDUAL_KINDS, SHOP_PLANS, STOREFRONT_STOCK_MODES, REWORK_ITEM_STATUSES, WORK_ORDER_PRIORITIES, WORK_ORDER_SOURCE_TYPES, WORK_ORDER_STATUSES,
 } from './types.ts';
-import { STRING_LIMITS, textLength, unstorableText, type StringKind } from '../kernel/limits.ts';
+import { MAX_LEAD_TIME_DAYS, STRING_LIMITS, textLength, unstorableText, type StringKind } from '../kernel/limits.ts';
 
 // The field-level description of the dataset format (docs/datasets.md). Key order here is the canonical order of the file.
 
@@ -51,6 +51,13 @@ const TIMESTAMP: StringShape = {
 };
 /** When a catalogue row was archived; left out of written files while null. */
 const ARCHIVED_AT: StringShape = { ...TIMESTAMP, optional: true, omitWhenNull: true };
+/** Planning fields (docs/planning.md): left out of a file while they hold their default. */
+const LEAD_TIME_DAYS: IntegerShape = { type: 'integer', optional: true, omitWhenNull: true, min: 0, max: MAX_LEAD_TIME_DAYS };
+const PLANNING_MATERIAL_FIELDS = {
+  leadTimeDays: LEAD_TIME_DAYS,
+  minimumOrderQuantity: { ...opt(dec(NON_NEGATIVE)), omitWhenNull: true },
+  orderMultiple: { ...opt(dec(POSITIVE)), omitWhenNull: true },
+};
 const DATE: StringShape = {
   ...pattern(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
   check: (s) => (isRealInstant(`${s}T00:00:00.000Z`) ? null : `is not a real date: ${s}`),
@@ -127,6 +134,7 @@ const VIRTUAL_MATERIAL = obj({
   productCategory: opt(text('label')),
   levels: list(levelShape(undefined)),
   archivedAt: ARCHIVED_AT,
+  ...PLANNING_MATERIAL_FIELDS,
 }, {
   derived: { origin: 'virtual' },
   refused: { cachedQuantity: 'only platform-linked materials carry cachedQuantity; a virtual material\'s quantity is the sum of its levels' },
@@ -143,6 +151,7 @@ const PLATFORM_MATERIAL = obj({
   // Filled with the sum of the platform levels by the reference checks when omitted.
   cachedQuantity: opt(dec()),
   archivedAt: ARCHIVED_AT,
+  ...PLANNING_MATERIAL_FIELDS,
 }, {
   derived: { origin: 'platform' },
   refused: Object.fromEntries(MIRRORED_FIELDS.map((field) => [field,
@@ -184,6 +193,7 @@ const ASSEMBLY_BILL = obj({
   name: text('name'),
   onlyConsumePreassembled: bool(false),
   archivedAt: ARCHIVED_AT,
+  leadTimeDays: LEAD_TIME_DAYS,
   ...RECIPE_FIELDS,
 });
 
@@ -195,6 +205,7 @@ const BOM = obj({
   // Absent means manual; written back only when given (an export gives it only when not manual).
   storefrontStock: { ...oneOf(STOREFRONT_STOCK_MODES), optional: true, omitWhenNull: true },
   archivedAt: ARCHIVED_AT,
+  leadTimeDays: LEAD_TIME_DAYS,
   ...RECIPE_FIELDS,
 });
 

@@ -14,6 +14,14 @@ const isoOrNull = (v: Date | string | null): string | null => (v === null ? null
 /** `archivedAt` for an archived row; nothing for the others, so files of shops that never archive stay as they were. */
 const archived = (row: { archived_at?: Date | string | null }): { archivedAt?: string } =>
   (row.archived_at == null ? {} : { archivedAt: iso(row.archived_at) });
+/** A material's planning fields that differ from their defaults (a file of a shop that never plans stays as it was). */
+const materialPlanning = (m: Row): { leadTimeDays?: number; minimumOrderQuantity?: string; orderMultiple?: string } => ({
+  ...(Number(m.lead_time_days ?? 0) !== 0 ? { leadTimeDays: Number(m.lead_time_days) } : {}),
+  ...(m.minimum_order_quantity != null && !new Decimal(m.minimum_order_quantity).isZero() ? { minimumOrderQuantity: dec(m.minimum_order_quantity) } : {}),
+  ...(m.order_multiple != null ? { orderMultiple: dec(m.order_multiple) } : {}),
+});
+/** A bill's lead time when it is not 0. */
+const billPlanning = (b: Row): { leadTimeDays?: number } => (Number(b.lead_time_days ?? 0) !== 0 ? { leadTimeDays: Number(b.lead_time_days) } : {});
 const day = (v: Date | string | null): string | null => (v === null ? null : typeof v === 'string' ? v.slice(0, 10) : v.toISOString().slice(0, 10));
 
 function groupBy(rows: Row[], key: (r: Row) => string): Map<string, Row[]> {
@@ -160,20 +168,21 @@ async function readDataset(em: Em, shopId: string, onProgress?: ExportProgress):
       })),
     },
     materials: materials.map((m) => (m.origin === 'platform'
-      ? { origin: 'platform' as const, variantId: m.variant_id, unit: m.unit, isNonEssentialMaterial: m.is_non_essential_material, specifications: m.specifications, cachedQuantity: dec(m.cached_quantity ?? 0), ...archived(m) }
+      ? { origin: 'platform' as const, variantId: m.variant_id, unit: m.unit, isNonEssentialMaterial: m.is_non_essential_material, specifications: m.specifications, cachedQuantity: dec(m.cached_quantity ?? 0), ...archived(m), ...materialPlanning(m) }
       : {
         origin: 'virtual' as const, variantId: m.variant_id, productId: m.product_id, inventoryItemId: m.inventory_item_id, productName: m.product_name,
         variantName: m.variant_name, sku: m.sku, vendor: m.vendor, unit: m.unit, unitCost: dec(m.unit_cost ?? 0), unitPrice: decOrNull(m.unit_price),
         specifications: m.specifications, imageUrl: m.image_url, isNonEssentialMaterial: m.is_non_essential_material, weightValue: decOrNull(m.weight_value),
         weightUnitId: m.weight_unit_id, productType: m.product_type, productCategory: m.product_category,
         levels: (vLevels.get(m.variant_id) ?? []).map((l) => ({ locationId: l.location_id, available: dec(l.available) })), ...archived(m),
+        ...materialPlanning(m),
       })),
     costFactors: costFactors.map((c) => ({ costFactorId: c.cost_factor_id, name: c.name, kind: c.kind, unit: c.unit, unitCost: dec(c.unit_cost), ...archived(c) })),
-    assemblyBills: assemblies.map((a) => ({ assemblyId: a.assembly_id, name: a.name, onlyConsumePreassembled: a.only_consume_preassembled, ...archived(a), ...recipe('sub_assembly', a.assembly_id) })),
+    assemblyBills: assemblies.map((a) => ({ assemblyId: a.assembly_id, name: a.name, onlyConsumePreassembled: a.only_consume_preassembled, ...archived(a), ...billPlanning(a), ...recipe('sub_assembly', a.assembly_id) })),
     boms: boms.map((b) => ({
       bomId: b.bom_id, name: b.name, status: b.status, variantId: b.variant_id,
       // Written only when it is not the default (manual).
-      ...(b.storefront_stock === 'manual' ? {} : { storefrontStock: b.storefront_stock }), ...archived(b), ...recipe('bom', b.bom_id),
+      ...(b.storefront_stock === 'manual' ? {} : { storefrontStock: b.storefront_stock }), ...archived(b), ...billPlanning(b), ...recipe('bom', b.bom_id),
     })),
     locationRules: rules.map((r) => ({
       ownerType: r.owner_type, ownerId: r.owner_id, locationId: r.location_id,

@@ -42,6 +42,8 @@ export interface DecimalShape extends Common {
 export interface IntegerShape extends Common {
   type: 'integer';
   min: number;
+  /** The largest value accepted (none: any). */
+  max?: number;
 }
 export interface BooleanShape extends Common {
   type: 'boolean';
@@ -200,7 +202,8 @@ function normalizeScalar(shape: StringShape | DecimalShape | IntegerShape | Bool
       if (!reading.ok) return new Problem(reading.message);
       if (!reading.value.isInteger()) return new Problem(`must be a whole number, got ${reading.value.toFixed()}`);
       const value = reading.value.toNumber();
-      return value < shape.min ? new Problem(`must be at least ${shape.min}, got ${value}`) : value;
+      if (value < shape.min) return new Problem(`must be at least ${shape.min}, got ${value}`);
+      return shape.max !== undefined && value > shape.max ? new Problem(`must be at most ${shape.max}, got ${reading.value.toFixed()}`) : value;
     }
     case 'boolean':
       return typeof raw === 'boolean' ? raw : new Problem(`must be true or false, got ${describe(raw)}`);

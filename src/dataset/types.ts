@@ -139,6 +139,12 @@ export interface DatasetPlatformMaterial {
   cachedQuantity: DecimalString;
   /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
   archivedAt?: string | null;
+  /** Planning: whole days from ordering to having it; absent = 0. */
+  leadTimeDays?: number;
+  /** Planning: the smallest quantity a buy suggestion orders; absent = 0. */
+  minimumOrderQuantity?: DecimalString;
+  /** Planning: buy suggestions order a multiple of it (> 0); absent = any quantity. */
+  orderMultiple?: DecimalString;
 }
 
 export interface DatasetVirtualMaterial {
@@ -164,6 +170,12 @@ export interface DatasetVirtualMaterial {
   levels: DatasetLevel[];
   /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
   archivedAt?: string | null;
+  /** Planning: whole days from ordering to having it; absent = 0. */
+  leadTimeDays?: number;
+  /** Planning: the smallest quantity a buy suggestion orders; absent = 0. */
+  minimumOrderQuantity?: DecimalString;
+  /** Planning: buy suggestions order a multiple of it (> 0); absent = any quantity. */
+  orderMultiple?: DecimalString;
 }
 
 // ---------- recipes ----------
@@ -208,6 +220,8 @@ export interface DatasetAssemblyBill extends DatasetRecipe {
   onlyConsumePreassembled: boolean;
   /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
   archivedAt?: string | null;
+  /** Planning: whole days from starting a batch to having it; absent = 0. */
+  leadTimeDays?: number;
 }
 
 export interface DatasetBom extends DatasetRecipe {
@@ -220,6 +234,8 @@ export interface DatasetBom extends DatasetRecipe {
   storefrontStock?: StorefrontStockMode;
   /** When it was archived (hidden from lists, kept in the recipes that name it); absent or null = not archived. */
   archivedAt?: string | null;
+  /** Planning: whole days from starting a batch to having it; absent = 0. */
+  leadTimeDays?: number;
 }
 
 export interface DatasetLocationRule {

@@ -145,3 +145,6 @@ export function textLength(value: string): number {
   }
   return n;
 }
+
+/** Planning lead times (materials, BOMs, assembly bills): whole days, at most a hundred years. */
+export const MAX_LEAD_TIME_DAYS = 36500;

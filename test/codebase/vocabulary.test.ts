@@ -12,6 +12,7 @@ import { SORT_DIRECTIONS } from '../../src/db/keyset.ts';
 import { USER_ERROR_CODES } from '../../src/kernel/domain-error.ts';
 import * as events from '../../src/modules/events/event-vocabulary.ts';
 import * as materials from '../../src/modules/materials/material-vocabulary.ts';
+import * as planning from '../../src/modules/planning/planning-vocabulary.ts';
 import * as recipes from '../../src/modules/boms/recipe-vocabulary.ts';
 import * as shops from '../../src/modules/shops/shop-vocabulary.ts';
 import * as stock from '../../src/modules/stock/stock-vocabulary.ts';
@@ -68,6 +69,10 @@ const ENUMS: Record<string, readonly string[]> = {
   InventoryAdjustmentSource: stock.MOVEMENT_SOURCES,
   PreassembledAdjustmentReason: stock.SHELF_ADJUSTMENT_REASONS,
   StockLevelChangeSource: stock.LEVEL_CHANGE_SOURCES,
+  // planning
+  PlanDemandSource: planning.DEMAND_SOURCE_TYPES,
+  PlanMadeItemType: planning.MADE_ITEM_TYPES,
+  PlanItemType: planning.PLANNED_ITEM_TYPES,
   // events and webhooks (a topic's GraphQL name has no dot)
   WebhookTopic: events.EVENT_TOPICS.map(events.topicEnumName),
   WebhookDeliveryStatus: events.WEBHOOK_DELIVERY_STATUSES,

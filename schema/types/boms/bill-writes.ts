@@ -19,6 +19,7 @@ const NewAssemblyBillInput = builder.inputType('NewAssemblyBillInput', {
     assemblyId: t.string({ description: 'Its id, of the form ASM-<id>; absent: the shop\'s next ASM-<n>.' }),
     name: t.string({ required: true, description: 'Name; not empty.' }),
     onlyConsumePreassembled: t.boolean({ description: 'Sellable quantities take it only from its pre-assembled shelf (default false).' }),
+    leadTimeDays: t.int({ description: 'Planning: whole days from starting a batch to having it, 0 to 36500 (default 0).' }),
     ...recipeListFields(t),
   }),
 });
@@ -28,6 +29,7 @@ const AssemblyBillPatchInput = builder.inputType('AssemblyBillPatchInput', {
   fields: (t) => ({
     name: t.string({ description: 'Name; not empty.' }),
     onlyConsumePreassembled: t.boolean({ description: 'Sellable quantities take it only from its pre-assembled shelf.' }),
+    leadTimeDays: t.int({ description: 'Planning: whole days from starting a batch to having it, 0 to 36500.' }),
     ...recipeListFields(t),
   }),
 });
@@ -40,6 +42,7 @@ const NewBomInput = builder.inputType('NewBomInput', {
     status: t.field({ type: BomStatusEnum, description: 'Default active.' }),
     variantId: t.string({ description: 'The finished good: a platform variant that is no other BOM\'s finished good; absent = not platform-linked.' }),
     storefrontStock: t.field({ type: StorefrontStockEnum, description: 'Whether and how bomcore sets the finished good\'s available level on the platform. Default manual.' }),
+    leadTimeDays: t.int({ description: 'Planning: whole days from starting a batch to having it, 0 to 36500 (default 0).' }),
     ...recipeListFields(t),
   }),
 });
@@ -51,6 +54,7 @@ const BomPatchInput = builder.inputType('BomPatchInput', {
     status: t.field({ type: BomStatusEnum, description: 'active or inactive.' }),
     variantId: t.string({ description: 'The finished good platform variant; null unlinks it.' }),
     storefrontStock: t.field({ type: StorefrontStockEnum, description: 'manual, shelf or sellable; absent keeps it.' }),
+    leadTimeDays: t.int({ description: 'Planning: whole days from starting a batch to having it, 0 to 36500.' }),
     ...recipeListFields(t),
   }),
 });

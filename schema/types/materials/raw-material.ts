@@ -39,6 +39,9 @@ function materialFields<T extends MaterialView>(t: any): Record<string, any> {
     weightUnitId: text('weightUnitId'),
     productType: text('productType'),
     productCategory: text('productCategory'),
+    leadTimeDays: t.exposeInt('leadTimeDays', { description: 'Planning: whole days from ordering it to having it (0 = the same day).' }),
+    minimumOrderQuantity: t.expose('minimumOrderQuantity', { type: 'Decimal', description: 'Planning: the smallest quantity a buy suggestion orders (0 = no minimum).' }),
+    orderMultiple: t.expose('orderMultiple', { type: 'Decimal', nullable: true, description: 'Planning: buy suggestions order a multiple of it; null = any quantity.' }),
   };
 }
 

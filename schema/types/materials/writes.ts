@@ -1,4 +1,5 @@
 import { createVirtualMaterial, setMaterialArchived } from '../../../src/modules/materials/material-write.service.ts';
+import { updateMaterialPlanning } from '../../../src/modules/materials/material-planning.service.ts';
 import { builder } from '../../builder.ts';
 import { RawMaterialRef } from './raw-material.ts';
 import { payloadField } from '../common/payload.ts';
@@ -23,8 +24,33 @@ const NewMaterialInput = builder.inputType('NewVirtualMaterialInput', {
     unitPrice: t.field({ type: 'Decimal', description: 'Price per unit; at least 0.' }),
     weightValue: t.field({ type: 'Decimal', description: 'Weight per unit; at least 0.' }),
     isNonEssentialMaterial: t.boolean({ description: 'Non-essential materials do not limit buildable quantities (default false).' }),
+    leadTimeDays: t.int({ description: 'Planning: whole days from ordering it to having it, 0 to 36500 (default 0).' }),
+    minimumOrderQuantity: t.field({ type: 'Decimal', description: 'Planning: the smallest quantity a buy suggestion orders; at least 0 (default 0).' }),
+    orderMultiple: t.field({ type: 'Decimal', description: 'Planning: buy suggestions order a multiple of it; greater than 0, absent = any quantity.' }),
   }),
 });
+
+const MaterialPlanningInput = builder.inputType('MaterialPlanningInput', {
+  description: 'A material\'s planning fields (docs/planning.md); only the fields sent change.',
+  fields: (t) => ({
+    leadTimeDays: t.int({ description: 'Planning: whole days from ordering it to having it, 0 to 36500.' }),
+    minimumOrderQuantity: t.field({ type: 'Decimal', description: 'Planning: the smallest quantity a buy suggestion orders; at least 0.' }),
+    orderMultiple: t.field({ type: 'Decimal', description: 'Planning: buy suggestions order a multiple of it; greater than 0, null = any quantity.' }),
+  }),
+});
+
+builder.mutationField('updateMaterialPlanning', (t) =>
+  payloadField(t, 'updateMaterialPlanning', {
+    type: RawMaterialRef,
+    description: 'Sets the planning fields (lead time, minimum order quantity, order multiple) of a material of either origin: '
+      + 'they are bomcore\'s own, not mirrored from the platform. INVALID_INPUT names the field at fault.',
+    args: {
+      variantId: t.arg.id({ required: true, description: 'The material.' }),
+      input: t.arg({ type: MaterialPlanningInput, required: true, description: 'The fields to change.' }),
+    },
+    resolve: (_root, args, ctx) => updateMaterialPlanning(ctx, String(args.variantId), args.input),
+  }),
+);
 
 builder.mutationField('createVirtualMaterial', (t) =>
   payloadField(t, 'createVirtualMaterial', {

@@ -29,9 +29,9 @@ export interface RecipeInput {
   subAssemblyLines?: readonly SubLineInput[] | null;
   costFactorLines?: readonly CostLineInput[] | null;
 }
-export interface AssemblyBillInput extends RecipeInput { name?: string | null; onlyConsumePreassembled?: boolean | null }
+export interface AssemblyBillInput extends RecipeInput { name?: string | null; onlyConsumePreassembled?: boolean | null; leadTimeDays?: number | null }
 export interface BomInput extends RecipeInput {
-  name?: string | null; status?: BomStatus | null; variantId?: string | null;
+  name?: string | null; status?: BomStatus | null; variantId?: string | null; leadTimeDays?: number | null;
   /** Whether and how bomcore sets the finished good's storefront level (absent: manual on create, kept on edit). */
   storefrontStock?: StorefrontStockMode | null;
 }
@@ -180,11 +180,12 @@ export async function createAssemblyBill(ctx: ShopContext, assemblyId: string | 
   const errors = new InputErrors();
   if (assemblyId !== null) errors.id('assemblyId', assemblyId, /^ASM-.+$/, 'ASM-<id>');
   checkHeaderText(errors, input.name, true);
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
     const id = await insertCatalogRow(tx, ASSEMBLY_IDS, assemblyId,
-      { name: input.name!, only_consume_preassembled: input.onlyConsumePreassembled ?? false });
+      { name: input.name!, only_consume_preassembled: input.onlyConsumePreassembled ?? false, lead_time_days: leadTimeDays ?? 0 });
     const key: BillKey = { ownerType: 'sub_assembly', ownerId: id };
     await checkNodes(tx, key, lists, true);
     // A new bill cannot be part of a cycle (nothing names it yet), unless the client's id is named by its own lines.
@@ -198,6 +199,7 @@ export async function updateAssemblyBill(ctx: ShopContext, assemblyId: string, i
   const errors = new InputErrors();
   checkHeaderText(errors, input.name, false);
   if (input.onlyConsumePreassembled === null) errors.add('onlyConsumePreassembled', 'must not be null');
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   const key: BillKey = { ownerType: 'sub_assembly', ownerId: assemblyId };
@@ -208,6 +210,7 @@ export async function updateAssemblyBill(ctx: ShopContext, assemblyId: string, i
     const sets: Updateable<RecipesTables['assembly_bills']> = {};
     if (input.name !== undefined) sets.name = input.name!;
     if (input.onlyConsumePreassembled !== undefined) sets.only_consume_preassembled = input.onlyConsumePreassembled!;
+    if (leadTimeDays !== undefined) sets.lead_time_days = leadTimeDays;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     return finishSave(tx, key, lists.size > 0, 'update', author);
@@ -220,11 +223,12 @@ export async function createBom(ctx: ShopContext, bomId: string | null, input: B
   checkHeaderText(errors, input.name, true);
   if (input.status === null) errors.add('status', 'must not be null');
   if (input.storefrontStock === null) errors.add('storefrontStock', 'must not be null');
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   return inShopTransaction(ctx, async (tx) => {
     const id = await insertCatalogRow(tx, BOM_IDS, bomId,
-      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null, storefront_stock: input.storefrontStock ?? 'manual' });
+      { name: input.name!, status: input.status ?? 'active', variant_id: input.variantId ?? null, storefront_stock: input.storefrontStock ?? 'manual', lead_time_days: leadTimeDays ?? 0 });
     const key: BillKey = { ownerType: 'bom', ownerId: id };
     await checkFinishedGood(tx, id, input.variantId);
     await checkNodes(tx, key, lists, true);
@@ -238,6 +242,7 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
   checkHeaderText(errors, input.name, false);
   if (input.status === null) errors.add('status', 'must not be null');
   if (input.storefrontStock === null) errors.add('storefrontStock', 'must not be null');
+  const leadTimeDays = errors.leadTimeDays('leadTimeDays', input.leadTimeDays);
   const lists = readRecipe(errors, input);
   errors.throwIfAny();
   const key: BillKey = { ownerType: 'bom', ownerId: bomId };
@@ -250,6 +255,7 @@ export async function updateBom(ctx: ShopContext, bomId: string, input: BomInput
     if (input.status !== undefined) sets.status = input.status!;
     if (input.variantId !== undefined) sets.variant_id = input.variantId;
     if (input.storefrontStock !== undefined) sets.storefront_stock = input.storefrontStock!;
+    if (leadTimeDays !== undefined) sets.lead_time_days = leadTimeDays;
     await updateHeader(tx, key, sets);
     await writeLines(tx, key, lists, false);
     // Name, status and finished good are columns of the BOM list, so any BOM edit refreshes its entry.

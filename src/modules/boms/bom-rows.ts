@@ -32,12 +32,12 @@ const exactText = (column: string) => sql<string>`trim_scale(${sql.ref(column)})
  */
 function bomRowsQuery(catalog: CatalogSources, shopId: string) {
   return recipesSql.withTables<{ page: PageEntry }>().selectFrom('page as p')
-    .innerJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.status', 'b.variant_id', 'b.storefront_stock'])
+    .innerJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.status', 'b.variant_id', 'b.storefront_stock', 'b.lead_time_days'])
       .where('b.shop_id', '=', shopId).whereRef('b.bom_id', '=', 'p.bom_id').modifyEnd(sql`offset 0`).as('b'), (j) => j.onTrue())
     .innerJoinLateral((eb) => eb.selectFrom('bill_costs as c').select(['c.raw_material_cost', 'c.sub_assembly_cost', 'c.cost_factor_cost', 'c.total_cost'])
       .where('c.shop_id', '=', shopId).where('c.owner_type', '=', 'bom').whereRef('c.owner_id', '=', 'p.bom_id').modifyEnd(sql`offset 0`).as('c'), (j) => j.onTrue())
     .select([
-      'p.bom_id as bomId', 'b.name', 'b.status', 'b.variant_id as variantId', 'b.storefront_stock as storefrontStock', 'p.product_id as productId', 'p.sku',
+      'p.bom_id as bomId', 'b.name', 'b.status', 'b.variant_id as variantId', 'b.storefront_stock as storefrontStock', 'p.product_id as productId', 'p.sku', 'b.lead_time_days as leadTimeDays',
       sql<string | null>`p.price::text`.as('price'),
       exactText('c.raw_material_cost').as('totalRawMaterialCost'), exactText('c.sub_assembly_cost').as('totalSubAssemblyCost'),
       exactText('c.cost_factor_cost').as('directCostFactorCost'), exactText('c.total_cost').as('totalCost'),

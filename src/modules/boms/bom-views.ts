@@ -17,7 +17,7 @@ export interface CostLineView { costFactorId: string; quantity: string; position
 export interface RecipeView { rawMaterialLines: RawLineView[]; subAssemblyLines: SubLineView[]; costFactorLines: CostLineView[] }
 
 export interface AssemblyBillView extends RecipeView {
-  assemblyId: string; name: string; onlyConsumePreassembled: boolean; unitCost: string;
+  assemblyId: string; name: string; onlyConsumePreassembled: boolean; leadTimeDays: number; unitCost: string;
   totalRawMaterialCost: string; totalSubAssemblyCost: string; directCostFactorCost: string;
 }
 
@@ -51,7 +51,7 @@ function recipeView(bill: EngineBill, s: ViewSources): RecipeView {
 export function assemblyBillView(bill: EngineBill, s: ViewSources): AssemblyBillView {
   const c = s.costs.costs(bill.key);
   return {
-    assemblyId: bill.key.ownerId, name: bill.name, onlyConsumePreassembled: bill.onlyConsumePreassembled, unitCost: c.total.toFixed(),
+    assemblyId: bill.key.ownerId, name: bill.name, onlyConsumePreassembled: bill.onlyConsumePreassembled, leadTimeDays: bill.leadTimeDays ?? 0, unitCost: c.total.toFixed(),
     totalRawMaterialCost: c.rawMaterialCost.toFixed(), totalSubAssemblyCost: c.subAssemblyCost.toFixed(), directCostFactorCost: c.costFactorCost.toFixed(),
     ...recipeView(bill, s),
   };
@@ -80,7 +80,7 @@ export function bomView(bill: EngineBill, s: ViewSources, withAssemblies: boolea
   const c = s.costs.costs(bill.key);
   const variant = bill.variantId === null ? undefined : s.variants.get(bill.variantId);
   return {
-    bomId: bill.key.ownerId, name: bill.name, status: bill.status ?? 'active', variantId: bill.variantId, storefrontStock: bill.storefrontStock ?? 'manual',
+    bomId: bill.key.ownerId, name: bill.name, status: bill.status ?? 'active', variantId: bill.variantId, storefrontStock: bill.storefrontStock ?? 'manual', leadTimeDays: bill.leadTimeDays ?? 0,
     productId: variant?.productId ?? null, sku: variant?.sku ?? null, price: variant?.price ?? null,
     totalRawMaterialCost: c.rawMaterialCost.toFixed(), totalSubAssemblyCost: c.subAssemblyCost.toFixed(),
     directCostFactorCost: c.costFactorCost.toFixed(), totalCost: c.total.toFixed(),

@@ -1,6 +1,6 @@
 import { parseDecimalInput } from '../../kernel/decimals.ts';
 import { DomainError, type FieldError } from '../../kernel/domain-error.ts';
-import { MAX_STRING_LENGTH } from '../../kernel/limits.ts';
+import { MAX_LEAD_TIME_DAYS, MAX_STRING_LENGTH } from '../../kernel/limits.ts';
 
 // Input checks shared by the catalogue writes (materials, cost factors, assembly bills, BOMs):
 // the same bounds a dataset file is held to, so anything written here exports and loads again.
@@ -41,6 +41,15 @@ export class InputErrors {
     if (check === 'waste' && (parsed.lt(0) || parsed.cmp(1000) >= 0)) this.add(field, `must be at least 0 and less than 1000, got ${parsed.toFixed()}`);
     else return parsed.toFixed();
     return null;
+  }
+
+  /** A planning lead time: whole days from 0 to MAX_LEAD_TIME_DAYS; null is refused (0 is the default). Returns the value. */
+  leadTimeDays(field: string, value: number | null | undefined): number | undefined {
+    if (value === undefined) return undefined;
+    if (value === null) this.add(field, 'must not be null');
+    else if (!Number.isInteger(value) || value < 0 || value > MAX_LEAD_TIME_DAYS) this.add(field, `must be a whole number of days from 0 to ${MAX_LEAD_TIME_DAYS}, got ${value}`);
+    else return value;
+    return undefined;
   }
 
   /** A list no longer than MAX_LINES_PER_LIST. */

@@ -32,6 +32,8 @@ export const AssemblyBill = defineEntity({
     assemblyId: p.text().primary(),
     name: p.text(),
     onlyConsumePreassembled: p.boolean().default(false),
+    /** Planning: whole days from starting a batch to having it (default 0). */
+    leadTimeDays: p.integer().default(0),
     /** Archived: refused in new recipe lines; existing lines keep it. */
     archivedAt: timestamp().nullable(),
   },
@@ -50,6 +52,8 @@ export const Bom = defineEntity({
     variantId: p.text().nullable(),
     /** Whether and how bomcore sets the platform's available level of the finished good (recipe-vocabulary.ts). */
     storefrontStock: p.enum(STOREFRONT_STOCK_MODES).default('manual'),
+    /** Planning: whole days from starting a batch to having it (default 0). */
+    leadTimeDays: p.integer().default(0),
     /** Archived: out of the BOM list; still readable by id. */
     archivedAt: timestamp().nullable(),
   },

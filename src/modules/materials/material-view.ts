@@ -31,6 +31,7 @@ export function materialColumns(source: ExpressionBuilder<any, any>) {
     eb.ref('m.specifications').as('specifications'), eb.ref('m.image_url').as('imageUrl'),
     eb.ref('m.is_non_essential_material').as('isNonEssentialMaterial'), eb.ref('m.weight_value').as('weightValue'),
     eb.ref('m.weight_unit_id').as('weightUnitId'), eb.ref('m.product_type').as('productType'), eb.ref('m.product_category').as('productCategory'),
+    eb.ref('m.lead_time_days').as('leadTimeDays'), eb.ref('m.minimum_order_quantity').as('minimumOrderQuantity'), eb.ref('m.order_multiple').as('orderMultiple'),
   ] as const;
 }
 
@@ -56,6 +57,7 @@ export function toMaterialView(r: MaterialRow) {
     inventoryQuantity: dec(r.inventoryQuantity), specifications: r.specifications, imageUrl: r.imageUrl,
     isNonEssentialMaterial: Boolean(r.isNonEssentialMaterial), weightValue: decOrNull(r.weightValue), weightUnitId: r.weightUnitId,
     productType: r.productType, productCategory: r.productCategory,
+    leadTimeDays: Number(r.leadTimeDays ?? 0), minimumOrderQuantity: dec(r.minimumOrderQuantity ?? 0), orderMultiple: decOrNull(r.orderMultiple),
     /** Platform: the last known platform total. Virtual: the sum of its levels. */
     cachedQuantity: dec(r.inventoryQuantity),
   };

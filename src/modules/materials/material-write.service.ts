@@ -7,6 +7,7 @@ import { inShopTransaction, type ShopContext } from '../../kernel/shop-context.t
 import { InputErrors } from '../boms/catalog-input.ts';
 import { refuseArchiveWhileUsed } from '../boms/recipe-references.ts';
 import type { MaterialPatch } from './material-update.service.ts';
+import { planningColumns, type MaterialPlanningInput } from './material-planning.service.ts';
 import { findMaterialRow, readOnlyError, toMaterialView, type MaterialView } from './material-view.ts';
 import { materialsSql, type MaterialsTables } from './tables.ts';
 
@@ -15,7 +16,7 @@ import { materialsSql, type MaterialsTables } from './tables.ts';
 // retired on the platform.
 
 /** The fields of a new virtual material (those of an edit but the quantity); only productName is required. */
-export type NewMaterialInput = Omit<MaterialPatch, 'inventoryQuantity'>;
+export type NewMaterialInput = Omit<MaterialPatch, 'inventoryQuantity'> & MaterialPlanningInput;
 
 const TEXT_FIELDS = [
   ['variantName', 'variant_name'], ['sku', 'sku'], ['unit', 'unit'], ['vendor', 'vendor'], ['specifications', 'specifications'],
@@ -38,6 +39,7 @@ export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterial
     const value = input[field];
     fields[column] = typeof value === 'string' ? errors.decimal(field, value, 'nonNegative') : null;
   }
+  const planning = planningColumns(errors, { leadTimeDays: input.leadTimeDays, minimumOrderQuantity: input.minimumOrderQuantity, orderMultiple: input.orderMultiple });
   errors.throwIfAny();
   const uuid = randomUUID();
   const variantId = `VMAT-VAR-${uuid}`;
@@ -46,7 +48,7 @@ export async function createVirtualMaterial(ctx: ShopContext, input: NewMaterial
       runSql(tx.em, materialsSql.insertInto('materials').values({
         shop_id: tx.shopId, variant_id: variantId, origin: sql.lit('virtual'), product_id: `VMAT-PROD-${uuid}`, inventory_item_id: `VMAT-INV-${uuid}`,
         updated_at: sql<Date>`now()`, product_name: input.productName!, is_non_essential_material: input.isNonEssentialMaterial ?? false,
-        ...(fields as Partial<Insertable<MaterialsTables['materials']>>),
+        ...(fields as Partial<Insertable<MaterialsTables['materials']>>), ...planning,
       })),
       recordMaterialUpdated(tx, variantId, { change: 'created' }),
     ]);

@@ -54,6 +54,12 @@ export const Material = defineEntity({
     inventoryQuantity: p.decimal().nullable().lazy().generated(
       `(case when origin = 'platform' then coalesce(cached_quantity, 0) else level_total end) stored`,
     ),
+    /** Planning: whole days between ordering the material and having it (default 0). */
+    leadTimeDays: p.integer().default(0),
+    /** Planning: the smallest quantity a buy suggestion orders (default 0: no minimum). */
+    minimumOrderQuantity: decimal().default('0'),
+    /** Planning: buy suggestions order a multiple of it; null = any quantity. */
+    orderMultiple: decimal().nullable(),
     updatedAt: timestamp().onCreate(() => new Date()).onUpdate(() => new Date()),
     /** Archived (virtual only): refused in new recipe lines; existing lines keep it. */
     archivedAt: timestamp().nullable(),

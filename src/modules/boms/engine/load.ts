@@ -32,6 +32,11 @@ const seedAllBoms = (shopId: string): Seed => recipesSql
   .select([sql<string>`'bom'::text`.as('owner_type'), sql<string>`b.bom_id::text`.as('owner_id')])
   .where('b.shop_id', '=', shopId);
 
+/** Every BOM and every assembly bill of the shop (an assembly no BOM uses may still be ordered or built). */
+const seedAllBills = (shopId: string): Seed => seedAllBoms(shopId).union(recipesSql.selectFrom('assembly_bills as a')
+  .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`a.assembly_id::text`.as('owner_id')])
+  .where('a.shop_id', '=', shopId));
+
 function forestQuery(shopId: string, seed: Seed) {
   const s = shopId;
   const assemblyOf = sql<string>`coalesce(o.replacement_node_id, o.node_id)`;
@@ -49,10 +54,10 @@ function forestQuery(shopId: string, seed: Seed) {
         .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`e.node_id::text`.as('owner_id')]),
     ))
     .selectFrom('reach as r')
-    .leftJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.variant_id', 'b.status', 'b.storefront_stock', 'b.bom_id'])
+    .leftJoinLateral((eb) => eb.selectFrom('boms as b').select(['b.name', 'b.variant_id', 'b.status', 'b.storefront_stock', 'b.bom_id', 'b.lead_time_days'])
       .where(sql<boolean>`r.owner_type = 'bom'`).where('b.shop_id', '=', s).whereRef('b.bom_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
       .as('b'), (j) => j.onTrue())
-    .leftJoinLateral((eb) => eb.selectFrom('assembly_bills as a').select(['a.name', 'a.only_consume_preassembled', 'a.assembly_id'])
+    .leftJoinLateral((eb) => eb.selectFrom('assembly_bills as a').select(['a.name', 'a.only_consume_preassembled', 'a.assembly_id', 'a.lead_time_days'])
       .where(sql<boolean>`r.owner_type = 'sub_assembly'`).where('a.shop_id', '=', s).whereRef('a.assembly_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
       .as('a'), (j) => j.onTrue())
     .select([
@@ -61,6 +66,7 @@ function forestQuery(shopId: string, seed: Seed) {
       sql<string | null>`b.variant_id`.as('variant_id'), sql<BomStatus | null>`b.status`.as('status'), sql<StorefrontStockMode | null>`b.storefront_stock`.as('storefront_stock'), nil<RecipeLineType>()('line_type'),
       nil<number>()('position', 'int'), nil<string>()('node_id'), nil<string>()('quantity'), nil<string>()('waste'),
       nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly', 'boolean'),
+      sql<number | null>`coalesce(b.lead_time_days, a.lead_time_days)`.as('lead_time_days'),
     ])
     .where((eb) => eb.or([eb('b.bom_id', 'is not', null), eb('a.assembly_id', 'is not', null)]))
     .unionAll((db) => db.selectFrom('reach as r')
@@ -72,6 +78,7 @@ function forestQuery(shopId: string, seed: Seed) {
         nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), sql<RecipeLineType | null>`l.line_type`.as('line_type'), sql<number | null>`l.position`.as('position'),
         sql<string | null>`l.node_id`.as('node_id'), sql<string | null>`l.quantity::text`.as('quantity'), sql<string | null>`l.waste_percentage::text`.as('waste'),
         nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
+        nil<number>()('lead_time_days'),
       ]))
     .unionAll((db) => db.selectFrom('reach as r')
       .innerJoinLateral((eb) => eb.selectFrom('location_rules as g').select('g.location_id')
@@ -81,7 +88,7 @@ function forestQuery(shopId: string, seed: Seed) {
         sql<ForestKind>`'rule'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
         nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), nil<RecipeLineType>()('line_type'), nil<number>()('position'), nil<string>()('node_id'),
         nil<string>()('quantity'), nil<string>()('waste'), sql<string | null>`g.location_id`.as('location_id'), nil<LocationRuleAction>()('action'),
-        nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
+        nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'), nil<number>()('lead_time_days'),
       ]))
     .unionAll((db) => db.selectFrom('reach as r')
       .innerJoinLateral((eb) => eb.selectFrom('location_rule_overrides as o').selectAll('o')
@@ -94,6 +101,7 @@ function forestQuery(shopId: string, seed: Seed) {
         sql<string | null>`o.node_id`.as('node_id'), sql<string | null>`o.quantity::text`.as('quantity'), sql<string | null>`o.waste_percentage::text`.as('waste'),
         sql<string | null>`o.location_id`.as('location_id'), sql<LocationRuleAction | null>`o.action`.as('action'),
         sql<string | null>`o.replacement_node_id`.as('replacement_node_id'), sql<boolean | null>`(x.assembly_id is not null)`.as('introduces_assembly'),
+        nil<number>()('lead_time_days'),
       ]));
 }
 
@@ -112,6 +120,7 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
       variantId: r.variant_id,
       status: r.status,
       storefrontStock: r.storefront_stock,
+      leadTimeDays: Number(r.lead_time_days ?? 0),
       lines: [],
       rules: new Map(),
     });
@@ -157,4 +166,9 @@ export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey
 /** The forest of every BOM of the shop (lists and stats), in one SQL round trip. */
 export async function loadShopRecipeForest(ctx: ShopContext): Promise<RecipeForest> {
   return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBoms(ctx.shopId))));
+}
+
+/** The forest of every bill of the shop, BOMs and assembly bills alike (planning), in one SQL round trip. */
+export async function loadAllBillsForest(ctx: ShopContext): Promise<RecipeForest> {
+  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBills(ctx.shopId))));
 }

@@ -39,6 +39,8 @@ export interface EngineBill {
   status: BomStatus | null;
   /** BOMs only: whether and how bomcore sets the finished good's storefront level. */
   storefrontStock?: StorefrontStockMode | null;
+  /** Planning: whole days from starting a batch of it to having it (absent: 0, as for bills built in memory). */
+  leadTimeDays?: number;
   /** Base recipe: raw lines, then sub lines, then cost lines, each by position. */
   lines: EngineLine[];
   /** locationId → overrides of the bill's rule there (a rule may have none). */
