@@ -1,4 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
+import { jsonTextNestsDeeper } from '../../kernel/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../kernel/limits.ts';
 
 // The protocol guard of a subscription socket: every message a graphql-ws client sends is screened
 // here before mercurius (which serves the subscriptions) sees it, and the guard closes the socket
@@ -113,8 +115,14 @@ export function guardSocket(socket: GuardedSocket, options: SocketGuardOptions):
   const screen = (raw: unknown, isBinary: unknown): boolean => {
     if (state.closed) return false;
     let message: unknown;
+    const text = isBinary ? Buffer.from(raw as Buffer).toString('utf8') : String(raw);
+    // Variables as deep as a request's body may be, inside the message's own two levels (and its payload's), before anything walks them.
+    if (jsonTextNestsDeeper(text, MAX_JSON_DEPTH + 2)) {
+      state.close(CLOSE.badRequest, `Invalid message received: variables must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+      return false;
+    }
     try {
-      message = JSON.parse(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : String(raw));
+      message = JSON.parse(text);
     } catch {
       state.close(CLOSE.badRequest, 'Invalid message received: not JSON');
       return false;
