@@ -90,6 +90,25 @@ describe(`ingress limits (${databaseLabel})`, () => {
   });
 });
 
+describe(`GraphQL and Idempotency-Key (${databaseLabel})`, () => {
+  it('a mutation sent with Idempotency-Key is refused (400, nothing runs) instead of applying once per send; a query with it runs', async () => {
+    const key = await t.createKey(shop, ['read', 'write']);
+    // Every applied delta writes an inventory.level_changed event in its transaction.
+    const level = async () => (await t.orm.em.fork().getConnection().execute('select count(*)::int as n from events where shop_id = ?', [shop]))[0].n;
+    const before = await level();
+    const mutation = { query: 'mutation { adjustRawMaterialInventory(variantId: "VMAT-VAR-0001", updates: [{ locationId: "101", delta: "1" }]) { userErrors { code } } }' };
+    for (let i = 0; i < 3; i += 1) {
+      const res = await t.request({ method: 'POST', url: '/graphql', key, headers: { 'content-type': 'application/json', 'idempotency-key': 'same-key' }, payload: mutation });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(res.json().errors[0].message).toMatch(/^Idempotency-Key is honoured by the REST API's PATCH routes only/);
+    }
+    expect(await level()).toBe(before);
+    const query = await t.request({ method: 'POST', url: '/graphql', key, headers: { 'content-type': 'application/json', 'idempotency-key': 'same-key' }, payload: { query: '{ locations { locationId } }' } });
+    expect(query.statusCode).toBe(200);
+  });
+});
+
 describe('the SSRF check classifies addresses with ipaddr.js (IANA special-purpose registries)', () => {
   it('refuses every special-purpose range the probe found missing, and the IPv6 forms of inner IPv4 addresses', () => {
     const refused = [

@@ -322,8 +322,16 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
       // This hook runs for HTTP only (a graphql-ws operation has its own): a subscription sent over
       // HTTP would run once as a query with no event and fail field by field; it is refused instead.
-      if (selectedOperation(document, operationNameOf(context))?.operation === 'subscription') {
+      const operation = selectedOperation(document, operationNameOf(context))?.operation;
+      if (operation === 'subscription') {
         throw new GraphQLError('a subscription runs over a graphql-ws connection (WebSocket) to /graphql, not over HTTP: see docs/events.md, "Subscriptions"', {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        });
+      }
+      // A mutation's Idempotency-Key would be a promise this endpoint does not keep (docs/graphql.md, "Retries"): refused, not ignored.
+      if (operation === 'mutation' && (context as { reply?: FastifyReply }).reply?.request.headers['idempotency-key'] !== undefined) {
+        throw new GraphQLError('Idempotency-Key is honoured by the REST API\'s PATCH routes only; a GraphQL mutation with it is refused rather than run without '
+          + 'the protection it asks for: send the write to its REST route with the key, or without the key and retry as docs/graphql.md, "Retries", says', {
           extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
         });
       }
