@@ -126,7 +126,10 @@ export async function liveSubscriptions(app: FastifyInstance, deps: LiveEventsDe
     }
   };
 
-  /** Authenticates a `connection_init` like a request (the failed-auth throttle first); refuses with the close code it deserves. */
+  /**
+   * Authenticates a `connection_init` like a request (the failed-auth throttle first) and registers the connection
+   * under its key and shop; refuses with the close code it deserves (null).
+   */
   async function admit(state: SocketState, request: FastifyRequest | undefined, payload: unknown): Promise<AuthenticatedKey | null> {
     const header = keyOfConnectionInit(payload);
     const address = request?.ip ?? 'unknown';
@@ -156,6 +159,14 @@ export async function liveSubscriptions(app: FastifyInstance, deps: LiveEventsDe
       state.close(CLOSE.forbidden, 'Forbidden: subscriptions need the "read" scope');
       return null;
     }
+    if (deps.limiter) {
+      const decision = await deps.limiter.take(key.keyId, 1);
+      if (!decision.allowed) {
+        state.close(CLOSE.tooMany, `Rate limit exceeded: retry in ${decision.retryAfterSeconds} s`);
+        return null;
+      }
+    }
+    // The caps are checked and the connection registered with no wait in between: two connections cannot both take the last place.
     const ofKey = byKey.get(key.keyId)?.size ?? 0;
     if (ofKey >= limits.connectionsPerKey) {
       state.close(CLOSE.tooMany, `Too many connections: this API key holds ${ofKey}, the limit is ${limits.connectionsPerKey}`);
@@ -166,13 +177,9 @@ export async function liveSubscriptions(app: FastifyInstance, deps: LiveEventsDe
       state.close(CLOSE.tooMany, `Too many connections: this shop holds ${ofShop}, the limit is ${limits.connectionsPerShop}`);
       return null;
     }
-    if (deps.limiter) {
-      const decision = await deps.limiter.take(key.keyId, 1);
-      if (!decision.allowed) {
-        state.close(CLOSE.tooMany, `Rate limit exceeded: retry in ${decision.retryAfterSeconds} s`);
-        return null;
-      }
-    }
+    state.key = { keyId: key.keyId, shopId: key.shopId };
+    add(byShop, key.shopId, state);
+    add(byKey, key.keyId, state);
     return key;
   }
 
@@ -193,10 +200,11 @@ export async function liveSubscriptions(app: FastifyInstance, deps: LiveEventsDe
         const state = states.get(this.socket);
         if (!state) return false;
         const key = await admit(state, this.context.request, payload);
-        if (!key || state.closed) return false;
-        state.key = { keyId: key.keyId, shopId: key.shopId };
-        add(byShop, key.shopId, state);
-        add(byKey, key.keyId, state);
+        if (!key) return false;
+        if (state.closed) {
+          release(state);
+          return false;
+        }
         connections += 1;
         return { ...deps.contextFor(key, `ws-${connections}`), [LIVE]: state };
       },
