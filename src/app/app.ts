@@ -259,8 +259,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   // Subscriptions: committed events from every instance (LISTEN), for graphql-ws clients of /graphql.
+  // Sockets authenticate through the failed-auth throttle, and a connection and each event sent spend the key's budget.
   const subscriptions = await liveSubscriptions(app, {
-    orm, contextFor: (key, connectionId) => shopContextFor(deps, key.shopId, { requestId: connectionId, apiKeyId: key.keyId, scopes: key.scopes }),
+    orm, limits: config.live, authThrottle, limiter, contextFor: (key, connectionId) => shopContextFor(deps, key.shopId, { requestId: connectionId, apiKeyId: key.keyId, scopes: key.scopes }),
   });
   await registerGraphql(app, {
     subscriptions,

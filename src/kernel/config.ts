@@ -80,6 +80,22 @@ export interface Config {
   platformHealthIntervalMs: number;
   /** Outgoing webhooks (docs/events.md). */
   webhooks: WebhookConfig;
+  /** GraphQL subscriptions' limits, per instance (docs/events.md, "Subscriptions"). */
+  live: LiveConfig;
+}
+
+/** What GraphQL subscriptions may hold on one instance. */
+export interface LiveConfig {
+  /** Open subscription connections of one API key (BOMCORE_LIVE_CONNECTIONS_PER_KEY, default 20); one more is closed with 4429. */
+  connectionsPerKey: number;
+  /** Open subscription connections of one shop, all its keys (BOMCORE_LIVE_CONNECTIONS_PER_SHOP, default 100); one more is closed with 4429. */
+  connectionsPerShop: number;
+  /** Subscriptions running at once on one connection (BOMCORE_LIVE_SUBSCRIPTIONS_PER_CONNECTION, default 20). */
+  subscriptionsPerConnection: number;
+  /** How often the keys of open connections are checked, so a revoked or expired key's sockets close (BOMCORE_LIVE_KEY_CHECK_MS, default 2000). */
+  keyCheckMs: number;
+  /** Time a socket has to send connection_init before it is closed with 4408 (10 s). */
+  initTimeoutMs: number;
 }
 
 /** How `serve` delivers events to webhook endpoints. */
@@ -294,6 +310,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       giveUpMs: positiveNumber(env, 'BOMCORE_WEBHOOK_GIVE_UP_MS', 3 * 24 * 3_600_000, true),
       timeoutMs: 10_000,
       concurrency: positiveNumber(env, 'BOMCORE_WEBHOOK_CONCURRENCY', 32, true),
+    },
+    live: {
+      connectionsPerKey: positiveNumber(env, 'BOMCORE_LIVE_CONNECTIONS_PER_KEY', 20, true),
+      connectionsPerShop: positiveNumber(env, 'BOMCORE_LIVE_CONNECTIONS_PER_SHOP', 100, true),
+      subscriptionsPerConnection: positiveNumber(env, 'BOMCORE_LIVE_SUBSCRIPTIONS_PER_CONNECTION', 20, true),
+      keyCheckMs: positiveNumber(env, 'BOMCORE_LIVE_KEY_CHECK_MS', 2000, true),
+      initTimeoutMs: 10_000,
     },
   };
 }

@@ -58,29 +58,40 @@ export class AuthThrottle {
    * lookup, or null after replying 429 (RATE_LIMITED, Retry-After) to a throttled address.
    */
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<AuthAttempt | null> {
-    const header = request.headers.authorization;
-    if (!header) return UNCOUNTED;
-    const address = request.ip;
+    const started = await this.begin(request.ip, request.headers.authorization);
+    if ('attempt' in started) return started.attempt;
+    reply.header('Retry-After', String(started.retryAfterSeconds));
+    sendProblem(request, reply, {
+      code: 'RATE_LIMITED',
+      detail: `too many failed authentications from this address (more than ${this.#limit} a minute); retry in ${started.retryAfterSeconds} s`,
+    });
+    return null;
+  }
+
+  /**
+   * Starts an attempt to authenticate `header` from `address`, whatever carries it (a request's
+   * Authorization header, a subscription socket's `connection_init`): the attempt, to be ended after
+   * the key lookup, or how long the throttled address must wait.
+   */
+  async begin(address: string, header: string | undefined): Promise<{ attempt: AuthAttempt } | { retryAfterSeconds: number }> {
+    if (!header) return { attempt: UNCOUNTED };
     const hash = tokenHash(header);
-    if (hash !== null && this.#known.has(hash)) return this.#exempt(hash, address);
+    if (hash !== null && this.#known.has(hash)) return { attempt: this.#exempt(hash, address) };
     const counted = await this.#counter.begin(address);
     if (counted.retryAfterSeconds === 0) {
       return {
-        end: async (outcome) => {
-          if (outcome === 'invalid') return;
-          if (outcome === 'valid' && hash !== null) this.#known.remember(hash);
-          await counted.undo();
+        attempt: {
+          end: async (outcome) => {
+            if (outcome === 'invalid') return;
+            if (outcome === 'valid' && hash !== null) this.#known.remember(hash);
+            await counted.undo();
+          },
         },
       };
     }
     // A valid key created or last used before this instance's list was filled: it still passes.
-    if (hash !== null && (await this.#known.hasAfterLoad(hash))) return this.#exempt(hash, address);
-    reply.header('Retry-After', String(counted.retryAfterSeconds));
-    sendProblem(request, reply, {
-      code: 'RATE_LIMITED',
-      detail: `too many failed authentications from this address (more than ${this.#limit} a minute); retry in ${counted.retryAfterSeconds} s`,
-    });
-    return null;
+    if (hash !== null && (await this.#known.hasAfterLoad(hash))) return { attempt: this.#exempt(hash, address) };
+    return { retryAfterSeconds: counted.retryAfterSeconds };
   }
 }
 

@@ -147,6 +147,13 @@ function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
 }
 
 /** The one error handler: every failure leaves as problem+json, nothing internal leaks. */
+/** A byte count as people write limits: `1 MiB`, `5 MiB`, `64 KiB`, `1000 bytes`. */
+export function byteSize(bytes: number): string {
+  if (bytes >= 1_048_576 && bytes % 1_048_576 === 0) return `${bytes / 1_048_576} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
@@ -158,7 +165,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(request, reply, { code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than 1 MiB' });
+        return sendProblem(request, reply, { code: 'PAYLOAD_TOO_LARGE', detail: `the request body is larger than ${byteSize(request.routeOptions.bodyLimit)}, this route's limit` });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(request, reply, { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'send the body as Content-Type: application/json' });
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import mercurius from 'mercurius';
-import { GraphQLError, isEnumType, Kind, NoSchemaIntrospectionCustomRule, parse, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
+import {
+  GraphQLError, isEnumType, Kind, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate,
+  type DocumentNode, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule,
+} from 'graphql';
 import type { GraphqlConfig } from '../../kernel/config.ts';
 import { withQueryStats, type QueryStats } from '../../db/query-stats.ts';
 import { detailOf, type FieldError } from '../../kernel/domain-error.ts';
@@ -10,7 +13,7 @@ import type { ShopContext } from '../../kernel/shop-context.ts';
 import { graphqlNestingDepth } from '../../kernel/json-depth.ts';
 import { MAX_JSON_DEPTH } from '../../kernel/limits.ts';
 import { formatGraphqlErrors, GraphQLRequestError } from './graphql-errors.ts';
-import { federationSdlRule, LIMIT_CODES, operationShapeRule, tooComplex, withComplexityLimit } from '../../kernel/graphql-limits.ts';
+import { federationSdlRule, GraphQLLimitError, LIMIT_CODES, operationCost, operationShapeRule, tooComplex, withComplexityLimit } from '../../kernel/graphql-limits.ts';
 import { requestedOperations, type OperationPrice } from '../admission/request-price.ts';
 import { prefersHtml } from '../pages/index-page.ts';
 import { GRAPHIQL_PATH, registerGraphiql } from '../pages/graphiql.ts';
@@ -18,6 +21,7 @@ import { sendProblem } from '../errors/problem.ts';
 import { recordUnavailable, retryGraphqlRead } from './retry-read.ts';
 import { RETRY_AFTER_SECONDS } from '../errors/unavailable.ts';
 import type { LiveSubscriptions } from './live-events.ts';
+import type { GuardedSocket, SubscribePayload } from './live-socket.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -164,7 +168,20 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     // A WebSocket upgrade carries its key in graphql-ws' connection_init, checked there (live-events.ts).
     // The websocket plugin goes first, so its hook has marked an upgrade (`request.ws`) before ours
     // run; mercurius then reuses it. Only a real upgrade is marked: a header alone does not skip auth.
-    if (deps.subscriptions) await scope.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
+    // Each subscription socket is guarded (live-socket.ts) before mercurius takes it: this hook goes before the
+    // websocket plugin's, which reads the route's wsHandler when the route is added.
+    const subscriptions = deps.subscriptions;
+    if (subscriptions) {
+      scope.addHook('onRoute', (route) => {
+        const wsHandler = (route as { wsHandler?: (socket: GuardedSocket, request: FastifyRequest) => unknown }).wsHandler;
+        if (route.url !== GRAPHQL_PATH || typeof wsHandler !== 'function') return;
+        (route as { wsHandler?: unknown }).wsHandler = function guardedWsHandler(this: unknown, socket: GuardedSocket, request: FastifyRequest) {
+          subscriptions.guard(socket, checkSubscription);
+          return wsHandler.call(this, socket, request);
+        };
+      });
+      await scope.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
+    }
     scope.addHook('onRequest', async (request, reply) => {
       if (isWebSocket(request)) return undefined;
       if (isBrowserVisit(request)) return answerBrowser(app, request, reply);
@@ -217,6 +234,47 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
       });
     };
 
+    // Before the parser recurses over it: fields as deep as allowed, an argument's parentheses, values as deep as MAX_JSON_DEPTH.
+    const maxNesting = config.maxDepth + 1 + MAX_JSON_DEPTH;
+    const tooDeep = (nesting: number) => new GraphQLError(`the document nests braces, brackets and parentheses ${nesting} levels deep; the limit is ${maxNesting}`, {
+      extensions: { code: LIMIT_CODES.depth, limit: maxNesting, measured: nesting },
+    });
+    /**
+     * A subscription document is held to the rules of a query before it runs (docs/graphql.md, "Limits"): nesting and
+     * tokens before parsing, the standard validation with the depth, alias and introspection rules, the cost, the input limits.
+     */
+    function checkSubscription(payload: SubscribePayload): GraphQLFormattedError[] | null {
+      const refuse = (error: unknown): GraphQLFormattedError[] => {
+        const errors = (Array.isArray(error) ? error : [error]).map((e: unknown) => {
+          if (e instanceof GraphQLError) return e;
+          if (e instanceof GraphQLLimitError) return new GraphQLError(e.message, { extensions: { code: e.code, limit: e.limit, measured: e.measured } });
+          return new GraphQLError(e instanceof Error ? e.message : String(e), { originalError: e instanceof Error ? e : undefined });
+        });
+        // Serialised by JSON.stringify (each error's toJSON): the formatted errors of an HTTP answer.
+        return (format({ errors }, {}).response.errors ?? []) as unknown as GraphQLFormattedError[];
+      };
+      try {
+        const nesting = graphqlNestingDepth(payload.query);
+        if (nesting > maxNesting) return refuse(tooDeep(nesting));
+        const document = parse(payload.query, { maxTokens: config.maxTokens });
+        const invalid = validate(deps.schema, document, [...specifiedRules, ...validationRules]);
+        if (invalid.length > 0) return refuse(invalid);
+        const operation = selectedOperation(document, payload.operationName ?? undefined);
+        if (operation?.operation !== 'subscription') {
+          return refuse(new GraphQLError('only a subscription runs over the WebSocket; send queries and mutations as HTTP POST /graphql', {
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+          }));
+        }
+        const variables = payload.variables ?? undefined;
+        const cost = operationCost(deps.schema, document, variables, payload.operationName);
+        if (cost > config.maxComplexity) return refuse(tooComplex(cost, config.maxComplexity));
+        deps.checkInput(deps.schema, document, variables, payload.operationName ?? undefined);
+        return null;
+      } catch (error) {
+        return refuse(error);
+      }
+    }
+
     await scope.register(mercurius, {
       schema: deps.schema,
       path: GRAPHQL_PATH,
@@ -245,15 +303,9 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
 
     deps.subscriptions?.attach(scope.graphql.pubsub);
 
-    // Before the parser recurses over it: fields as deep as allowed, an argument's parentheses, values as deep as MAX_JSON_DEPTH.
-    const maxNesting = config.maxDepth + 1 + MAX_JSON_DEPTH;
     scope.graphql.addHook('preParsing', async (_schema, source) => {
       const nesting = graphqlNestingDepth(source);
-      if (nesting > maxNesting) {
-        throw new GraphQLError(`the document nests braces, brackets and parentheses ${nesting} levels deep; the limit is ${maxNesting}`, {
-          extensions: { code: LIMIT_CODES.depth, limit: maxNesting, measured: nesting },
-        });
-      }
+      if (nesting > maxNesting) throw tooDeep(nesting);
     });
     scope.graphql.addHook('preValidation', async (_schema, document, context) => {
       const source = (context as { __currentQuery?: unknown }).__currentQuery;
@@ -274,8 +326,16 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
       // This hook runs for HTTP only (a graphql-ws operation has its own): a subscription sent over
       // HTTP would run once as a query with no event and fail field by field; it is refused instead.
-      if (selectedOperation(document, operationNameOf(context))?.operation === 'subscription') {
+      const operation = selectedOperation(document, operationNameOf(context))?.operation;
+      if (operation === 'subscription') {
         throw new GraphQLError('a subscription runs over a graphql-ws connection (WebSocket) to /graphql, not over HTTP: see docs/events.md, "Subscriptions"', {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        });
+      }
+      // A mutation's Idempotency-Key would be a promise this endpoint does not keep (docs/graphql.md, "Retries"): refused, not ignored.
+      if (operation === 'mutation' && (context as { reply?: FastifyReply }).reply?.request.headers['idempotency-key'] !== undefined) {
+        throw new GraphQLError('Idempotency-Key is honoured by the REST API\'s PATCH routes only; a GraphQL mutation with it is refused rather than run without '
+          + 'the protection it asks for: send the write to its REST route with the key, or without the key and retry as docs/graphql.md, "Retries", says', {
           extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
         });
       }

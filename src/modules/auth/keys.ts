@@ -98,3 +98,13 @@ export async function authenticate(em: Em, header: string | undefined, now = new
   if (key.expires_at && new Date(key.expires_at).getTime() <= now.getTime()) return 'expired';
   return { keyId: key.id, shopId: key.shop_id, scopes: key.scopes as Scope[], dataVersion: key.data_version ?? '0' };
 }
+
+/** Which of the keys `ids` are revoked, expired or gone (an open subscription of one is closed): one statement. */
+export async function invalidKeyIds(em: Em, ids: readonly string[], now = new Date()): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const valid = await runSql(em, authSql.selectFrom('api_keys').select('id')
+    .where('id', 'in', [...ids]).where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])));
+  const keep = new Set(valid.map((row) => row.id));
+  return ids.filter((id) => !keep.has(id));
+}

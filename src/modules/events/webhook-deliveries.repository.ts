@@ -13,10 +13,16 @@ const PENDING = sql.lit<WebhookDeliveryStatus>('pending');
 export const MAX_DELIVERY_ERROR_LENGTH = 500;
 
 export interface ClaimedDelivery {
-  shopId: string; deliveryId: string; endpointId: string; attempts: number; createdAt: Date;
+  shopId: string; deliveryId: string; endpointId: string; resource: string; attempts: number; createdAt: Date;
   url: string; secretSealed: string; previousSecretSealed: string | null;
   eventId: string; type: string; occurredAt: Date; sequence: string; data: string;
+  /** Whether a later delivery of its (endpoint, resource) was pending when it was claimed. */
+  hasNext: boolean;
 }
+
+/** Whether a later delivery of `w`'s (endpoint, resource) is pending (the resource index answers it). */
+const hasNextSql = (w: string) => sql<boolean>`exists (select 1 from webhook_deliveries n where n.shop_id = ${sql.ref(`${w}.shop_id`)}
+  and n.endpoint_id = ${sql.ref(`${w}.endpoint_id`)} and n.resource = ${sql.ref(`${w}.resource`)} and n.status = 'pending' and n.event_sequence > ${sql.ref(`${w}.event_sequence`)})`;
 
 /**
  * Claims up to `limit` due deliveries, each the oldest pending one of its (endpoint, resource) —
@@ -51,25 +57,70 @@ export async function claimDueDeliveries(
     .updateTable('webhook_deliveries as x')
     .set({ next_attempt_at: sql<Date>`now() + (${options.leaseMs} * interval '1 millisecond')` })
     .from('due').whereRef('x.shop_id', '=', 'due.shop_id').whereRef('x.delivery_id', '=', 'due.delivery_id')
-    .returning(['x.shop_id', 'x.delivery_id', 'x.endpoint_id', 'x.event_sequence', 'x.attempts', 'x.created_at']));
+    .returning(['x.shop_id', 'x.delivery_id', 'x.endpoint_id', 'x.resource', 'x.event_sequence', 'x.attempts', 'x.created_at']));
   if (claimed.length === 0) return [];
   const details = await runSql(em, eventsSql.selectFrom('webhook_deliveries as w')
     .innerJoin('events as v', (join) => join.onRef('v.shop_id', '=', 'w.shop_id').onRef('v.sequence', '=', 'w.event_sequence'))
     .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.shop_id', '=', 'w.shop_id').onRef('e.endpoint_id', '=', 'w.endpoint_id'))
     .select(['w.shop_id', 'w.delivery_id', 'e.url', 'e.secret_sealed',
       sql<string | null>`case when e.previous_secret_expires_at > now() then e.previous_secret_sealed end`.as('previous_secret_sealed'),
-      'v.event_id', 'v.type', 'v.occurred_at', 'v.sequence', 'v.data'])
+      'v.event_id', 'v.type', 'v.occurred_at', 'v.sequence', 'v.data', hasNextSql('w').as('has_next')])
     .where((eb) => eb(eb.refTuple('w.shop_id', 'w.delivery_id'), 'in', claimed.map((c) => eb.tuple(c.shop_id, c.delivery_id)))));
   const byKey = new Map(details.map((d) => [`${d.shop_id}|${d.delivery_id}`, d]));
   return claimed.flatMap((c): ClaimedDelivery[] => {
     const d = byKey.get(`${c.shop_id}|${c.delivery_id}`);
     if (!d) return [];
     return [{
-      shopId: c.shop_id, deliveryId: c.delivery_id, endpointId: c.endpoint_id, attempts: Number(c.attempts), createdAt: new Date(c.created_at),
+      shopId: c.shop_id, deliveryId: c.delivery_id, endpointId: c.endpoint_id, resource: c.resource, attempts: Number(c.attempts), createdAt: new Date(c.created_at),
       url: d.url, secretSealed: d.secret_sealed, previousSecretSealed: d.previous_secret_sealed,
-      eventId: d.event_id, type: d.type, occurredAt: new Date(d.occurred_at), sequence: String(d.sequence), data: d.data,
+      eventId: d.event_id, type: d.type, occurredAt: new Date(d.occurred_at), sequence: String(d.sequence), data: d.data, hasNext: Boolean(d.has_next),
     }];
   });
+}
+
+/** Where a resource's deliveries to one endpoint stand: the last sequence claimed. */
+export interface ResourceCursor { shopId: string; endpointId: string; resource: string; sequence: string }
+
+/**
+ * A 2xx recorded (as `markDelivered` records it) and the next delivery of the same (endpoint,
+ * resource) claimed, in one statement: the resource's new head, if it is due, not held by another
+ * dispatcher and its endpoint enabled, leased as `claimDueDeliveries` leases. The dispatcher sends it
+ * at once, so a hot resource goes at the receiver's pace, in order, never one event per pass.
+ * Returns the next delivery with its event and endpoint; null when there is none.
+ */
+export async function claimNextOfResource(
+  em: Em, after: ResourceCursor, options: { leaseMs: number; delivered: { delivery: ClaimedDelivery; statusCode: number } },
+): Promise<ClaimedDelivery | null> {
+  const delivered = options.delivered;
+  const [row] = await runSql(em, eventsSql
+    .with('ok', (db) => db.updateTable('webhook_endpoints').set({ failing_since: null })
+      .where('shop_id', '=', after.shopId).where('endpoint_id', '=', delivered.delivery.endpointId).where('failing_since', 'is not', null))
+    .with('done', (db) => db.updateTable('webhook_deliveries').set((eb) => ({
+      status: sql.lit<WebhookDeliveryStatus>('delivered'), delivered_at: sql<Date>`now()`, last_attempt_at: sql<Date>`now()`, attempts: eb('attempts', '+', sql.lit(1)),
+      last_status_code: delivered.statusCode, last_error: null,
+    })).where('shop_id', '=', after.shopId).where('delivery_id', '=', delivered.delivery.deliveryId).where('status', '=', PENDING))
+    // The statement sees the rows as they were before it: the delivery just recorded still reads pending, hence the sequence bound.
+    .with('head', (db) => db.selectFrom('webhook_deliveries as h').select(['h.shop_id', 'h.delivery_id'])
+      .where('h.shop_id', '=', after.shopId).where('h.endpoint_id', '=', after.endpointId).where('h.resource', '=', after.resource)
+      .where('h.status', '=', PENDING).where('h.event_sequence', '>', sql<string>`${after.sequence}::bigint`).orderBy('h.event_sequence').limit(1))
+    .with('due', (db) => db.selectFrom('webhook_deliveries as w').select(['w.shop_id', 'w.delivery_id'])
+      .where(sql<boolean>`(w.shop_id, w.delivery_id) in (select shop_id, delivery_id from head)`)
+      .where('w.status', '=', PENDING).where('w.next_attempt_at', '<=', sql<Date>`now()`).forUpdate().skipLocked())
+    .updateTable('webhook_deliveries as x')
+    .set({ next_attempt_at: sql<Date>`now() + (${options.leaseMs} * interval '1 millisecond')` })
+    .from(['due', 'events as v', 'webhook_endpoints as e'])
+    .whereRef('x.shop_id', '=', 'due.shop_id').whereRef('x.delivery_id', '=', 'due.delivery_id')
+    .whereRef('v.shop_id', '=', 'x.shop_id').whereRef('v.sequence', '=', 'x.event_sequence')
+    .whereRef('e.shop_id', '=', 'x.shop_id').whereRef('e.endpoint_id', '=', 'x.endpoint_id').where('e.disabled_at', 'is', null)
+    .returning(['x.shop_id', 'x.delivery_id', 'x.endpoint_id', 'x.resource', 'x.attempts', 'x.created_at', 'e.url', 'e.secret_sealed',
+      sql<string | null>`case when e.previous_secret_expires_at > now() then e.previous_secret_sealed end`.as('previous_secret_sealed'),
+      'v.event_id', 'v.type', 'v.occurred_at', 'v.sequence', 'v.data', hasNextSql('x').as('has_next')]));
+  if (!row) return null;
+  return {
+    shopId: row.shop_id, deliveryId: row.delivery_id, endpointId: row.endpoint_id, resource: row.resource, attempts: Number(row.attempts), createdAt: new Date(row.created_at),
+    url: row.url, secretSealed: row.secret_sealed, previousSecretSealed: row.previous_secret_sealed,
+    eventId: row.event_id, type: row.type, occurredAt: new Date(row.occurred_at), sequence: String(row.sequence), data: row.data, hasNext: Boolean(row.has_next),
+  };
 }
 
 /** A 2xx: the delivery is delivered and its endpoint's failure window closes. One statement. */

@@ -5,7 +5,7 @@ import type { Orm } from '../../db/orm.ts';
 import { startPeriodicPass } from '../../kernel/jobs/periodic-pass.ts';
 import { secretBoxFor } from '../../kernel/secret-box.ts';
 import {
-  claimDueDeliveries, disableFailingEndpoint, markDelivered, markFailed, MAX_DELIVERY_ERROR_LENGTH, type ClaimedDelivery,
+  claimDueDeliveries, claimNextOfResource, disableFailingEndpoint, markDelivered, markFailed, MAX_DELIVERY_ERROR_LENGTH, type ClaimedDelivery,
 } from './webhook-deliveries.repository.ts';
 import { webhookHeaders } from './webhook-signing.ts';
 import { checkedLookup, checkWebhookUrl } from './webhook-targets.ts';
@@ -14,6 +14,8 @@ import { checkedLookup, checkWebhookUrl } from './webhook-targets.ts';
 // instances never share one) and starts their requests without waiting for them: a slow endpoint
 // holds its own slots (at most a quarter of the process's) for up to the timeout, never a pass, so
 // other endpoints and shops keep being served. What is not delivered stays pending in the database.
+// A delivery answered 2xx claims the next event of its (endpoint, resource) in the same statement
+// that records it, and sends it at once: a resource's events go at the receiver's pace, in order.
 
 /** Bytes of a response body read at most (the rest is dropped with the connection). */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -94,19 +96,41 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const perEndpoint = Math.max(1, Math.floor(rules.concurrency / 4));
   const leaseMs = rules.timeoutMs * 3;
   const inFlight = new Map<Promise<void>, string>();
+  let stopping = false;
 
-  async function attempt(d: ClaimedDelivery): Promise<void> {
-    const em = orm.em.fork();
-    let outcome: AttemptOutcome;
+  /**
+   * Sends `first` and then, in the same slot, the later events of its (endpoint, resource) that are
+   * pending: a 2xx is recorded and the resource's next delivery claimed by one statement, and that
+   * one is sent at once. A hot resource goes at the receiver's pace, in sequence order, at the cost
+   * per delivery it always had (one statement); a failure ends the chain (the next pass retries it).
+   */
+  async function attemptChain(first: ClaimedDelivery): Promise<void> {
+    let current = first;
+    for (;;) {
+      const outcome = await send(current);
+      if (outcome.error !== null || stopping || !current.hasNext) return record(current, outcome);
+      const next = await claimNextOfResource(orm.em.fork(), current, { leaseMs, delivered: { delivery: current, statusCode: outcome.statusCode! } });
+      if (!next) return;
+      current = next;
+    }
+  }
+
+  /** One POST of a delivery (its URL checked again, signed with the endpoint's secrets). */
+  async function send(d: ClaimedDelivery): Promise<AttemptOutcome> {
     try {
       checkWebhookUrl(d.url, rules);
       const box = secretBoxFor(config);
       const secrets = [box.open(d.secretSealed), ...(d.previousSecretSealed ? [box.open(d.previousSecretSealed)] : [])];
       const body = eventBody(d);
-      outcome = await postWebhook(d.url, webhookHeaders(secrets, d.eventId, Math.floor(Date.now() / 1000), body), body, { timeoutMs: rules.timeoutMs, allowPrivate: rules.allowPrivate });
+      return await postWebhook(d.url, webhookHeaders(secrets, d.eventId, Math.floor(Date.now() / 1000), body), body, { timeoutMs: rules.timeoutMs, allowPrivate: rules.allowPrivate });
     } catch (err) {
-      outcome = { statusCode: null, error: err instanceof Error ? err.message : String(err) };
+      return { statusCode: null, error: err instanceof Error ? err.message : String(err) };
     }
+  }
+
+  /** Records an attempt's outcome: delivered, or failed (retried later; the endpoint disabled after the retry window). */
+  async function record(d: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    const em = orm.em.fork();
     if (outcome.error === null) {
       await markDelivered(em, d, outcome.statusCode!);
       return;
@@ -127,7 +151,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     const busy = [...perEndpointCount].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
     const claimed = await claimDueDeliveries(orm.em.fork(), { limit: free, perEndpoint, leaseMs, busy, shopIds: options.shopIds ?? null });
     const started = claimed.map((d) => {
-      const running = attempt(d).catch((err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'webhooks: recording an attempt failed'));
+      const running = attemptChain(d).catch((err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'webhooks: recording an attempt failed'));
       inFlight.set(running, d.endpointId);
       void running.finally(() => inFlight.delete(running));
       return running;
@@ -150,6 +174,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       return claimed;
     },
     async stop() {
+      stopping = true;
       await loop.stop();
       await Promise.allSettled([...inFlight.keys()]);
     },

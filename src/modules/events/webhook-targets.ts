@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { DomainError } from '../../kernel/domain-error.ts';
 
 // Where a webhook may go (SSRF). A URL is checked when an endpoint is saved (scheme, credentials,
@@ -9,29 +10,24 @@ import { DomainError } from '../../kernel/domain-error.ts';
 // the connection (rebinding) cannot reach an inner address. BOMCORE_WEBHOOKS_ALLOW_PRIVATE=1 lifts
 // the address rule (a receiver on the same machine or network).
 
-const refused = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) refused.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
-] as const) refused.addSubnet(net, prefix, 'ipv6');
-
-/** Loopback, private, link-local, unique-local, shared, multicast, reserved, or an IPv4-mapped one of those. */
+/**
+ * Loopback, private, link-local, unique-local, shared, multicast, documentation, benchmarking,
+ * reserved, a translation or tunnel prefix (NAT64, 6to4, Teredo) or an IPv4-mapped form of one of
+ * those — anything but a global unicast address, as `ipaddr.js` classifies the IANA special-purpose
+ * address registries (https://www.iana.org/assignments/iana-ipv4-special-registry,
+ * https://www.iana.org/assignments/iana-ipv6-special-registry). IPv4-compatible IPv6 (`::/96`,
+ * deprecated by RFC 4291 section 2.5.5.1) is refused whole; an IPv4-mapped address is judged as its IPv4 address.
+ * Anything that is not an address is refused.
+ */
 export function isRefusedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return refused.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return refused.check(mapped[1]!, 'ipv4');
-  // ::ffff:7f00:1 (hex form of a mapped address)
-  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hexMapped) {
-    const [hi, lo] = [parseInt(hexMapped[1]!, 16), parseInt(hexMapped[2]!, 16)];
-    return refused.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  if (isIP(address) === 0 || !ipaddr.isValid(address)) return true;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return true;
   }
-  return refused.check(address, 'ipv6');
+  return parsed.range() !== 'unicast';
 }
 
 export interface TargetRules { requireHttps: boolean; allowPrivate: boolean }

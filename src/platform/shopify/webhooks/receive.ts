@@ -1,9 +1,15 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../../db/orm.ts';
 import { runSql } from '../../../db/typed-sql.ts';
+import { jsonTextNestsDeeper } from '../../../kernel/json-depth.ts';
 import { findConnectionByDomain, markUninstalled } from '../connections.ts';
 import { fromGid, gidResource, numericId } from '../ids.ts';
 import { webhookInboxSql } from './tables.ts';
+
+/** Nesting a Shopify webhook body may have (an order's deepest money sets are about 6 levels). */
+export const MAX_WEBHOOK_DEPTH = 64;
+/** The longest event id stored as sent (it is half the inbox's primary key); a longer one is stored as its SHA-256. */
+const MAX_EVENT_ID_LENGTH = 200;
 
 // The receiving half of Shopify webhooks: check the signature, find the shop by its store's
 // domain, store the event in the inbox (once per event id) and nothing else, so Shopify's 5 s are
@@ -137,8 +143,11 @@ export async function receiveWebhook(em: Em, headers: WebhookHeaders, rawBody: B
   const topic = headers.topic?.trim().toLowerCase();
   if (!topic) return { outcome: 'invalid', reason: 'X-Shopify-Topic is missing' };
   let payload: unknown;
+  const text = rawBody.toString('utf8');
+  // Before anything walks it (the parser, the stringify of the inbox row, the applier): Shopify's payloads nest a few levels.
+  if (jsonTextNestsDeeper(text, MAX_WEBHOOK_DEPTH)) return { outcome: 'invalid', reason: `the body nests arrays and objects more than ${MAX_WEBHOOK_DEPTH} levels deep` };
   try {
-    payload = JSON.parse(rawBody.toString('utf8'));
+    payload = JSON.parse(text);
   } catch {
     return { outcome: 'invalid', reason: 'the body is not JSON' };
   }
@@ -150,9 +159,13 @@ export async function receiveWebhook(em: Em, headers: WebhookHeaders, rawBody: B
   const receivedAt = new Date();
   const subject = eventSubject(topic, payload as Record<string, unknown>, headers.triggeredAt, receivedAt);
   if (!subject) return { outcome: 'ignored', shopId, reason: `the ${topic} payload has no id bomcore can use` };
-  const eventId = headers.eventId?.trim() || headers.webhookId?.trim() || `sha256:${createHash('sha256').update(topic).update('\n').update(rawBody).digest('hex')}`;
+  const sent = headers.eventId?.trim() || headers.webhookId?.trim();
+  // An id is kept whole, or hashed when longer than the column holds (never cut: two ids sharing a prefix would collide).
+  const eventId = sent
+    ? (sent.length <= MAX_EVENT_ID_LENGTH ? sent : `sha256:${createHash('sha256').update(sent).digest('hex')}`)
+    : `sha256:${createHash('sha256').update(topic).update('\n').update(rawBody).digest('hex')}`;
   const inserted = await runSql(em, webhookInboxSql.insertInto('shopify_webhook_events').values({
-    shop_id: shopId, event_id: eventId.slice(0, 200), topic, resource: subject.resource, version: subject.version, payload: JSON.stringify(payload) as never,
+    shop_id: shopId, event_id: eventId, topic, resource: subject.resource, version: subject.version, payload: JSON.stringify(payload) as never,
     received_at: receivedAt, status: 'pending', attempts: 0, next_attempt_at: receivedAt,
   }).onConflict((oc) => oc.columns(['shop_id', 'event_id']).doNothing()).returning('event_id'));
   // An uninstall stops every call and push at once and drops the tokens, not when the applier gets to it.
