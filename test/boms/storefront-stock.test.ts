@@ -1,15 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, webhookApiFor } from '../../src/cli/shop-link.ts';
-import { webhookFollowers } from '../../src/app/composition.ts';
 import { exportDataset } from '../../src/dataset/export.ts';
-import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { graphqlCaller, only, USER_ERRORS } from '../helpers/graphql-payloads.ts';
-import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
+import type { EmulatedShop } from '../helpers/shopify-emulator/index.ts';
+import { startConnectedShop, type ConnectedShop } from '../helpers/connected-shop.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 import { settleStorefront as settleStorefrontOf } from '../helpers/storefront-settle.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
@@ -23,23 +19,18 @@ import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 // The shop (test/helpers/work-order-fixtures.ts): BOM-1001 sells variant 44100 and takes 0.4 kg of
 // wax 44001 (+5% waste, so 0.42 kg a unit) and one ASM-1 (one wick VMAT-VAR-0001, 500 at 101).
 
-const API_SECRET = `shpss_${randomBytes(12).toString('hex')}`;
 const shop = uniqueShopId('storefront');
-const domain = `${shop}.myshopify.com`;
-const token = `shpat_${randomBytes(8).toString('hex')}`;
-const quiet = { warn: () => undefined };
 
-let emu: ShopifyEmulator;
+let connected: ConnectedShop;
 let store: EmulatedShop;
 let t: TestApp;
 let key: string;
-let applier: WebhookApplier;
 
 const gql = graphqlCaller(() => t, () => key);
 
 const settleStorefront = () => settleStorefrontOf(t, shop);
 
-const settle = () => settleWebhooks(emu, applier, { deferred: true });
+const settle = () => connected.settle();
 const storefrontSets = () => store.adjustmentGroups.filter((g) => g.referenceDocumentUri?.includes('/storefront-stock'));
 const tokenOf = async (id: string) => (await t.get(`/api/v1/work-orders/${id}`, key)).body.data.updatedAt as string;
 
@@ -89,21 +80,11 @@ beforeAll(async () => {
   json.platform.variants.find((v: any) => v.variantId === '44100').levels = [{ locationId: '101', available: 50 }, { locationId: '102', available: 7 }];
   json.boms.find((b: any) => b.bomId === 'BOM-1001').storefrontStock = 'shelf';
   const dataset = toDataset(json);
-  emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
-  store = emu.addShop({ domain, token, seed: dataset.platform });
-  t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  const webhookUri = await listenForWebhooks(t);
-  await t.load(dataset);
-  key = await t.createKey(shop, ['read', 'write']);
-  await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shop], retryBaseMs: 0 });
+  connected = await startConnectedShop(shop, dataset);
+  ({ store, t, key } = connected);
 }, 120_000);
 
-afterAll(async () => {
-  await applier?.stop();
-  await t?.close();
-  await emu?.close();
-});
+afterAll(() => connected?.close());
 
 describe(`storefront stock of finished goods on ${databaseLabel}`, () => {
   it('the mode survives a dataset export (written only when not manual), and GraphQL reads it', async () => {

@@ -1,15 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, reconcile, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
-import { platformAdapter, webhookFollowers } from '../../src/app/composition.ts';
+import { reconcile, sync } from '../../src/cli/shop-link.ts';
+import { platformAdapter } from '../../src/app/composition.ts';
 import { shopEm } from '../../src/kernel/shop-context.ts';
-import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
-import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { EmulatedShop } from '../helpers/shopify-emulator/index.ts';
+import { startConnectedShop, type ConnectedShop } from '../helpers/connected-shop.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Order history on demand: the mirror holds a connected store's open orders; a read naming another
 // order (fulfilled and closed, archived, cancelled, older) asks Shopify for it — one request for the
@@ -21,20 +19,15 @@ import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts'
 // The shop (test/helpers/work-order-fixtures.ts): BOM-1001 sells variant 44100 (0.4 kg wax 44001 +5%
 // waste, one ASM-1 = one wick VMAT-VAR-0001).
 
-const API_SECRET = `shpss_${randomBytes(12).toString('hex')}`;
 const shop = uniqueShopId('order-history');
-const domain = `${shop}.myshopify.com`;
-const token = `shpat_${randomBytes(8).toString('hex')}`;
-const quiet = { warn: () => undefined };
 
-let emu: ShopifyEmulator;
+let connected: ConnectedShop;
 let store: EmulatedShop;
 let t: TestApp;
 let key: string;
-let applier: WebhookApplier;
 
 async function settle(): Promise<void> {
-  await settleWebhooks(emu, applier, { deferred: true });
+  await connected.settle();
 }
 
 /** Requests of the on-demand read the store has answered so far. */
@@ -68,22 +61,12 @@ beforeAll(async () => {
   };
   json.platform.variants.find((v) => v.variantId === '44100')!.levels = [{ locationId: '101', available: 500 }];
   const dataset = toDataset(json);
-  emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
-  store = emu.addShop({ domain, token, seed: dataset.platform });
-  t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  const webhookUri = await listenForWebhooks(t);
-  await t.load(dataset);
-  key = await t.createKey(shop, ['read', 'write']);
-  await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });
+  connected = await startConnectedShop(shop, dataset);
+  ({ store, t, key } = connected);
   await sync(t.orm, t.config, shop, undefined, { pollMs: 10 });
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shop], retryBaseMs: 0 });
 }, 240_000);
 
-afterAll(async () => {
-  await applier?.stop();
-  await emu?.close();
-  await t?.close();
-});
+afterAll(() => connected?.close());
 
 describe(`order history on demand on ${databaseLabel}`, () => {
   it('a fulfilled and archived order the mirror does not hold is read from Shopify: its breakdown is 200 with its current lines and note, and kept (the next read asks Shopify nothing)', async () => {

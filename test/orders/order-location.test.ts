@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, reconcile, sync, webhookApiFor } from '../../src/cli/shop-link.ts';
-import { webhookFollowers } from '../../src/app/composition.ts';
-import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
+import { reconcile, sync } from '../../src/cli/shop-link.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
-import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { EmulatedShop } from '../helpers/shopify-emulator/index.ts';
+import { startConnectedShop, type ConnectedShop } from '../helpers/connected-shop.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 import { workOrderShop } from '../helpers/work-order-fixtures.ts';
-import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
 
 // Where a Shopify order's units are (docs/shopify.md "Where an order is", docs/order-execution.md):
 // a point-of-sale order at its retail location; an online order — which has no retail location and
@@ -19,20 +16,15 @@ import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts'
 // The shop (test/helpers/work-order-fixtures.ts): variant 44100 is BOM-1001's finished good;
 // locations 101 and 102.
 
-const API_SECRET = `shpss_${randomBytes(12).toString('hex')}`;
 const shop = uniqueShopId('order-loc');
-const domain = `${shop}.myshopify.com`;
-const token = `shpat_${randomBytes(8).toString('hex')}`;
-const quiet = { warn: () => undefined };
 
-let emu: ShopifyEmulator;
+let connected: ConnectedShop;
 let store: EmulatedShop;
 let t: TestApp;
 let key: string;
-let applier: WebhookApplier;
 
 async function settle(): Promise<void> {
-  await settleWebhooks(emu, applier, { deferred: true });
+  await connected.settle();
 }
 
 /** What an order holds of 44100, by location ('' = unlocated), as the commitments read shows it. */
@@ -69,21 +61,11 @@ beforeAll(async () => {
   };
   json.platform.variants.find((v) => v.variantId === '44100')!.levels = [{ locationId: '101', available: 50 }, { locationId: '102', available: 50 }];
   const dataset = toDataset(json);
-  emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
-  store = emu.addShop({ domain, token, seed: dataset.platform });
-  t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  const webhookUri = await listenForWebhooks(t);
-  await t.load(dataset);
-  key = await t.createKey(shop, ['read', 'write']);
-  await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shop], retryBaseMs: 0 });
+  connected = await startConnectedShop(shop, dataset);
+  ({ store, t, key } = connected);
 }, 120_000);
 
-afterAll(async () => {
-  await applier?.stop();
-  await emu?.close();
-  await t?.close();
-});
+afterAll(() => connected?.close());
 
 describe(`orders are where Shopify's fulfilment orders are, on ${databaseLabel}`, () => {
   let web: string;

@@ -1,16 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, webhookApiFor } from '../../src/cli/shop-link.ts';
-import { webhookFollowers } from '../../src/app/composition.ts';
-import { startWebhookApplier, type WebhookApplier } from '../../src/platform/shopify/webhooks/apply.ts';
 import { toDataset } from '../helpers/dataset-factory.ts';
 import { databaseLabel, uniqueShopId } from '../helpers/database.ts';
 import { graphqlCaller, only, USER_ERRORS } from '../helpers/graphql-payloads.ts';
-import { startShopifyEmulator, type EmulatedShop, type ShopifyEmulator } from '../helpers/shopify-emulator/index.ts';
+import type { EmulatedShop } from '../helpers/shopify-emulator/index.ts';
+import { startConnectedShop, type ConnectedShop } from '../helpers/connected-shop.ts';
 import { stockSnapshot } from '../helpers/stock-snapshot.ts';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { listenForWebhooks, settleWebhooks } from '../helpers/webhook-settle.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 import { settleStorefront } from '../helpers/storefront-settle.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
@@ -26,18 +22,13 @@ import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 // wax 44001 (+5% waste: 0.42) and one wick assembly ASM-1 (one wick VMAT-VAR-0001). Location 101
 // holds 3 ASM-1 on the shelf, 1000 kg wax and 500 wicks. The work order builds 20 candles there.
 
-const API_SECRET = `shpss_${randomBytes(12).toString('hex')}`;
 const shop = uniqueShopId('warehouse');
-const domain = `${shop}.myshopify.com`;
-const token = `shpat_${randomBytes(8).toString('hex')}`;
 const WO = 'wo_fair';
-const quiet = { warn: () => undefined };
 
-let emu: ShopifyEmulator;
+let connected: ConnectedShop;
 let store: EmulatedShop;
 let t: TestApp;
 let key: string;
-let applier: WebhookApplier;
 
 beforeAll(async () => {
   const json = workOrderShop(shop, [workOrder(WO, 'in_progress', { items: [{ itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: 20, completedQuantity: 0 }] })],
@@ -48,22 +39,11 @@ beforeAll(async () => {
   json.platform.variants.find((v) => v.variantId === '44100')!.levels = [{ locationId: '101', available: 0 }];
   // The candle's storefront level follows its shelf (storefront stock `shelf`: shelf − open orders).
   (json as unknown as { boms: { bomId: string; storefrontStock?: string }[] }).boms.find((b) => b.bomId === 'BOM-1001')!.storefrontStock = 'shelf';
-  const dataset = toDataset(json);
-  emu = await startShopifyEmulator({ bulkRunningMs: 10, apiSecret: API_SECRET });
-  store = emu.addShop({ domain, token, seed: dataset.platform });
-  t = await createTestApp({ config: { secretKey: randomBytes(32).toString('hex'), shopifyEndpoint: emu.url, shopifyApiSecret: API_SECRET } });
-  const webhookUri = await listenForWebhooks(t);
-  await t.load(dataset);
-  key = await t.createKey(shop, ['read', 'write']);
-  await connect(t.orm, t.config, { shopId: shop, domain, token, webhookUri });
-  applier = startWebhookApplier({ orm: t.orm, intervalMs: 0, batchSize: 200, logger: quiet, followers: webhookFollowers(t.config), apiFor: webhookApiFor(t.config), shopIds: [shop], retryBaseMs: 0 });
+  connected = await startConnectedShop(shop, toDataset(json));
+  ({ store, t, key } = connected);
 }, 120_000);
 
-afterAll(async () => {
-  await applier?.stop();
-  await emu?.close();
-  await t?.close();
-});
+afterAll(() => connected?.close());
 
 const gql = graphqlCaller(() => t, () => key);
 const tokenOf = async () => (await t.get(`/api/v1/work-orders/${WO}`, key)).body.data.updatedAt as string;
@@ -97,9 +77,7 @@ async function countShelf(absolute: number) {
   { input: { itemId: '44100', locationId: '101', absolute: String(absolute), reason: 'count', note: 'Cycle count: one candle cracked' } }));
   expect(failure).toBeNull();
 }
-async function settle(): Promise<void> {
-  await settleWebhooks(emu, applier, { deferred: true });
-}
+const settle = () => connected.settle();
 
 /** The hand-worked table of docs/work-orders.md "A day in the warehouse", row by row. */
 function handWorkedTable(): Record<string, string>[] {
