@@ -210,12 +210,18 @@ const EVENT_TABLES = ['event_sequences', 'events', 'webhook_endpoints', 'webhook
  * stats (Migration20261202090000), the work-order list's facet counts (Migration20261202100000).
  */
 const DERIVED_TABLES = ['material_list_counts', 'bom_list_stats', 'work_order_facet_counts'];
+/**
+ * Work queues no read shows: the storefront recompute markers (docs/shopify.md, "Storefront stock")
+ * are written in the transaction of the change they follow, which raises the shop's version
+ * already, and settled by the outbox drainer, which must not make every cached read stale.
+ */
+const QUEUE_TABLES = ['storefront_recomputes'];
 
 describe('the version triggers cover every table of shop data', () => {
-  it('every table with a shop column has the three note triggers, but the API keys, the idempotency records, the webhook inbox, the outgoing events (shown by no REST read; their deliveries change on every attempt) and the stored list aggregates (derived from tracked tables)', async () => {
+  it('every table with a shop column has the three note triggers, but the API keys, the idempotency records, the webhook inbox, the outgoing events (shown by no REST read; their deliveries change on every attempt), the stored list aggregates (derived from tracked tables) and the storefront recompute queue', async () => {
     const rows = await t.orm.em.fork().execute<{ table_name: string }[]>(
       `select distinct c.table_name from information_schema.columns c where c.table_schema = current_schema() and c.column_name = 'shop_id'`);
-    const untracked = ['api_keys', 'idempotency_keys', 'shopify_webhook_events', 'shop_data_versions', ...EVENT_TABLES, ...DERIVED_TABLES];
+    const untracked = ['api_keys', 'idempotency_keys', 'shopify_webhook_events', 'shop_data_versions', ...EVENT_TABLES, ...DERIVED_TABLES, ...QUEUE_TABLES];
     const expected = [...rows.map((r) => r.table_name).filter((name) => !untracked.includes(name)), 'shops'].sort();
     expect(TRACKED_TABLES.map(([table]) => table).sort()).toEqual(expected);
     const triggers = await t.orm.em.fork().execute<{ table_name: string; count: string | number }[]>(

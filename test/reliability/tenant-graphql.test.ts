@@ -72,6 +72,7 @@ function valueFor(type: GraphQLInputType, name: string, depth = 0): unknown {
       case 'Float': case 'Decimal': return 1;
       case 'Boolean': return name === 'archived';
       case 'DateTime': return name === 'expectedUpdatedAt' ? '@b-updated-at' : '2026-11-02T10:00:00.000Z';
+      case 'Date': return '2026-11-12';
       case '_Any': return undefined;
       default: return undefined;
     }
