@@ -38,7 +38,9 @@ describe('the embedded engine', () => {
   }, 120_000);
 
   it('the batch commands on the embedded database run with the baseline compiler only (and a small young generation); serve, help, and commands on PostgreSQL do not', () => {
-    for (const command of ['load', 'migrate', 'export', 'key', 'webhook', 'shop']) expect(flagsFor([command], {})).toContain('--liftoff-only');
+    for (const command of ['load', 'migrate', 'export', 'key', 'webhook', 'shop', 'plan']) expect(flagsFor([command], {})).toContain('--liftoff-only');
+    // The plan's young objects: a capped young generation on PostgreSQL too (bin/node-flags.js).
+    expect(flagsFor(['plan', '--shop', 'demo'], { DATABASE_URL: 'postgres://x/y' })).toEqual(['--max-semi-space-size=4']);
     expect(flagsFor(['serve'], {})).toEqual([]);
     expect(flagsFor(['load', '--help'], {})).toEqual([]);
     expect(flagsFor(['load', 'shop.json'], { DATABASE_URL: 'postgres://x/y' })).toEqual([]);
