@@ -18,8 +18,9 @@ export const EXPECTED_MAX_QUERY_COUNTS: Record<string, number> = {
   // (each part a JSON array of its rows), not one per part.
   'work-order-read': 10,
   'material-plan': 9,
-  // The whole shop's plan: a repeatable-read snapshot of set-based reads (docs/planning.md).
-  'planning': 14,
+  // The whole shop's plan: a repeatable-read snapshot of set-based reads (docs/planning.md); 14 → 11
+  // once a work order's parts are one statement.
+  'planning': 11,
   // +1 each (8 → 9, 27 → 28): a write records its events in the transaction — the shop's event
   // sequence, the events and their webhook deliveries in one statement before the commit (docs/events.md).
   // +1 (9 → 10): a stock move marks the finished goods whose storefront level follows it (docs/shopify.md,
