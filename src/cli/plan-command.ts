@@ -47,9 +47,12 @@ export function planCsv(plan: WrittenPlan): string {
 
 /** Plans a shop on a database this process holds (the CLI's own, or the server's for its admin socket). */
 export async function planShopLocally(orm: Orm, config: Config, shopId: string, options: { asOf: string | null; locationIds: string[] | null }): Promise<WrittenPlan> {
-  const [{ contextDeps }, { shopContextFor }, { planShop }] = await Promise.all([
+  const [{ contextDeps }, { shopContextFor }, { planShop }, { shopExists }, { DomainError }] = await Promise.all([
     import('../app/composition.ts'), import('../kernel/shop-context.ts'), import('../modules/planning/planning.service.ts'),
+    import('../modules/shops/shop-settings.ts'), import('../kernel/domain-error.ts'),
   ]);
+  // A shop that does not exist is an error naming it (as `key create` and `webhook create` say), not an empty plan.
+  if (!(await shopExists(orm.em.fork(), shopId))) throw DomainError.notFound('shop', shopId);
   const ctx = shopContextFor(contextDeps(orm, config), shopId, { requestId: `plan-${randomUUID()}`, apiKeyId: null, scopes: ['read'] });
   return planShop(ctx, options);
 }
