@@ -27,7 +27,8 @@ export const ADJUSTMENT_REASONS = new Set([
 
 const LIMIT = 2_000_000_000;
 
-type UserError = { field: string[]; message: string; code: string };
+export type UserError = { field: string[]; message: string; code: string };
+type Applied = { group: AdjustmentGroupRecord | null; userErrors: UserError[] };
 
 /** What an @idempotent key remembers: the input it came with and the answer it got. */
 export interface IdempotentEntry {
@@ -49,12 +50,22 @@ export function inventoryAdjustQuantities(_: unknown, args: { input: AdjustInput
   requireScope(ctx, 'write_inventory', 'inventoryAdjustQuantities');
   // Mandatory since 2026-04: Shopify refuses the call at run time (the schema cannot say so):
   // https://shopify.dev/docs/api/admin-graphql/2026-10/mutations/inventoryAdjustQuantities, https://shopify.dev/docs/api/usage/idempotent-requests
+  return idempotentMutation('inventoryAdjustQuantities', args.input, ctx, info, apply, payload);
+}
+
+/**
+ * A mutation under Shopify's @idempotent directive (https://shopify.dev/docs/api/usage/idempotent-requests):
+ * the key is required and not blank; a key seen before replays its first answer, is refused with
+ * other parameters (IDEMPOTENCY_KEY_PARAMETER_MISMATCH) and after a failed attempt
+ * (IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED). `apply` runs once per key.
+ */
+export function idempotentMutation<I, P>(operation: string, input: I, ctx: EmulatorContext, info: GraphQLResolveInfo,
+  apply: (input: I, key: string, ctx: EmulatorContext) => Applied,
+  payload: (group: AdjustmentGroupRecord | null, userErrors: UserError[]) => P): P {
   const key = idempotencyKey(info);
-  if (key === null) {
-    throw new GraphQLError('The @idempotent directive is required for this mutation.', { extensions: { code: 'BAD_REQUEST' } });
-  }
+  if (key === null) throw new GraphQLError('The @idempotent directive is required for this mutation.', { extensions: { code: 'BAD_REQUEST' } });
   if (key.trim() === '') throw new GraphQLError('The idempotency key cannot be an empty string or whitespace only.', { extensions: { code: 'BAD_REQUEST' } });
-  const fingerprint = JSON.stringify(args.input);
+  const fingerprint = JSON.stringify([operation, input]);
   const seen = ctx.shop.idempotency.get(key);
   if (seen) {
     if (seen.fingerprint !== fingerprint) {
@@ -65,7 +76,7 @@ export function inventoryAdjustQuantities(_: unknown, args: { input: AdjustInput
     }
     return payload(seen.group, []);
   }
-  const { group, userErrors } = apply(args.input, key, ctx);
+  const { group, userErrors } = apply(input, key, ctx);
   ctx.shop.idempotency.set(key, { fingerprint, group, userErrors });
   return payload(group, userErrors);
 }

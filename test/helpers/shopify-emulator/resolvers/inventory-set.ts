@@ -1,8 +1,8 @@
-import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { requireScope, type EmulatorContext } from '../context.ts';
 import { legacyId } from '../gid.ts';
 import type { AdjustmentChangeRecord, AdjustmentGroupRecord, LevelRecord } from '../records.ts';
-import { ADJUSTMENT_REASONS, idempotencyKey } from './inventory-mutations.ts';
+import { ADJUSTMENT_REASONS, idempotentMutation, type UserError } from './inventory-mutations.ts';
 
 // inventorySetQuantities as Shopify runs it in 2026-10
 // (https://shopify.dev/docs/api/admin-graphql/2026-10/mutations/inventorySetQuantities):
@@ -19,29 +19,12 @@ import { ADJUSTMENT_REASONS, idempotencyKey } from './inventory-mutations.ts';
 
 interface QuantityInput { inventoryItemId: string; locationId: string; quantity: number; changeFromQuantity?: number | null }
 interface SetInput { name: string; reason: string; referenceDocumentUri?: string | null; quantities: QuantityInput[] }
-type UserError = { field: string[]; message: string; code: string };
 
 const LIMIT = 1_000_000_000;
 
 export function inventorySetQuantities(_: unknown, args: { input: SetInput }, ctx: EmulatorContext, info: GraphQLResolveInfo) {
   requireScope(ctx, 'write_inventory', 'inventorySetQuantities');
-  const key = idempotencyKey(info);
-  if (key === null) throw new GraphQLError('The @idempotent directive is required for this mutation.', { extensions: { code: 'BAD_REQUEST' } });
-  if (key.trim() === '') throw new GraphQLError('The idempotency key cannot be an empty string or whitespace only.', { extensions: { code: 'BAD_REQUEST' } });
-  const fingerprint = JSON.stringify(['inventorySetQuantities', args.input]);
-  const seen = ctx.shop.idempotency.get(key);
-  if (seen) {
-    if (seen.fingerprint !== fingerprint) {
-      return payload(null, [{ field: ['input'], message: 'The same idempotency key cannot be used with different operation parameters.', code: 'IDEMPOTENCY_KEY_PARAMETER_MISMATCH' }]);
-    }
-    if (seen.userErrors.length) {
-      return payload(null, [{ field: ['input'], message: 'A previous request with this idempotency key failed. Retry with a new idempotency key.', code: 'IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED' }]);
-    }
-    return payload(seen.group, []);
-  }
-  const { group, userErrors } = apply(args.input, key, ctx);
-  ctx.shop.idempotency.set(key, { fingerprint, group, userErrors });
-  return payload(group, userErrors);
+  return idempotentMutation('inventorySetQuantities', args.input, ctx, info, apply, payload);
 }
 
 function payload(group: AdjustmentGroupRecord | null, userErrors: UserError[]) {
