@@ -5,6 +5,7 @@ import { databaseLabel, openTestOrm, uniqueShopId } from '../helpers/database.ts
 import { datasetJson, toDataset } from '../helpers/dataset-factory.ts';
 import { graphqlCaller, outcome, USER_ERRORS } from '../helpers/graphql-payloads.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { subscribe as subscribeLive } from '../helpers/live-sockets.ts';
 import { workOrderShop } from '../helpers/work-order-fixtures.ts';
 
 // Issue 22 items 5 and 6: GraphQL subscriptions over graphql-ws on /graphql. Two instances on one
@@ -49,26 +50,8 @@ function clientOfB(authorization: string): Client {
   return client;
 }
 
-interface Subscription { received: any[]; next(): Promise<any>; failure: Promise<unknown> }
-
 /** Subscribes; resolves once the server has had time to register it (graphql-ws acknowledges no subscription). */
-async function subscribe(client: Client, query: string, variables: Record<string, unknown> = {}): Promise<Subscription> {
-  const received: any[] = [];
-  const waiting: ((value: any) => void)[] = [];
-  let fail!: (error: unknown) => void;
-  const failure = new Promise<unknown>((resolve) => (fail = resolve));
-  client.subscribe({ query, variables }, {
-    next: (value) => {
-      const waiter = waiting.shift();
-      if (waiter) waiter(value);
-      else received.push(value);
-    },
-    error: (error) => fail(error),
-    complete: () => undefined,
-  });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  return { received, failure, next: () => (received.length > 0 ? Promise.resolve(received.shift()) : new Promise((resolve) => waiting.push(resolve))) };
-}
+const subscribe = (client: Client, query: string, variables: Record<string, unknown> = {}) => subscribeLive(client, query, variables, 500);
 
 const CREATE = `mutation Create($input: CreateWorkOrderInput!) { createWorkOrder(input: $input) { createdWorkOrder { workOrderId updatedAt } ${USER_ERRORS} } }`;
 
