@@ -71,13 +71,14 @@ function targetRows(report: RunReport): string[] {
   const limits = new Map<string, Set<string>>();
   for (const t of report.targets) if (t.scenario && t.limit !== 'shown, no target') (limits.get(t.column) ?? limits.set(t.column, new Set()).get(t.column)!).add(t.limit);
   const lines = [
-    `| read | ${columns.map((c) => `${c} (${[...(limits.get(c) ?? [])].join(', ') || '—'})`).join(' | ')} |`,
+    `| scenario | ${columns.map((c) => `${c} (${[...(limits.get(c) ?? [])].join(', ') || '—'})`).join(' | ')} |`,
     `|---|${columns.map(() => '---:').join('|')}|`,
   ];
   const cell = (t: TargetRow | undefined) =>
     (!t ? '' : t.met === false ? `**${t.measured} ✗**` : t.limit === 'shown, no target' ? `${t.measured} (no target)` : `${t.measured}${t.met ? ' ✓' : ''}`);
-  for (const r of report.results.filter((s) => s.kind === 'read')) {
+  for (const r of report.results) {
     const mine = report.targets.filter((t) => t.scenario === r.id);
+    if (mine.length === 0) continue;
     lines.push(`| ${r.title.replace(/ \(.*\)$/, '')} | ${columns.map((c) => cell(mine.find((t) => t.column === c))).join(' | ')} |`);
   }
   lines.push('', ...report.targets.filter((t) => !t.scenario).map((t) => `- ${t.target}: ${t.measured} (target ${t.limit}) — ${t.met === null ? 'not measured' : t.met ? 'met' : `**missed**, ${t.miss}`}`));
@@ -119,7 +120,7 @@ export function renderMarkdown(report: RunReport): string {
     '',
     ...(report.growth ? ['Growth (BOMs and orders = materials/10, work orders = materials/40):', '', ...growthRows(report), ''] : []),
     ...(report.targets.length === 0 ? [] : [
-      `Targets (issue 21; p50 ratios to \`${REFERENCE}\` of this run): ${met} of ${report.targets.filter((t) => t.met !== null).length} met.`,
+      `Targets (issues 21 and 32; p50 ratios to \`${REFERENCE}\` of this run): ${met} of ${report.targets.filter((t) => t.met !== null).length} met.`,
       '',
       ...targetRows(report),
       '',
