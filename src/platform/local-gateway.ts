@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Em } from '../db/orm.ts';
 import { runSql, runSqlWrite } from '../db/typed-sql.ts';
 import { exact } from '../kernel/numbers/index.ts';
 import { platformStoreSql } from './tables.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
 import type {
-  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLevelSetOutcome, PlatformLevelSetRequest, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLevelRow, PlatformLevelSetOutcome, PlatformLevelSetRequest, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from '../kernel/platform-port/gateway.ts';
 
 /** Adjustments per statement: 4 bind parameters each, under PostgreSQL's 65,535. */
@@ -35,6 +35,12 @@ export class LocalPlatformGateway implements PlatformGateway {
     if (locationIds) query = query.where('location_id', 'in', [...new Set(locationIds)]);
     const rows = await runSql(this.#em, query.orderBy('variant_id').orderBy('location_id'));
     return rows.map((r) => ({ variantId: r.variant_id, locationId: r.location_id, available: r.available }));
+  }
+
+  /** The store's levels of the variants at the locations, as a select to embed (both lists not empty). */
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> {
+    return platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'location_id', 'available'])
+      .where('shop_id', '=', this.#shopId).where('variant_id', 'in', [...new Set(variantIds)]).where('location_id', 'in', [...new Set(locationIds)]);
   }
 
   async getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> {

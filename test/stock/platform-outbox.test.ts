@@ -4,7 +4,9 @@ import type { Em } from '../../src/db/orm.ts';
 import {
   enqueuePlatformPushes, pendingLevelDeltas, stuckPushesByWorkOrder, type NewPlatformPush,
 } from '../../src/modules/stock/platform-push.repository.ts';
-import type { ConfirmedPush, PlatformGatewayFactory, PlatformLevelAdjustment } from '../../src/kernel/platform-port/gateway.ts';
+import type { ConfirmedPush, PlatformGatewayFactory, PlatformLevelAdjustment, PlatformLevelRow } from '../../src/kernel/platform-port/gateway.ts';
+import { sql } from 'kysely';
+import { runSql, sqlBuilder } from '../../src/db/typed-sql.ts';
 import { LocalPlatformGateway, localPlatformGateway } from '../../src/platform/local-gateway.ts';
 import { startOutboxDrainer, type OutboxDrainerOptions } from '../../src/modules/stock/outbox-drainer.ts';
 import { shopEm } from '../../src/kernel/shop-context.ts';
@@ -148,6 +150,24 @@ describe(`platform push outbox on ${databaseLabel}`, () => {
     expect(await liveLevels(shopId, ['101'])).toEqual({ '44001|101': '39.7', '44100|101': '2' });
     expect(await liveLevels(shopId, ['103'])).toEqual({ '44100|103': '2' });
     expect(await pendingLevelDeltas(t.orm.em.fork(), shopId, ['44001'], ['101', '102'])).toEqual(new Map([['44001|101', '-0.3'], ['44001|102', '-3']]));
+  });
+
+  it('the live levels a statement embeds (the port\'s levelsSql) are those of getLevels: platform level + pending pushes, exact, an unlisted level included', async () => {
+    const shopId = await newShop('ob-embedded');
+    await enqueueCommitted(shopId, [
+      deduction('44001', '101', '-0.1'), deduction('44001', '101', '-0.1'), deduction('44001', '101', '-0.1'),
+      deduction('44001', '102', '-3'),
+      { ...deduction('44100', '103', '2'), reason: 'build_run_reversal' },
+    ]);
+    const port = shopContext(t.orm, shopId).platform;
+    for (const locations of [['101'], ['101', '102', '103'], ['103'], ['104']]) {
+      const embedded = port.levelsSql?.(['44001', '44100'], locations);
+      if (!embedded) throw new Error('the local store\'s live levels are in the database: levelsSql answers a select');
+      const rows = await runSql(t.orm.em.fork(), sqlBuilder<{ l: PlatformLevelRow }>().selectFrom(sql<PlatformLevelRow>`${embedded}`.as('l')).select(['l.variant_id', 'l.location_id', 'l.available']));
+      const read = Object.fromEntries(rows.map((r) => [`${r.variant_id}|${r.location_id}`, new Decimal(r.available).toFixed()]));
+      expect(read, locations.join(',')).toEqual(await liveLevels(shopId, locations));
+    }
+    expect(Object.keys(await liveLevels(shopId, ['101', '102', '103']))).toHaveLength(4);
   });
 
   it('retried until it succeeds: a failing platform keeps pushes pending with attempts, the last error and a backoff, and they are reported stuck', async () => {

@@ -1,6 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDataset } from '../helpers/dataset-factory.ts';
-import { uniqueShopId } from '../helpers/database.ts';
+import { uniqueShopId, usingPostgres } from '../helpers/database.ts';
 import { liveLevel, stockSnapshot } from '../helpers/stock-snapshot.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { T0, workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
@@ -244,3 +245,75 @@ describe('idempotency, tokens and states', () => {
     expect(rework.statusCode).toBe(404);
   });
 });
+
+describe('statements of a start', () => {
+  const countShop = uniqueShopId('wo-run-count');
+  let countKey: string;
+  beforeAll(async () => {
+    await t.load(toDataset(workOrderShop(countShop, [workOrder('wo_mix', 'in_progress', { items: [
+      { itemId: 'woi_1', ownerType: 'bom', ownerId: 'BOM-1001', quantity: 10, completedQuantity: 0 },
+      { itemId: 'woi_2', ownerType: 'sub_assembly', ownerId: 'ASM-1', quantity: 6, completedQuantity: 0 },
+    ] })], { preassembled: [{ itemId: 'ASM-1', locationId: '101', quantity: 3 }] })));
+    countKey = await t.createKey(countShop, ['read', 'write']);
+  });
+
+  it('a start costs 11 statements (begin and commit included; the key lookup adds one), whatever kinds of stock it moves', async () => {
+    // Every kind of write at once: 3 shelf units and 1 wick built from the virtual level (ASM-1 × 4),
+    // wax 0.42 × 3 = 1.26 (1 whole unit to the outbox, 0.26 carried), the storefront markers, the history.
+    const mixed = await start('wo_mix', { buildRunId: 'mix-1', items: [{ itemId: 'woi_1', quantity: 3 }, { itemId: 'woi_2', quantity: 1 }] }, countKey);
+    expect(mixed.statusCode).toBe(200);
+    expect(mixed.json().data.picks).toEqual([
+      { stock: 'material', itemId: '44001', locationId: '101', quantity: 1.26, deducted: 1 },
+      { stock: 'material', itemId: 'VMAT-VAR-0001', locationId: '101', quantity: 1, deducted: 1 },
+      { stock: 'preassembled', itemId: 'ASM-1', locationId: '101', quantity: 3, deducted: 3 },
+    ]);
+    expect(Number(mixed.headers['x-query-count'])).toBe(11);
+    // One virtual material only (the shelf is empty now): the same statements.
+    const plain = await start('wo_mix', { buildRunId: 'mix-2', items: [{ itemId: 'woi_2', quantity: 1 }] }, countKey);
+    expect(plain.json().data.picks).toEqual([{ stock: 'material', itemId: 'VMAT-VAR-0001', locationId: '101', quantity: 1, deducted: 1 }]);
+    expect(plain.headers['x-query-count']).toBe(mixed.headers['x-query-count']);
+    const snapshot = await stockSnapshot(t.orm, countShop);
+    expect(snapshot['residual|buildRun|44001|101']).toBe('0.26');
+    expect(snapshot['pending|44001|101']).toBe('-1');
+    expect(snapshot['shelf|ASM-1|101']).toBeUndefined();
+  });
+});
+
+// PostgreSQL only: PGlite has one connection, so two transactions never wait for each other.
+describe.runIf(usingPostgres)('the residual lock under a concurrent consumer (PostgreSQL)', () => {
+  it('a start that waited for a residual row its holder then removed (its carry reached a whole unit) locks a new row and keeps its own carry', async () => {
+    const lockShop = uniqueShopId('wo-run-lock');
+    await t.load(toDataset(workOrderShop(lockShop, [workOrder('wo_lock', 'in_progress', { items: resinItem() })])));
+    const lockKey = await t.createKey(lockShop, ['read', 'write']);
+    expect((await start('wo_lock', run('lock-1', 1), lockKey)).statusCode).toBe(200);
+    expect((await stockSnapshot(t.orm, lockShop))['residual|buildRun|VMAT-VAR-0002|101']).toBe('0.4');
+    const other = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await other.connect();
+    try {
+      // Another consumer holds the slot's residual row; it will use the carry up and remove the row.
+      await other.query('begin');
+      await other.query(`select quantity from residuals where shop_id = $1 and item_id = 'VMAT-VAR-0002' and location_id = '101' for update`, [lockShop]);
+      const pending = start('wo_lock', run('lock-2', 1), lockKey);
+      await untilBlockedBy(other);
+      await other.query(`delete from residuals where shop_id = $1 and item_id = 'VMAT-VAR-0002' and location_id = '101'`, [lockShop]);
+      await other.query('commit');
+      const res = await pending;
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.picks).toEqual([{ stock: 'material', itemId: 'VMAT-VAR-0002', locationId: '101', quantity: 0.4, deducted: 0 }]);
+    } finally {
+      await other.end();
+    }
+    // Its 0.4 is carried (on a row it created and held): not lost with the row it waited for.
+    expect((await stockSnapshot(t.orm, lockShop))['residual|buildRun|VMAT-VAR-0002|101']).toBe('0.4');
+  });
+});
+
+/** Resolves once another backend waits for a lock this client's transaction holds. */
+async function untilBlockedBy(client: pg.Client): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const { rows } = await client.query<{ n: string }>('select count(*) as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))');
+    if (Number(rows[0]!.n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the start never waited for the residual row');
+}

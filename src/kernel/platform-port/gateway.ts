@@ -1,3 +1,4 @@
+import type { Expression } from 'kysely';
 /**
  * The port to the e-commerce platform. bomcore never reads the platform's tables directly: every
  * read of locations, variants, live levels and orders, and every metafield write, goes through
@@ -7,6 +8,9 @@
 export interface PlatformLocationInfo { locationId: string; name: string }
 
 export interface PlatformLevelInfo { variantId: string; locationId: string; available: string }
+
+/** A level as a row of SQL (`levelsSql`): `available` is exact numeric. */
+export interface PlatformLevelRow { variant_id: string; location_id: string; available: string }
 
 export interface PlatformVariantInfo {
   variantId: string; productId: string; inventoryItemId: string; productName: string; variantName: string | null;
@@ -111,6 +115,13 @@ export interface PlatformGateway {
   listLocations(): Promise<PlatformLocationInfo[]>;
   /** Live levels of the given variants; `locationIds` null means every location. One round trip. */
   getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]>;
+  /**
+   * The same levels as `getLevels` (locations given), as a select of (variant_id, location_id,
+   * available) that a caller embeds in a statement of its own, so reading them with its own rows
+   * costs no round trip; null when the adapter does not hold its levels in this database (the
+   * caller then asks `getLevels`). Absent on an adapter that never does.
+   */
+  levelsSql?(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> | null;
   /** Catalogue data of the given variants (unknown ids are absent). One round trip. */
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]>;
   /**

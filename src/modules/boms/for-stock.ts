@@ -47,5 +47,5 @@ export type ShelfParent = InferResult<ReturnType<typeof shelfParentsSql>>[number
 // The storefront markers: stock's writers mark what they change, and the outbox drainer (stock) claims and settles them.
 export {
   claimDueStorefrontRecomputes, enqueueStorefrontRecomputes, markStorefrontRecomputeDone, markStorefrontRecomputeFailed, pendingStorefrontRecomputes,
-  storefrontBoms, type ClaimedStorefrontRecompute, type StorefrontBom, type StorefrontChange,
+  storefrontBoms, storefrontRecomputesInsert, type ClaimedStorefrontRecompute, type StorefrontBom, type StorefrontChange,
 } from './storefront-recomputes.repository.ts';

@@ -33,11 +33,21 @@ const MAX_ERROR_LENGTH = 500;
  * transaction; none when nothing changed.
  */
 export async function enqueueStorefrontRecomputes(em: Em, shopId: string, change: StorefrontChange): Promise<void> {
+  const insert = storefrontRecomputesInsert(shopId, change);
+  if (insert) await runSqlWrite(em, insert);
+}
+
+/**
+ * The upsert of `enqueueStorefrontRecomputes` as a query, for a writer that sends it as a part of
+ * its own statement (src/db/statement-parts.ts: its CTEs `edges` and `parents` join the
+ * statement's); null when nothing changed.
+ */
+export function storefrontRecomputesInsert(shopId: string, change: StorefrontChange) {
   const items = [...new Set(change.items ?? [])];
   const bomIds = [...new Set(change.bomIds ?? [])];
-  if (items.length === 0 && bomIds.length === 0 && !change.all) return;
+  if (items.length === 0 && bomIds.length === 0 && !change.all) return null;
   // Without items the `parents` CTE is named by no clause, so PostgreSQL never runs it (its list only has to be non-empty).
-  const insert = billsUsingAny(shopId, items.length > 0 ? items : [''])
+  return billsUsingAny(shopId, items.length > 0 ? items : [''])
     .insertInto('storefront_recomputes')
     .columns(['shop_id', 'variant_id', 'generation', 'done_generation', 'next_attempt_at', 'attempts'])
     .expression((db) => db.selectFrom('boms as b')
@@ -59,7 +69,6 @@ export async function enqueueStorefrontRecomputes(em: Em, shopId: string, change
       // A marker already pending keeps its due time (a lease or a backoff); a settled one is due now.
       next_attempt_at: sql<Date>`case when storefront_recomputes.generation > storefront_recomputes.done_generation then storefront_recomputes.next_attempt_at else now() end`,
     }));
-  await runSqlWrite(em, insert);
 }
 
 /** A due marker claimed by a drainer. */

@@ -7,12 +7,13 @@ import { Exact, exact, ZERO } from '../../kernel/numbers/index.ts';
 import { textArrayLiteral as arrayLiteral } from '../../db/sql-arrays.ts';
 import { isPlatformVariantId, type StockKind } from './stock-vocabulary.ts';
 import type { AdjustmentRecord, MovementSource } from './movements.ts';
-import { enqueuePlatformPushes, type NewPlatformPush } from './platform-push.repository.ts';
+import { enqueuePlatformPushes, platformPushesInsert, type NewPlatformPush } from './platform-push.repository.ts';
 import { stockSql } from './tables.ts';
 import { DomainError } from '../../kernel/domain-error.ts';
 import { inventoryLevelEvents } from './stock-events.ts';
 import { recordEvents } from '../events/event-log.ts';
-import { enqueueStorefrontRecomputes } from '../boms/for-stock.ts';
+import { enqueueStorefrontRecomputes, storefrontRecomputesInsert } from '../boms/for-stock.ts';
+import { composedStatement, statementPart, type StatementPart } from '../../db/statement-parts.ts';
 
 // The stock ledger: every movement of stock goes through here — material levels (the service's
 // own for virtual materials, the outbox for platform-linked ones), pre-assembled shelves, the
@@ -60,86 +61,111 @@ export const toStoredQuantity = (value: Exact): Exact => value.toDecimalPlaces(6
 
 /**
  * Locks the residual rows (kind buildRun) of the slots, creating missing ones: every consumer of a
- * (stock item, location) serialises on that row, so concurrent runs never read the same level.
+ * (stock item, location) serialises on that row, so concurrent runs never read the same level. One
+ * statement: the insert's conflict sets the quantity to itself, which locks an existing row (and a
+ * row another transaction deletes meanwhile is inserted again rather than skipped); rows are taken
+ * in (item, location) order, as every consumer takes them, so two consumers never deadlock here.
  */
 async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Exact>> {
-  const items = slots.map((s) => s.itemId);
-  const locations = slots.map((s) => s.locationId);
-  await runSqlWrite(em, stockSql.insertInto('residuals').columns(['shop_id', 'item_id', 'location_id', 'kind', 'quantity'])
-    .expression(stockSql.selectFrom(unnestAs('r', { item_id: items, location_id: locations }))
-      .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')]))
-    .onConflict((oc) => oc.doNothing()));
-  const rows = await runSql(em, stockSql.selectFrom('residuals as r')
-    .innerJoin(unnestAs('k', { item_id: items, location_id: locations }), (join) => join.onRef('k.item_id', '=', 'r.item_id').onRef('k.location_id', '=', 'r.location_id'))
-    .select(['r.item_id', 'r.location_id', 'r.quantity'])
-    .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun'))
-    .orderBy('r.item_id').orderBy('r.location_id').forUpdate('r'));
+  const pairs = [...new Map(slots.map((s) => [`${s.itemId}|${s.locationId}`, s])).values()];
+  const rows = await runSql(em, stockSql.insertInto('residuals').columns(['shop_id', 'item_id', 'location_id', 'kind', 'quantity'])
+    .expression(stockSql.selectFrom(unnestAs('r', { item_id: pairs.map((s) => s.itemId), location_id: pairs.map((s) => s.locationId) }))
+      .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')])
+      .orderBy('r.item_id').orderBy('r.location_id'))
+    .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id', 'kind']).doUpdateSet({ quantity: sql<string>`residuals.quantity` }))
+    .returning(['item_id', 'location_id', 'quantity']));
   return new Map(rows.map((r) => [`${r.item_id}|${r.location_id}`, exact(r.quantity)]));
 }
 
-/** Current levels of the slots: virtual levels locked for update, platform levels live (pending pushes included), shelves locked. */
+/**
+ * Current levels of the slots: virtual levels locked for update, platform levels live (pending
+ * pushes included), shelves locked. One statement when the platform's levels are in this database
+ * (the port's `levelsSql`), else that statement and the port's `getLevels`.
+ */
 async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map<string, Exact>> {
   const levels = new Map<string, Exact>();
   const virtual = slots.filter((s) => s.stock === 'material' && !isPlatformVariantId(s.itemId));
   const platform = slots.filter((s) => s.stock === 'material' && isPlatformVariantId(s.itemId));
   const shelves = slots.filter((s) => s.stock === 'preassembled');
-  const [virtualRows, platformRows, shelfRows] = await Promise.all([
-    virtual.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom('material_levels as l')
+  const platformIds = [[...new Set(platform.map((s) => s.itemId))], [...new Set(platform.map((s) => s.locationId))]] as const;
+  const platformSql = platform.length === 0 ? null : ctx.platform.levelsSql?.(...platformIds) ?? null;
+  // Each part a locked (or live) select of (stock, item_id, location_id, available); one statement for all.
+  const parts = [
+    ...(virtual.length === 0 ? [] : [sql`select 'material' as stock, v.* from ${stockSql.selectFrom('material_levels as l')
       .innerJoin(unnestAs('k', { item_id: virtual.map((s) => s.itemId), location_id: virtual.map((s) => s.locationId) }),
         (join) => join.onRef('k.item_id', '=', 'l.variant_id').onRef('k.location_id', '=', 'l.location_id'))
       .select(['l.variant_id as item_id', 'l.location_id', 'l.available'])
-      .where('l.shop_id', '=', ctx.shopId).orderBy('l.variant_id').orderBy('l.location_id').forUpdate('l')),
-    platform.length === 0 ? [] : ctx.platform.getLevels([...new Set(platform.map((s) => s.itemId))], [...new Set(platform.map((s) => s.locationId))])
-      .then((rows) => rows.map((r) => ({ item_id: r.variantId, location_id: r.locationId, available: r.available }))),
-    shelves.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom('preassembled_stock as p')
+      .where('l.shop_id', '=', ctx.shopId).orderBy('l.variant_id').orderBy('l.location_id').forUpdate('l')} as v`]),
+    ...(shelves.length === 0 ? [] : [sql`select 'preassembled' as stock, p.* from ${stockSql.selectFrom('preassembled_stock as p')
       .innerJoin(unnestAs('k', { item_id: shelves.map((s) => s.itemId), location_id: shelves.map((s) => s.locationId) }),
         (join) => join.onRef('k.item_id', '=', 'p.item_id').onRef('k.location_id', '=', 'p.location_id'))
       .select(['p.item_id', 'p.location_id', 'p.quantity as available'])
-      .where('p.shop_id', '=', ctx.shopId).orderBy('p.item_id').orderBy('p.location_id').forUpdate('p')),
+      .where('p.shop_id', '=', ctx.shopId).orderBy('p.item_id').orderBy('p.location_id').forUpdate('p')} as p`]),
+    ...(platformSql === null ? [] : [sql`select 'material' as stock, l.variant_id as item_id, l.location_id, l.available from ${platformSql} as l`]),
+  ];
+  const [rows, platformRows] = await Promise.all([
+    parts.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom(sql<{ stock: StockKind; item_id: string; location_id: string; available: string }>`(${sql.join(parts, sql` union all `)})`.as('x')).selectAll()),
+    platform.length === 0 || platformSql !== null ? [] : ctx.platform.getLevels(...platformIds)
+      .then((found) => found.map((r) => ({ stock: 'material' as const, item_id: r.variantId, location_id: r.locationId, available: r.available }))),
   ]);
-  for (const r of virtualRows) levels.set(`material|${r.item_id}|${r.location_id}`, exact(r.available));
-  for (const r of platformRows) levels.set(`material|${r.item_id}|${r.location_id}`, exact(r.available));
-  for (const r of shelfRows) levels.set(`preassembled|${r.item_id}|${r.location_id}`, exact(r.available));
+  for (const r of [...rows, ...platformRows]) levels.set(`${r.stock}|${r.item_id}|${r.location_id}`, exact(r.available));
   return levels;
 }
 
 interface LevelChange { slot: Slot; before: Exact; after: Exact; applied: Exact; requested: Exact; id?: string }
 
-/** Writes level changes (virtual levels, shelves, outbox pushes for platform levels) and their history. */
-async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange[], by: MovementSource): Promise<void> {
+/**
+ * Writes what a stock move decided, in one statement: the new residual values of the slots (rows
+ * exist: lockResiduals made them; a residual of zero is no residual, its row goes: it only served
+ * as the slot's lock), the level changes (virtual levels, shelves, outbox pushes for platform
+ * levels), the storefront markers of what they touch, and their history (with its events, written
+ * with the transaction's). Each part is its owner's query (src/db/statement-parts.ts).
+ */
+async function writeMoves(ctx: ShopContext, residuals: ReadonlyMap<string, Exact>, changes: readonly LevelChange[], by: MovementSource): Promise<void> {
+  const parts: StatementPart[] = [];
+  if (residuals.size > 0) parts.push(...residualParts(ctx.shopId, residuals));
   const moved = changes.filter((c) => !c.applied.isZero() || !c.requested.isZero());
-  if (moved.length === 0) return;
-  const virtual = moved.filter((c) => c.slot.stock === 'material' && !isPlatformVariantId(c.slot.itemId) && !c.applied.isZero());
-  const shelves = moved.filter((c) => c.slot.stock === 'preassembled' && !c.applied.isZero());
-  const pushes: NewPlatformPush[] = moved
-    .filter((c) => c.slot.stock === 'material' && isPlatformVariantId(c.slot.itemId) && !c.applied.isZero())
-    .map((c) => ({
-      variantId: c.slot.itemId, locationId: c.slot.locationId, delta: c.applied.toFixed(), workOrderId: by.workOrderId, buildRunId: by.buildRunId, orderId: by.orderId ?? null, reason: by.source,
-    }));
-  const now = new Date();
-  await Promise.all([
-    virtual.length === 0 ? null : runSqlWrite(ctx.em, stockSql.insertInto('material_levels').columns(['shop_id', 'variant_id', 'location_id', 'available'])
-      .expression(stockSql.selectFrom(unnestAs('v', {
-        item_id: virtual.map((c) => c.slot.itemId), location_id: virtual.map((c) => c.slot.locationId), delta: virtual.map((c) => c.applied.toFixed()),
-      }, ['delta'])).select((eb) => [eb.val(ctx.shopId).as('shop_id'), 'v.item_id', 'v.location_id', 'v.delta']))
-      .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
-        .doUpdateSet({ available: sql<string>`material_levels.available + excluded.available` }))),
-    shelves.length === 0 ? null : runSqlWrite(ctx.em, stockSql.insertInto('preassembled_stock').columns(['shop_id', 'item_id', 'location_id', 'quantity'])
-      .expression(stockSql.selectFrom(unnestAs('v', {
-        item_id: shelves.map((c) => c.slot.itemId), location_id: shelves.map((c) => c.slot.locationId), delta: shelves.map((c) => c.applied.toFixed()),
-      }, ['delta'])).select((eb) => [eb.val(ctx.shopId).as('shop_id'), 'v.item_id', 'v.location_id', 'v.delta']))
-      .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id'])
-        .doUpdateSet({ quantity: sql<string>`preassembled_stock.quantity + excluded.quantity` }))),
-    pushes.length === 0 ? null : enqueuePlatformPushes(ctx.em, ctx.shopId, pushes),
+  const later: Promise<unknown>[] = [];
+  if (moved.length > 0) {
+    const virtual = moved.filter((c) => c.slot.stock === 'material' && !isPlatformVariantId(c.slot.itemId) && !c.applied.isZero());
+    const shelves = moved.filter((c) => c.slot.stock === 'preassembled' && !c.applied.isZero());
+    const pushes: NewPlatformPush[] = moved
+      .filter((c) => c.slot.stock === 'material' && isPlatformVariantId(c.slot.itemId) && !c.applied.isZero())
+      .map((c) => ({
+        variantId: c.slot.itemId, locationId: c.slot.locationId, delta: c.applied.toFixed(), workOrderId: by.workOrderId, buildRunId: by.buildRunId, orderId: by.orderId ?? null, reason: by.source,
+      }));
+    if (virtual.length > 0) {
+      parts.push(statementPart('ledger_levels', stockSql.insertInto('material_levels').columns(['shop_id', 'variant_id', 'location_id', 'available'])
+        .expression(stockSql.selectFrom(unnestAs('v', {
+          item_id: virtual.map((c) => c.slot.itemId), location_id: virtual.map((c) => c.slot.locationId), delta: virtual.map((c) => c.applied.toFixed()),
+        }, ['delta'])).select((eb) => [eb.val(ctx.shopId).as('shop_id'), 'v.item_id', 'v.location_id', 'v.delta']))
+        .onConflict((oc) => oc.columns(['shop_id', 'variant_id', 'location_id'])
+          .doUpdateSet({ available: sql<string>`material_levels.available + excluded.available` }))));
+    }
+    if (shelves.length > 0) {
+      parts.push(statementPart('ledger_shelves', stockSql.insertInto('preassembled_stock').columns(['shop_id', 'item_id', 'location_id', 'quantity'])
+        .expression(stockSql.selectFrom(unnestAs('v', {
+          item_id: shelves.map((c) => c.slot.itemId), location_id: shelves.map((c) => c.slot.locationId), delta: shelves.map((c) => c.applied.toFixed()),
+        }, ['delta'])).select((eb) => [eb.val(ctx.shopId).as('shop_id'), 'v.item_id', 'v.location_id', 'v.delta']))
+        .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id'])
+          .doUpdateSet({ quantity: sql<string>`preassembled_stock.quantity + excluded.quantity` }))));
+    }
+    if (pushes.length > 0) {
+      const insert = platformPushesInsert(ctx.shopId, pushes);
+      if (insert) parts.push(statementPart('ledger_pushes', insert));
+      else later.push(enqueuePlatformPushes(ctx.em, ctx.shopId, pushes));
+    }
     // The finished goods whose storefront level follows these items (their shelves, their components).
-    enqueueStorefrontRecomputes(ctx.em, ctx.shopId, { items: moved.filter((c) => !c.applied.isZero()).map((c) => c.slot.itemId) }),
-    recordAdjustments(ctx, moved.map((c) => ({
+    const marker = storefrontRecomputesInsert(ctx.shopId, { items: moved.filter((c) => !c.applied.isZero()).map((c) => c.slot.itemId) });
+    if (marker) parts.push(statementPart('ledger_storefront', marker));
+    const history = await adjustmentsInsert(ctx, moved.map((c) => ({
       stock: c.slot.stock, itemId: c.slot.itemId, locationId: c.slot.locationId, before: c.before, after: c.after, applied: c.applied, requested: c.requested,
       ...(c.id ? { id: c.id } : {}),
-    })), by, now),
-  ]);
+    })), by, new Date());
+    parts.push(statementPart('ledger_history', history.insert));
+  }
+  await Promise.all([parts.length === 0 ? null : runSqlWrite(ctx.em, composedStatement(parts)), ...later]);
 }
-
 
 /**
  * Appends to the adjustment history (one insert for the batch) and records an
@@ -148,32 +174,42 @@ async function writeLevelChanges(ctx: ShopContext, changes: readonly LevelChange
  */
 export async function recordAdjustments(ctx: ShopContext, records: readonly AdjustmentRecord[], by: MovementSource, at = new Date()): Promise<string[]> {
   if (records.length === 0) return [];
-  const ids = records.map((r) => r.id ?? randomUUID());
-  await recordEvents(ctx, inventoryLevelEvents(records, ids, by));
-  await runSqlWrite(ctx.em, stockSql.insertInto('inventory_adjustments').values(records.map((r, i) => ({
-    id: ids[i]!, shop_id: ctx.shopId, variant_id: r.itemId, location_id: r.locationId, before: r.before.toFixed(), after: r.after.toFixed(),
-    delta: r.applied.toFixed(), requested_delta: r.requested.toFixed(), source: by.source, stock: r.stock, work_order_id: by.workOrderId,
-    build_run_id: by.buildRunId, order_id: by.orderId ?? null, fulfilment_id: by.fulfilmentId ?? null,
-    reason: by.reason ?? null, note: by.note ?? null, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
-  }))));
+  const { ids, insert } = await adjustmentsInsert(ctx, records, by, at);
+  await runSqlWrite(ctx.em, insert);
   return ids;
 }
 
-/** Writes the new residual values of the slots (rows exist: lockResiduals made them). */
-async function writeResiduals(em: Em, shopId: string, residuals: ReadonlyMap<string, Exact>): Promise<void> {
-  if (residuals.size === 0) return;
+/** The history insert of `recordAdjustments` (its events recorded), for the caller to send. */
+async function adjustmentsInsert(ctx: ShopContext, records: readonly AdjustmentRecord[], by: MovementSource, at: Date) {
+  const ids = records.map((r) => r.id ?? randomUUID());
+  await recordEvents(ctx, inventoryLevelEvents(records, ids, by));
+  return {
+    ids,
+    insert: stockSql.insertInto('inventory_adjustments').values(records.map((r, i) => ({
+      id: ids[i]!, shop_id: ctx.shopId, variant_id: r.itemId, location_id: r.locationId, before: r.before.toFixed(), after: r.after.toFixed(),
+      delta: r.applied.toFixed(), requested_delta: r.requested.toFixed(), source: by.source, stock: r.stock, work_order_id: by.workOrderId,
+      build_run_id: by.buildRunId, order_id: by.orderId ?? null, fulfilment_id: by.fulfilmentId ?? null,
+      reason: by.reason ?? null, note: by.note ?? null, request_id: ctx.requestId, api_key_id: ctx.apiKeyId, created_at: at,
+    }))),
+  };
+}
+
+/** The new residual values of the slots: zeros deleted, the others updated (parts of `writeMoves`). */
+function residualParts(shopId: string, residuals: ReadonlyMap<string, Exact>): StatementPart[] {
   const entries = [...residuals.entries()].map(([key, value]) => [...key.split('|'), value.toFixed()] as [string, string, string]);
-  // A residual of zero is no residual: its row goes (it only served as the slot's lock).
-  await runSqlWrite(em, stockSql
-    .with('v', (db) => db.selectFrom(unnestAs('v', {
-      item_id: entries.map((e) => e[0]), location_id: entries.map((e) => e[1]), quantity: entries.map((e) => e[2]),
-    }, ['quantity'])).selectAll())
-    .with('gone', (db) => db.deleteFrom('residuals as r').using('v')
+  const values = stockSql.selectFrom(unnestAs('v', {
+    item_id: entries.map((e) => e[0]), location_id: entries.map((e) => e[1]), quantity: entries.map((e) => e[2]),
+  }, ['quantity'])).selectAll();
+  return [
+    statementPart('ledger_residual_values', values),
+    statementPart('ledger_residuals_gone', stockSql.with('ledger_residual_values', () => values).deleteFrom('residuals as r').using('ledger_residual_values as v')
       .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun')).whereRef('r.item_id', '=', 'v.item_id')
-      .whereRef('r.location_id', '=', 'v.location_id').where(sql<boolean>`v.quantity = 0`))
-    .updateTable('residuals as r').from('v').set((eb) => ({ quantity: eb.ref('v.quantity') }))
-    .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun')).whereRef('r.item_id', '=', 'v.item_id')
-    .whereRef('r.location_id', '=', 'v.location_id').where(sql<boolean>`v.quantity <> 0`));
+      .whereRef('r.location_id', '=', 'v.location_id').where(sql<boolean>`v.quantity = 0`), ['ledger_residual_values']),
+    statementPart('ledger_residuals_kept', stockSql.with('ledger_residual_values', () => values).updateTable('residuals as r').from('ledger_residual_values as v')
+      .set((eb) => ({ quantity: eb.ref('v.quantity') }))
+      .where('r.shop_id', '=', shopId).where('r.kind', '=', sql.lit('buildRun')).whereRef('r.item_id', '=', 'v.item_id')
+      .whereRef('r.location_id', '=', 'v.location_id').where(sql<boolean>`v.quantity <> 0`), ['ledger_residual_values']),
+  ];
 }
 
 /** One entry per slot (quantities — and a `clamped` figure, when present — summed), in lock order. */
@@ -218,7 +254,7 @@ export async function consumeStock(ctx: ShopContext, requests: readonly ConsumeR
       deducted: deducted.toFixed(), before: before.toFixed(), after: after.toFixed(), shortfall: shortfall.toFixed(),
     };
   });
-  await Promise.all([writeResiduals(ctx.em, ctx.shopId, newResiduals), writeLevelChanges(ctx, changes, by)]);
+  await writeMoves(ctx, newResiduals, changes, by);
   return picks;
 }
 
@@ -247,7 +283,7 @@ export async function returnStock(ctx: ShopContext, picks: readonly StoredPick[]
     const before = levels.get(slotKey(slot)) ?? ZERO;
     if (!wholeBack.isZero()) changes.push({ slot, before, after: before.plus(applied), applied, requested: wholeBack });
   }
-  await Promise.all([writeResiduals(ctx.em, ctx.shopId, newResiduals), writeLevelChanges(ctx, changes, by)]);
+  await writeMoves(ctx, newResiduals, changes, by);
 }
 
 export interface ShelfChange { itemId: string; locationId: string; delta: Exact }
@@ -273,7 +309,7 @@ export async function changeShelves(ctx: ShopContext, entries: readonly ShelfCha
       deducted: applied.toFixed(), before: before.toFixed(), after: after.toFixed(), shortfall: applied.minus(slot.quantity).abs().toFixed(),
     };
   });
-  await Promise.all([writeResiduals(ctx.em, ctx.shopId, residuals), writeLevelChanges(ctx, changes, by)]);
+  await writeMoves(ctx, residuals, changes, by);
   return result;
 }
 
@@ -300,14 +336,11 @@ export async function adjustShelf(ctx: ShopContext, change: ShelfAdjustment, by:
     throw new DomainError('CONFLICT', `${field}: ${message}`, { errors: [{ field, message }] });
   }
   if (delta.isZero()) {
-    await writeResiduals(ctx.em, ctx.shopId, residuals);
+    await writeMoves(ctx, residuals, [], by);
     return { adjustmentId: null, before: before.toFixed(), after: after.toFixed(), delta: '0' };
   }
   const id = randomUUID();
-  await Promise.all([
-    writeResiduals(ctx.em, ctx.shopId, residuals),
-    writeLevelChanges(ctx, [{ slot, before, after, applied: delta, requested: delta, id }], by),
-  ]);
+  await writeMoves(ctx, residuals, [{ slot, before, after, applied: delta, requested: delta, id }], by);
   return { adjustmentId: id, before: before.toFixed(), after: after.toFixed(), delta: delta.toFixed() };
 }
 

@@ -1,9 +1,10 @@
+import { sql, type Expression } from 'kysely';
 import { exact } from '../../kernel/numbers/index.ts';
 import type { Em } from '../../db/orm.ts';
 import type {
-  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLevelSetOutcome, PlatformLevelSetRequest, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
+  ConfirmedPush, OrderMetafieldInfo, PlatformGateway, PlatformLevelAdjustment, PlatformLevelInfo, PlatformLevelRow, PlatformLevelSetOutcome, PlatformLevelSetRequest, PlatformLocationInfo, PlatformOrderInfo, PlatformVariantInfo,
 } from '../../kernel/platform-port/gateway.ts';
-import { levelKey, pendingLevelDeltas } from './platform-push.repository.ts';
+import { levelKey, pendingLevelDeltas, pendingLevelDeltasSql } from './platform-push.repository.ts';
 
 /**
  * Stock's rule of a live level: live level = the platform's level + the outbox's pending pushes
@@ -50,6 +51,19 @@ export class LiveLevelsGateway implements PlatformGateway {
     }
     unlisted.sort((a, b) => compare(a.variantId, b.variantId) || compare(a.locationId, b.locationId));
     return [...merged, ...unlisted];
+  }
+
+  /**
+   * The live levels of `getLevels` as a select to embed (the platform's levels full-joined with the
+   * pending pushes' sums), null when the adapter's levels are not in this database.
+   */
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> | null {
+    const platform = this.#inner.levelsSql?.(variantIds, locationIds) ?? null;
+    if (!platform) return null;
+    const pending = pendingLevelDeltasSql(this.#shopId, variantIds, locationIds);
+    return sql<PlatformLevelRow>`(select coalesce(p.variant_id, q.variant_id) as variant_id, coalesce(p.location_id, q.location_id) as location_id,
+      coalesce(p.available, 0) + coalesce(q.delta, 0) as available
+      from ${platform} as p full join ${pending} as q on q.variant_id = p.variant_id and q.location_id = p.location_id)`;
   }
 
   listLocations(): Promise<PlatformLocationInfo[]> {

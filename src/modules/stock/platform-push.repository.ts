@@ -78,15 +78,28 @@ function checkedDelta(delta: string): string {
  * limit, 7,500 rows); push ids are random (`push_<uuid>`).
  */
 export async function enqueuePlatformPushes(em: Em, shopId: string, pushes: readonly NewPlatformPush[]): Promise<void> {
-  if (pushes.length === 0) return;
-  const rows = pushes.map((push) => ({
+  const rows = pushRows(shopId, pushes);
+  for (let start = 0; start < rows.length; start += MAX_ROWS_PER_INSERT) {
+    await runSqlWrite(em, stockSql.insertInto('platform_pushes').values(rows.slice(start, start + MAX_ROWS_PER_INSERT)));
+  }
+}
+
+/**
+ * The insert of `enqueuePlatformPushes` as one query, for a writer that sends it as a part of its
+ * own statement (src/db/statement-parts.ts); null when there is nothing to push or too much for
+ * one statement (the writer then calls `enqueuePlatformPushes`).
+ */
+export function platformPushesInsert(shopId: string, pushes: readonly NewPlatformPush[]) {
+  if (pushes.length === 0 || pushes.length > MAX_ROWS_PER_INSERT) return null;
+  return stockSql.insertInto('platform_pushes').values(pushRows(shopId, pushes));
+}
+
+function pushRows(shopId: string, pushes: readonly NewPlatformPush[]) {
+  return pushes.map((push) => ({
     shop_id: shopId, push_id: `push_${randomUUID()}`, variant_id: push.variantId, location_id: push.locationId, delta: checkedDelta(push.delta),
     work_order_id: push.workOrderId, build_run_id: push.buildRunId, order_id: push.orderId ?? null, reason: push.reason,
     status: PENDING, attempts: sql.lit(0), created_at: sql<Date>`now()`, next_attempt_at: sql<Date>`now()`,
   }));
-  for (let start = 0; start < rows.length; start += MAX_ROWS_PER_INSERT) {
-    await runSqlWrite(em, stockSql.insertInto('platform_pushes').values(rows.slice(start, start + MAX_ROWS_PER_INSERT)));
-  }
 }
 
 /** Key of a (variant, location) level in a map of levels: `${variantId}|${locationId}`. */
@@ -104,13 +117,18 @@ export async function pendingLevelDeltas(
 ): Promise<Map<string, string>> {
   const deltas = new Map<string, string>();
   if (variantIds.length === 0 || (locationIds && locationIds.length === 0)) return deltas;
+  const rows = await runSql(em, pendingLevelDeltasSql(shopId, variantIds, locationIds));
+  for (const r of rows) deltas.set(levelKey(r.variant_id, r.location_id), exact(r.delta).toFixed());
+  return deltas;
+}
+
+/** The select of `pendingLevelDeltas` (variant_id, location_id, delta), to embed; `variantIds` and a given `locationIds` are not empty. */
+export function pendingLevelDeltasSql(shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null) {
   let query = stockSql.selectFrom('platform_pushes')
     .select((eb) => ['variant_id', 'location_id', eb.fn.sum<string>('delta').as('delta')])
     .where('shop_id', '=', shopId).where('status', '=', PENDING).where('variant_id', 'in', [...new Set(variantIds)]);
   if (locationIds) query = query.where('location_id', 'in', [...new Set(locationIds)]);
-  const rows = await runSql(em, query.groupBy(['variant_id', 'location_id']));
-  for (const r of rows) deltas.set(levelKey(r.variant_id, r.location_id), exact(r.delta).toFixed());
-  return deltas;
+  return query.groupBy(['variant_id', 'location_id']);
 }
 
 

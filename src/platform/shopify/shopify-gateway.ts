@@ -1,9 +1,10 @@
+import type { Expression } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { exact } from '../../kernel/numbers/index.ts';
 import {
   PlatformPushFailure, type ConfirmedPush,
   type OrderMetafieldInfo, type PlatformGateway, type PlatformGatewayFactory, type PlatformLevelAdjustment, type PlatformLevelInfo, type PlatformLocationInfo, type PlatformOrderInfo,
-  type PlatformLevelSetOutcome, type PlatformLevelSetRequest,
+  type PlatformLevelRow, type PlatformLevelSetOutcome, type PlatformLevelSetRequest,
   type PlatformVariantInfo,
 } from '../../kernel/platform-port/gateway.ts';
 import { LocalPlatformGateway } from '../local-gateway.ts';
@@ -43,6 +44,7 @@ export class ShopifyPlatformGateway implements PlatformGateway {
 
   listLocations(): Promise<PlatformLocationInfo[]> { return this.#mirror.listLocations(); }
   getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]> { return this.#mirror.getLevels(variantIds, locationIds); }
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> { return this.#mirror.levelsSql(variantIds, locationIds); }
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> { return this.#mirror.getVariants(variantIds); }
   /** The mirror's orders, and those it lacks read from Shopify and kept as history (order-history.ts). */
   async getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {
