@@ -1,5 +1,5 @@
 import { sql, type InferResult, type SelectQueryBuilder } from 'kysely';
-import { runSql } from '../../../db/typed-sql.ts';
+import { preparedSql, runSql } from '../../../db/typed-sql.ts';
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import { recipesSql, type RecipesTables } from '../tables.ts';
 import type { ShopContext } from '../../../kernel/shop-context.ts';
@@ -22,9 +22,9 @@ const nil = <T>() => <A extends string>(alias: A, cast?: 'int' | 'boolean') =>
 // table an index probe per reached bill, so the cost follows the recipe, not the shop.
 const OFFSET_0 = sql`offset 0`;
 
-/** The roots given: `select * from unnest(types, ids)`, its two columns named by the CTE's column list. */
-const seedRoots = (roots: readonly BillKey[]): Seed => recipesSql
-  .selectFrom(sql<{ owner_type: string; owner_id: string }>`unnest(${textArrayLiteral(roots.map((r) => r.ownerType))}::text[], ${textArrayLiteral(roots.map((r) => r.ownerId))}::text[])`.as('r'))
+/** The roots given (two text[] literals): `select * from unnest(types, ids)`, its two columns named by the CTE's column list. */
+const seedRoots = (types: string, ids: string): Seed => recipesSql
+  .selectFrom(sql<{ owner_type: string; owner_id: string }>`unnest(${types}::text[], ${ids}::text[])`.as('r'))
   .selectAll() as unknown as Seed;
 
 const seedAllBoms = (shopId: string): Seed => recipesSql
@@ -107,6 +107,13 @@ function forestQuery(shopId: string, seed: Seed) {
 
 type ForestRow = InferResult<ReturnType<typeof forestQuery>>[number];
 
+/**
+ * The forest statement of each seed, built once (preparedSql): `roots` (the roots' types and ids as
+ * text[] literals), every BOM of the shop, or every bill of the shop.
+ */
+const forestStatement = preparedSql((seed: 'roots' | 'boms' | 'bills', shopId: string, types = '', ids = '') =>
+  forestQuery(shopId, seed === 'roots' ? seedRoots(types, ids) : seed === 'boms' ? seedAllBoms(shopId) : seedAllBills(shopId)));
+
 const LINE_ORDER = { raw: 0, sub: 1, cost: 2 } as const;
 
 function toForest(rows: readonly ForestRow[]): RecipeForest {
@@ -160,15 +167,15 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
  */
 export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey[]): Promise<RecipeForest> {
   if (roots.length === 0) return { bills: new Map(), lineCache: new Map() };
-  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedRoots(roots))));
+  return toForest(await runSql(ctx.em, forestStatement('roots', ctx.shopId, textArrayLiteral(roots.map((r) => r.ownerType)), textArrayLiteral(roots.map((r) => r.ownerId)))));
 }
 
 /** The forest of every BOM of the shop (lists and stats), in one SQL round trip. */
 export async function loadShopRecipeForest(ctx: ShopContext): Promise<RecipeForest> {
-  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBoms(ctx.shopId))));
+  return toForest(await runSql(ctx.em, forestStatement('boms', ctx.shopId)));
 }
 
 /** The forest of every bill of the shop, BOMs and assembly bills alike (planning), in one SQL round trip. */
 export async function loadAllBillsForest(ctx: ShopContext): Promise<RecipeForest> {
-  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBills(ctx.shopId))));
+  return toForest(await runSql(ctx.em, forestStatement('bills', ctx.shopId)));
 }
