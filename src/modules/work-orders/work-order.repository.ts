@@ -100,6 +100,13 @@ const PART_QUERIES = {
 type PartName = keyof typeof PART_QUERIES;
 
 /**
+ * The bills the items of some work orders name (the text[] literal `ids`): the seed of their recipe
+ * walk (boms' seededForestLoader), so it is read beside the work orders' own parts.
+ */
+export const itemBillsOf = (shopId: string, ids: string) => workOrdersSql.selectFrom('work_order_items')
+  .select(['owner_type', 'owner_id']).where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids));
+
+/**
  * The parts named (comma-separated) of the work orders whose ids are the text[] literal `ids`, each
  * part a JSON array as text; built once per list of parts (preparedSql). A sorted subquery feeds
  * json_agg in its order (no join or grouping above it reorders it).

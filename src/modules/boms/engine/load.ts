@@ -1,4 +1,4 @@
-import { sql, type InferResult, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type InferResult, type SelectQueryBuilder } from 'kysely';
 import { preparedSql, runSql } from '../../../db/typed-sql.ts';
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import { recipesSql, type RecipesTables } from '../tables.ts';
@@ -168,6 +168,18 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
 export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey[]): Promise<RecipeForest> {
   if (roots.length === 0) return { bills: new Map(), lineCache: new Map() };
   return toForest(await runSql(ctx.em, forestStatement('roots', ctx.shopId, textArrayLiteral(roots.map((r) => r.ownerType)), textArrayLiteral(roots.map((r) => r.ownerId)))));
+}
+
+/**
+ * A loader of the forests whose roots another module's statement names: `seed(shopId, key)` selects
+ * (owner_type, owner_id) rows from the caller's own tables, e.g. the items of some work orders, so the
+ * recipe walk needs no earlier read of the roots and runs beside the caller's other reads. Built once
+ * per seed (call this at module level); `key` is the seed's one value besides the shop (a text[] literal of ids).
+ */
+export function seededForestLoader(name: string, seed: (shopId: string, key: string) => Expression<{ owner_type: string; owner_id: string }>) {
+  const statement = preparedSql((_seed: string, shopId: string, key: string) => forestQuery(shopId, recipesSql
+    .selectFrom(sql<{ owner_type: string; owner_id: string }>`(${seed(shopId, key)})`.as('s')).selectAll() as unknown as Seed));
+  return async (ctx: ShopContext, key: string): Promise<RecipeForest> => toForest(await runSql(ctx.em, statement(name, ctx.shopId, key)));
 }
 
 /** The forest of every BOM of the shop (lists and stats), in one SQL round trip. */
