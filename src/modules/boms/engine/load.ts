@@ -3,9 +3,9 @@ import { preparedSql, runSql } from '../../../db/typed-sql.ts';
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import { recipesSql, type RecipesTables } from '../tables.ts';
 import type { ShopContext } from '../../../kernel/shop-context.ts';
-import { exact } from '../../../kernel/numbers/index.ts';
+import { exact, ZERO } from '../../../kernel/numbers/index.ts';
 import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType, StorefrontStockMode } from '../recipe-vocabulary.ts';
-import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
+import type { BillKey, EngineBill, RecipeForest } from './types.ts';
 
 type ForestKind = 'bill' | 'line' | 'rule' | 'override';
 type Seed = SelectQueryBuilder<RecipesTables, never, { owner_type: string; owner_id: string }>;
@@ -117,10 +117,36 @@ const forestStatement = preparedSql((seed: 'roots' | 'boms' | 'bills', shopId: s
 const LINE_ORDER = { raw: 0, sub: 1, cost: 2 } as const;
 
 function toForest(rows: readonly ForestRow[]): RecipeForest {
+  // One pass: the walk's row set has each bill's row before its lines, rules and overrides only by
+  // chance, so rows of a bill not met yet wait in `pending` (no key object or second pass per row).
   const bills = new Map<string, EngineBill>();
+  const pending: ForestRow[] = [];
+  const attach = (bill: EngineBill, r: ForestRow) => {
+    if (r.kind === 'line') {
+      bill.lines.push({
+        lineType: r.line_type!, nodeId: r.node_id!, quantity: exact(r.quantity!), wastePercentage: r.waste === null ? ZERO : exact(r.waste),
+        position: Number(r.position), changedBy: null,
+      });
+      return;
+    }
+    let overrides = bill.rules.get(r.location_id!);
+    if (!overrides) bill.rules.set(r.location_id!, overrides = []);
+    if (r.kind === 'override') {
+      overrides.push({
+        action: r.action!, position: Number(r.position), nodeId: r.node_id!, replacementNodeId: r.replacement_node_id,
+        quantity: r.quantity === null ? null : exact(r.quantity), wastePercentage: r.waste === null ? null : exact(r.waste),
+        introducesAssembly: r.introduces_assembly === true,
+      });
+    }
+  };
   for (const r of rows) {
-    if (r.kind !== 'bill') continue;
-    bills.set(billKeyString({ ownerType: r.owner_type, ownerId: r.owner_id }), {
+    if (r.kind !== 'bill') {
+      const bill = bills.get(`${r.owner_type}:${r.owner_id}`);
+      if (bill) attach(bill, r);
+      else pending.push(r);
+      continue;
+    }
+    bills.set(`${r.owner_type}:${r.owner_id}`, {
       key: { ownerType: r.owner_type, ownerId: r.owner_id },
       name: r.name ?? '',
       onlyConsumePreassembled: r.owner_type === 'sub_assembly' && r.only_consume === true,
@@ -132,26 +158,9 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
       rules: new Map(),
     });
   }
-  for (const r of rows) {
-    const bill = bills.get(billKeyString({ ownerType: r.owner_type, ownerId: r.owner_id }));
-    if (!bill || r.kind === 'bill') continue;
-    if (r.kind === 'line') {
-      const line: EngineLine = {
-        lineType: r.line_type!, nodeId: r.node_id!, quantity: exact(r.quantity!), wastePercentage: exact(r.waste ?? '0'),
-        position: Number(r.position), changedBy: null,
-      };
-      bill.lines.push(line);
-    } else {
-      const overrides = bill.rules.get(r.location_id!) ?? [];
-      bill.rules.set(r.location_id!, overrides);
-      if (r.kind === 'override') {
-        overrides.push({
-          action: r.action!, position: Number(r.position), nodeId: r.node_id!, replacementNodeId: r.replacement_node_id,
-          quantity: r.quantity === null ? null : exact(r.quantity), wastePercentage: r.waste === null ? null : exact(r.waste),
-          introducesAssembly: r.introduces_assembly === true,
-        });
-      }
-    }
+  for (const r of pending) {
+    const bill = bills.get(`${r.owner_type}:${r.owner_id}`);
+    if (bill) attach(bill, r);
   }
   for (const bill of bills.values()) {
     bill.lines.sort((a, b) => LINE_ORDER[a.lineType] - LINE_ORDER[b.lineType] || a.position - b.position);
