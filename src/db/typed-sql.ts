@@ -1,6 +1,6 @@
 import {
   AliasNode, ColumnNode, DummyDriver, IdentifierNode, Kysely, ReferenceNode, type SelectQueryNode, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type Compilable, type InferResult,
+  type Compilable, type CompiledQuery, type InferResult,
 } from 'kysely';
 import type { QueryResult } from '@mikro-orm/core';
 import type { Em } from './orm.ts';
@@ -32,6 +32,42 @@ export function sqlBuilder<Tables>(): Kysely<Tables> {
 export async function runSql<Q extends Compilable<unknown>>(em: Em, query: Q): Promise<InferResult<Q>> {
   const { sql, parameters } = query.compile();
   return em.execute(sql, [...parameters]) as Promise<InferResult<Q>>;
+}
+
+/** Marks a value slot of a prepared statement's template (no text of the service starts with NUL). */
+const SLOT = '\u0000slot:';
+
+/**
+ * A statement whose SQL text depends only on its shape (a key the caller names), built and compiled
+ * with Kysely once per shape; a call only puts its values in. `build(shape, ...values)` must use each
+ * value as a parameter as it is (never inside the SQL text or another value): the template is built
+ * with a marker in each value's place, and a marker found anywhere else fails that first call. The
+ * answer runs with `runSql` and its rows are typed as `build`'s query types them. For the large
+ * statements of the reads (a recipe walk, a work order's parts): building them is CPU work per request.
+ */
+export function preparedSql<S extends string, A extends string[], O>(build: (shape: S, ...values: A) => Compilable<O>): (shape: S, ...values: A) => Compilable<O> {
+  const templates = new Map<string, { compiled: CompiledQuery<O>; slots: (number | { constant: unknown })[] }>();
+  const templateOf = (shape: S, count: number) => {
+    const known = templates.get(shape);
+    if (known) return known;
+    const markers = Array.from({ length: count }, (_, i) => `${SLOT}${i}`) as A;
+    const compiled = build(shape, ...markers).compile();
+    if (compiled.sql.includes(SLOT)) throw new Error(`prepared statement "${shape}": a value is written into the SQL text`);
+    const slots = compiled.parameters.map((parameter) => {
+      if (typeof parameter === 'string' && parameter.startsWith(SLOT) && /^\d+$/.test(parameter.slice(SLOT.length))) return Number(parameter.slice(SLOT.length));
+      if (JSON.stringify(parameter)?.includes('\\u0000slot:')) throw new Error(`prepared statement "${shape}": a value is used inside another parameter`);
+      return { constant: parameter };
+    });
+    const template = { compiled, slots };
+    templates.set(shape, template);
+    return template;
+  };
+  return (shape, ...values) => ({
+    compile: () => {
+      const { compiled, slots } = templateOf(shape, values.length);
+      return { ...compiled, parameters: slots.map((slot) => (typeof slot === 'number' ? values[slot] : slot.constant)) };
+    },
+  });
 }
 
 /**

@@ -2,7 +2,11 @@ import type {
   BreakdownBom, BreakdownMaterial, BreakdownOtherItem, BreakdownTotal, OrderBreakdown,
 } from '../../../src/modules/orders/breakdown.service.ts';
 import { orderBreakdown, orderBreakdowns } from '../../../src/modules/orders/breakdown.service.ts';
+import { toDecimalString } from '../../../src/kernel/decimals.ts';
 import { builder } from '../../builder.ts';
+
+// Figures leave as their written form (rounded to 6 places from the exact value, as the Decimal scalar
+// would from the full text): the scalar then finds them already written and does not read them again.
 
 type MaterialIdentity = Omit<BreakdownMaterial, 'quantity'>;
 
@@ -28,7 +32,7 @@ const BreakdownMaterialRef = builder.objectRef<BreakdownMaterial>('OrderBomMater
     quantity: t.field({
       type: 'Decimal',
       description: 'Per this BOM line: effective need per unit (waste included, nested assemblies multiplied) × orderQuantity.',
-      resolve: (m) => m.quantity.toFixed(),
+      resolve: (m) => toDecimalString(m.quantity),
     }),
   }),
 });
@@ -42,7 +46,7 @@ export const BreakdownBomRef = builder.objectRef<BreakdownBom>('OrderBomLine').i
     bomProductId: t.exposeString('bomProductId', { nullable: true }),
     bomVariantId: t.exposeString('bomVariantId'),
     bomSku: t.exposeString('bomSku', { nullable: true }),
-    orderQuantity: t.field({ type: 'Decimal', description: 'Quantity of the order line.', resolve: (b) => b.orderQuantity.toFixed() }),
+    orderQuantity: t.field({ type: 'Decimal', description: 'Quantity of the order line.', resolve: (b) => toDecimalString(b.orderQuantity) }),
     materials: t.field({ type: [BreakdownMaterialRef], description: 'Leaf raw materials of the line; assembly bills are expanded.', resolve: (b) => b.materials }),
   }),
 });
@@ -52,10 +56,10 @@ const BreakdownTotalRef = builder.objectRef<BreakdownTotal>('OrderTotalMaterial'
   interfaces: [OrderMaterialRef],
   isTypeOf: (value) => 'totalQuantity' in (value as object),
   fields: (t) => ({
-    totalQuantity: t.field({ type: 'Decimal', description: 'Sum over every BOM line of the order.', resolve: (m) => m.totalQuantity.toFixed() }),
+    totalQuantity: t.field({ type: 'Decimal', description: 'Sum over every BOM line of the order.', resolve: (m) => toDecimalString(m.totalQuantity) }),
     imageUrl: t.exposeString('imageUrl', { nullable: true }),
     isVirtual: t.exposeBoolean('isVirtual'),
-    unitCost: t.field({ type: 'Decimal', nullable: true, resolve: (m) => m.unitCost?.toFixed() ?? null }),
+    unitCost: t.field({ type: 'Decimal', nullable: true, resolve: (m) => (m.unitCost ? toDecimalString(m.unitCost) : null) }),
   }),
 });
 
@@ -66,7 +70,7 @@ const OtherItemRef = builder.objectRef<BreakdownOtherItem>('OrderOtherItem').imp
     productId: t.exposeString('productId', { nullable: true }),
     sku: t.exposeString('sku', { nullable: true }),
     title: t.exposeString('title'),
-    quantity: t.field({ type: 'Decimal', resolve: (i) => i.quantity.toFixed() }),
+    quantity: t.field({ type: 'Decimal', resolve: (i) => toDecimalString(i.quantity) }),
   }),
 });
 

@@ -1,7 +1,7 @@
 import { PAGE_DEFAULTS, PAGE_LIMITS } from '../../../src/kernel/limits.ts';
 import { completeBuildRun, listBuildRuns, reverseBuildRun, startBuildRun } from '../../../src/modules/work-orders/build-run.service.ts';
 import { updateWorkOrderHeader } from '../../../src/modules/work-orders/header-update.service.ts';
-import { materialPlanOf } from '../../../src/modules/work-orders/material-plan.service.ts';
+import { materialPlanOf, workOrdersForest } from '../../../src/modules/work-orders/material-plan.service.ts';
 import { transitionWorkOrder, type TransitionResult } from '../../../src/modules/work-orders/transition.service.ts';
 import { listWorkOrders, type FacetEntry, type WorkOrderFacets, type WorkOrderListPage } from '../../../src/modules/work-orders/work-order-list.service.ts';
 import { requireWorkOrder, wholeWorkOrder } from '../../../src/modules/work-orders/work-order-read.service.ts';
@@ -80,10 +80,15 @@ builder.queryFields((t) => ({
     type: MaterialPlanRef,
     authScopes: { read: true },
     args: { workOrderId: t.arg.id({ required: true }) },
+    // The header, the parts and the recipe walk of the items at once (none needs another), then the plan's reads.
     resolve: async (_root, a, ctx) => {
-      const header = await requireWorkOrder(ctx, String(a.workOrderId));
-      const parts = await loadParts(ctx.em, ctx.shopId, header.workOrderId, ['items', 'manual', 'runs', 'runItems', 'picks'] as const);
-      return materialPlanOf(ctx, { header, ...parts });
+      const id = String(a.workOrderId);
+      const [header, parts, forest] = await Promise.all([
+        requireWorkOrder(ctx, id),
+        loadParts(ctx.em, ctx.shopId, id, ['items', 'manual', 'runs', 'runItems', 'picks'] as const),
+        workOrdersForest(ctx, [id]),
+      ]);
+      return materialPlanOf(ctx, { header, ...parts }, forest);
     },
   }),
   workOrderBuildRuns: t.field({

@@ -29,6 +29,9 @@ export interface OrderBreakdown {
 
 type CatalogueMaterial = Awaited<ReturnType<typeof materialCatalogue>>[number];
 
+/** A leaf material's fields, the same in every order and line (notes and quantities are the order's). */
+type Leaf = Omit<BreakdownTotal, 'notes' | 'totalQuantity'>;
+
 function materialTitle(m: CatalogueMaterial | undefined, variantId: string): string {
   if (!m?.product_name) return variantId;
   return m.variant_name && m.variant_name !== 'Default Title' ? `${m.product_name} - ${m.variant_name}` : m.product_name;
@@ -59,8 +62,36 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
   const goodById = new Map(finishedGoods.map((v) => [v.variantId, v]));
   const generatedAt = new Date();
 
+  // What does not depend on the order, computed once: each material's identity and total fields,
+  // and each BOM's rows (material, need per unit at the location), however many lines name it.
+  const leafOf = new Map<string, Leaf>();
+  const leaf = (variantId: string): Leaf => {
+    let known = leafOf.get(variantId);
+    if (!known) {
+      const m = materialById.get(variantId);
+      known = {
+        productId: m?.product_id ?? null, variantId, sku: m?.sku ?? null, title: materialTitle(m, variantId), productName: m?.product_name ?? null,
+        variantName: m?.variant_name ?? null, specifications: m?.specifications ?? null,
+        imageUrl: m?.image_url ?? null, isVirtual: m?.origin === 'virtual', unitCost: m?.unit_cost == null ? null : exact(m.unit_cost),
+      };
+      leafOf.set(variantId, known);
+    }
+    return known;
+  };
+  const rowsOf = new Map<string, { leaf: Leaf; need: Exact }[]>();
+  const bomRows = (bomId: string) => {
+    let rows = rowsOf.get(bomId);
+    if (!rows) {
+      rows = [...(perUnit.get(bomId) ?? new Map<string, Exact>())].map(([variantId, need]) => ({ leaf: leaf(variantId), need }));
+      rowsOf.set(bomId, rows);
+    }
+    return rows;
+  };
+
   const breakdownOf = (order: PlatformOrderInfo): OrderBreakdown => {
     const result: OrderBreakdown = { orderId: order.orderId, orderName: order.name, note: order.note, generatedAt, boms: [], totalMaterials: [], otherItems: [] };
+    // The order's note rides on each material: what the packer reads beside what to pack (REST has no order-level field for it).
+    const notes = order.note ?? null;
     const totals = new Map<string, BreakdownTotal>();
     for (const line of order.lineItems) {
       const bom = line.variantId ? bomByVariant.get(line.variantId) : undefined;
@@ -71,18 +102,20 @@ export async function buildBreakdowns(ctx: ShopContext, orders: readonly Platfor
       }
       const good = goodById.get(bom.variant_id);
       const lineMaterials: BreakdownMaterial[] = [];
-      for (const [variantId, need] of perUnit.get(bom.bom_id) ?? new Map<string, Exact>()) {
-        const m = materialById.get(variantId);
-        const base = {
-          productId: m?.product_id ?? null, variantId, sku: m?.sku ?? null, title: materialTitle(m, variantId), productName: m?.product_name ?? null,
-          // The order's note rides on each material: what the packer reads beside what to pack (REST has no order-level field for it).
-          variantName: m?.variant_name ?? null, specifications: m?.specifications ?? null, notes: order.note ?? null,
-        };
+      for (const { leaf: l, need } of bomRows(bom.bom_id)) {
         const quantity = need.times(orderQuantity);
-        lineMaterials.push({ ...base, quantity });
-        const total = totals.get(variantId);
+        lineMaterials.push({
+          productId: l.productId, variantId: l.variantId, sku: l.sku, title: l.title, productName: l.productName, variantName: l.variantName,
+          specifications: l.specifications, notes, quantity,
+        });
+        const total = totals.get(l.variantId);
         if (total) total.totalQuantity = total.totalQuantity.plus(quantity);
-        else totals.set(variantId, { ...base, totalQuantity: quantity, imageUrl: m?.image_url ?? null, isVirtual: m?.origin === 'virtual', unitCost: m?.unit_cost == null ? null : exact(m.unit_cost) });
+        else {
+          totals.set(l.variantId, {
+            productId: l.productId, variantId: l.variantId, sku: l.sku, title: l.title, productName: l.productName, variantName: l.variantName,
+            specifications: l.specifications, notes, totalQuantity: quantity, imageUrl: l.imageUrl, isVirtual: l.isVirtual, unitCost: l.unitCost,
+          });
+        }
       }
       result.boms.push({
         bomId: bom.bom_id, bomName: bom.name, bomImageUrl: good?.imageUrl ?? null, bomProductId: good?.productId ?? null,

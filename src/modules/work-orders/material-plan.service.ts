@@ -1,9 +1,10 @@
 import { exact, ZERO, type Exact } from '../../kernel/numbers/index.ts';
 import type { ShopContext } from '../../kernel/shop-context.ts';
-import { leafExpander, loadRecipeForest, planConsumption, type BillKey, type RecipeForest, type RootDemand } from '../boms/engine/index.ts';
+import { leafExpander, planConsumption, seededForestLoader, type BillKey, type RecipeForest, type RootDemand } from '../boms/engine/index.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { materialSummaries } from '../materials/material-view.ts';
 import { levelsAtEach, shelvesAtEach } from '../stock/levels.ts';
-import type { ItemPart, ManualPart, PickPart, RunItemPart, RunPart, WorkOrderHeader } from './work-order.repository.ts';
+import { itemBillsOf, type ItemPart, type ManualPart, type PickPart, type RunItemPart, type RunPart, type WorkOrderHeader } from './work-order.repository.ts';
 import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import type { StockKind } from '../stock/stock-vocabulary.ts';
 import { LIVE_RUN_STATUSES, type ContributionSource } from './work-order-vocabulary.ts';
@@ -196,15 +197,23 @@ function finishPlan(forest: RecipeForest, input: PlanInput, needs: PlanNeeds, so
   };
 }
 
+const forestOfItems = seededForestLoader('work-order-items', itemBillsOf);
+
 /**
- * The material plans of many work orders in the round trips of one: one recipe walk for every
- * item of them all, one material read, and the levels and shelves of every location concerned
- * read once each (levelsAtEach, shelvesAtEach).
+ * The recipe forest of every item of the work orders: one statement that needs no earlier read (its
+ * roots are read from the items in the same statement), so a read sends it with the work orders' parts.
  */
-export async function materialPlansOf(ctx: ShopContext, inputs: readonly PlanInput[]): Promise<MaterialPlan[]> {
+export function workOrdersForest(ctx: ShopContext, workOrderIds: readonly string[]): Promise<RecipeForest> {
+  return forestOfItems(ctx, textArrayLiteral([...new Set(workOrderIds)]));
+}
+
+/**
+ * The material plans of many work orders in the round trips of one: their recipe forest (read by
+ * the caller with the parts, workOrdersForest), one material read, and the levels and shelves of
+ * every location concerned read once each (levelsAtEach, shelvesAtEach).
+ */
+export async function materialPlansOf(ctx: ShopContext, inputs: readonly PlanInput[], forest: RecipeForest): Promise<MaterialPlan[]> {
   if (inputs.length === 0) return [];
-  const roots = new Map(inputs.flatMap((i) => i.items.map(billOf)).map((b) => [`${b.ownerType}:${b.ownerId}`, b]));
-  const forest = await loadRecipeForest(ctx, [...roots.values()]);
   const needs = inputs.map((input) => planNeeds(forest, input));
   const union = (ids: Iterable<string>) => [...new Set(ids)];
   const located = needs.filter((n) => n.location !== null);
@@ -222,6 +231,6 @@ export async function materialPlansOf(ctx: ShopContext, inputs: readonly PlanInp
 }
 
 /** The material plan of one work order (materialPlansOf for one). */
-export async function materialPlanOf(ctx: ShopContext, input: PlanInput): Promise<MaterialPlan> {
-  return (await materialPlansOf(ctx, [input]))[0]!;
+export async function materialPlanOf(ctx: ShopContext, input: PlanInput, forest: RecipeForest): Promise<MaterialPlan> {
+  return (await materialPlansOf(ctx, [input], forest))[0]!;
 }

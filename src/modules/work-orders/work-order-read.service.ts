@@ -4,7 +4,7 @@ import type { ShopContext } from '../../kernel/shop-context.ts';
 import { exact } from '../../kernel/numbers/index.ts';
 import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
 import { stuckPushesByWorkOrder, type StuckPlatformPushes } from '../stock/platform-push.repository.ts';
-import { materialPlansOf, type MaterialPlan } from './material-plan.service.ts';
+import { materialPlansOf, workOrdersForest, type MaterialPlan } from './material-plan.service.ts';
 import { buildRunViews, type BuildRunView } from './build-run-view.ts';
 import {
   findWorkOrder, findWorkOrders, loadPartsOf, type DocumentPart, type ItemPart, type LifecyclePart, type MessagePart, type QcReviewPart, type ReworkPart,
@@ -52,21 +52,22 @@ const WHOLE_PARTS = ['items', 'manual', 'runs', 'runItems', 'picks', 'qcReviews'
  * Whole work orders: header, items, the material plan (materials, contributions, merged
  * consumption plan, cost), runs, reviews, rework, documents, conversation, lifecycle events, the
  * moves open now and the warnings — recomputed on every read, never stored. Round trips are
- * constant whatever the number of work orders: the headers, one statement for the ten parts and the location
- * list sent at once, then the plans' reads (materialPlansOf) and the stuck pushes. Ids the shop
- * does not have are absent from the map.
+ * constant whatever the number of work orders, in two waves: the headers, one statement for the ten
+ * parts, the recipe walk of their items (seeded by the items in SQL), the stuck pushes and the
+ * location list sent at once, then the plans' reads (materialPlansOf). Ids the shop does not have
+ * are absent from the map.
  */
 export async function wholeWorkOrders(ctx: ShopContext, workOrderIds: readonly string[]): Promise<Map<string, WholeWorkOrder>> {
-  const [headers, partsOf, locationNames] = await Promise.all([
+  const [headers, partsOf, forest, stuck, locationNames] = await Promise.all([
     findWorkOrders(ctx.em, ctx.shopId, workOrderIds),
     loadPartsOf(ctx.em, ctx.shopId, workOrderIds, WHOLE_PARTS),
+    workOrdersForest(ctx, workOrderIds),
+    // Ids the shop does not have have no pushes: asked for all of them, not waiting for the headers.
+    stuckPushesByWorkOrder(ctx.em, ctx.shopId, workOrderIds),
     ctx.platform.listLocations().then((l) => new Map(l.map((x) => [x.locationId, x.name]))),
   ]);
   const found = headers.map((header) => ({ header, parts: partsOf.get(header.workOrderId)! }));
-  const [plans, stuck] = await Promise.all([
-    materialPlansOf(ctx, found.map(({ header, parts }) => ({ header, ...parts, locationNames }))),
-    stuckPushesByWorkOrder(ctx.em, ctx.shopId, found.map(({ header }) => header.workOrderId)),
-  ]);
+  const plans = await materialPlansOf(ctx, found.map(({ header, parts }) => ({ header, ...parts, locationNames })), forest);
   return new Map(found.map(({ header, parts }, i) => [header.workOrderId, wholeView(header, parts, plans[i]!, stuck, locationNames, ctx.clock)]));
 }
 

@@ -1,7 +1,7 @@
 import { sql, type InferResult, type RawBuilder, type Insertable as Inserted, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
-import { runSql } from '../../db/typed-sql.ts';
+import { preparedSql, runSql } from '../../db/typed-sql.ts';
 import { assigneesAs } from '../people/for-work-orders.ts';
 import { assemblyBillsAs, bomsAs } from '../boms/for-work-orders.ts';
 import type { BillOwnerType } from '../boms/recipe-vocabulary.ts';
@@ -48,56 +48,71 @@ export function normaliseHeader<R extends Pick<WorkOrderHeader, 'createdAt' | 'u
   return { ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt), sourceOrderIds: row.sourceOrderIds ?? [], tags: row.tags ?? [] };
 }
 
-/** `column = any(<ids>::text[])`: one parameter whatever the number of ids. */
-const anyWorkOrder = (column: string, workOrderIds: readonly string[]) =>
-  sql<SqlBool>`${sql.ref(column)} = any(${textArrayLiteral([...new Set(workOrderIds)])}::text[])`;
+/** `column = any(<ids>::text[])`: one parameter whatever the number of ids (given as ids, or as their text[] literal). */
+const anyWorkOrder = (column: string, workOrderIds: readonly string[] | string) =>
+  sql<SqlBool>`${sql.ref(column)} = any(${typeof workOrderIds === 'string' ? workOrderIds : textArrayLiteral([...new Set(workOrderIds)])}::text[])`;
 
 type Insertable<T extends keyof WorkOrdersTables> = Inserted<WorkOrdersTables[T]>;
 
 /** One statement per part, for all the work orders asked for (`= any(ids)`), each in its part's order. */
 const PART_QUERIES = {
-  items: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('work_order_items as i')
+  items: (shopId: string, ids: string) => workOrdersSql.selectFrom('work_order_items as i')
     .leftJoin(bomsAs('b'), (j) => j.on(sql<SqlBool>`i.owner_type = 'bom'`).onRef('b.shop_id', '=', 'i.shop_id').onRef('b.bom_id', '=', 'i.owner_id'))
     .leftJoin(assemblyBillsAs('x'), (j) => j.on(sql<SqlBool>`i.owner_type = 'sub_assembly'`).onRef('x.shop_id', '=', 'i.shop_id').onRef('x.assembly_id', '=', 'i.owner_id'))
     .select((eb) => ['i.work_order_id', 'i.item_id', 'i.position', 'i.owner_type', 'i.owner_id', eb.fn.coalesce('b.name', 'x.name').as('name'), 'i.quantity', 'i.completed_quantity'])
     .where('i.shop_id', '=', shopId).where(anyWorkOrder('i.work_order_id', ids)).orderBy('i.position'),
-  manual: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('work_order_manual_materials')
+  manual: (shopId: string, ids: string) => workOrdersSql.selectFrom('work_order_manual_materials')
     .select(['work_order_id', 'position', 'variant_id', 'quantity', 'location_id', 'note'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('position'),
-  runs: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('build_runs')
+  runs: (shopId: string, ids: string) => workOrdersSql.selectFrom('build_runs')
     .select(['work_order_id', 'build_run_id', 'short_id', 'status', 'run_type', 'note', 'actor_user_id', 'actor_display_name', 'rework_item_ids', 'warnings',
       'started_at', 'completed_at', 'reversed_at', 'updated_at'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('started_at').orderBy('build_run_id'),
-  runItems: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('build_run_items')
+  runItems: (shopId: string, ids: string) => workOrdersSql.selectFrom('build_run_items')
     .select(['work_order_id', 'build_run_id', 'item_id', 'quantity'])
     // Item ids in byte order (collate "C"), on every database and as a run's start lists them.
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('build_run_id').orderBy(sql`item_id collate "C"`),
-  picks: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('build_run_picks')
+  picks: (shopId: string, ids: string) => workOrdersSql.selectFrom('build_run_picks')
     .select(['work_order_id', 'build_run_id', 'position', 'stock', 'variant_id', 'location_id', 'quantity', 'carried_whole', 'deducted'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('build_run_id').orderBy('position'),
   // A review's items ride along as a JSON array (quantities as text, so never through a float).
-  qcReviews: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('qc_reviews as q')
+  qcReviews: (shopId: string, ids: string) => workOrdersSql.selectFrom('qc_reviews as q')
     .select((eb) => ['q.work_order_id', 'q.review_id', 'q.build_run_id', 'q.decision', 'q.note', 'q.reviewer_name', 'q.created_at',
       sql<QcReviewItemPart[]>`coalesce((${eb.selectFrom('qc_review_items as i')
         .select(sql`json_agg(json_build_object('item_id', i.item_id, 'approved_quantity', i.approved_quantity::text,
                                                'failed_quantity', i.failed_quantity::text) order by i.item_id)`.as('items'))
         .whereRef('i.shop_id', '=', 'q.shop_id').whereRef('i.work_order_id', '=', 'q.work_order_id').whereRef('i.review_id', '=', 'q.review_id')}), '[]'::json)`.as('items')])
     .where('q.shop_id', '=', shopId).where(anyWorkOrder('q.work_order_id', ids)).orderBy('q.created_at').orderBy('q.review_id'),
-  reworkItems: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('rework_items')
+  reworkItems: (shopId: string, ids: string) => workOrdersSql.selectFrom('rework_items')
     .select(['work_order_id', 'rework_item_id', 'description', 'quantity', 'status', 'build_run_id', 'created_at', 'resolved_at'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('created_at').orderBy('rework_item_id'),
-  documents: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('work_order_documents')
+  documents: (shopId: string, ids: string) => workOrdersSql.selectFrom('work_order_documents')
     .select(['work_order_id', 'document_id', 'name', 'url', 'created_at'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('created_at').orderBy('document_id'),
-  messages: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('work_order_messages')
+  messages: (shopId: string, ids: string) => workOrdersSql.selectFrom('work_order_messages')
     .select(['work_order_id', 'message_id', 'author_name', 'body', 'created_at'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('created_at').orderBy('message_id'),
-  lifecycle: (shopId: string, ids: readonly string[]) => workOrdersSql.selectFrom('lifecycle_events')
+  lifecycle: (shopId: string, ids: string) => workOrdersSql.selectFrom('lifecycle_events')
     .select(['work_order_id', 'event_id', 'from_status', 'to_status', 'note', 'actor_user_id', 'actor_display_name', 'created_at'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('created_at').orderBy('event_id'),
 };
 
 type PartName = keyof typeof PART_QUERIES;
+
+/**
+ * The bills the items of some work orders name (the text[] literal `ids`): the seed of their recipe
+ * walk (boms' seededForestLoader), so it is read beside the work orders' own parts.
+ */
+export const itemBillsOf = (shopId: string, ids: string) => workOrdersSql.selectFrom('work_order_items')
+  .select(['owner_type', 'owner_id']).where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids));
+
+/**
+ * The parts named (comma-separated) of the work orders whose ids are the text[] literal `ids`, each
+ * part a JSON array as text; built once per list of parts (preparedSql). A sorted subquery feeds
+ * json_agg in its order (no join or grouping above it reorders it).
+ */
+const partsStatement = preparedSql((parts: string, shopId: string, ids: string) => workOrdersSql.selectNoFrom((parts.split(',') as PartName[]).map((part) =>
+  sql<string>`(select coalesce(json_agg(p), '[]'::json)::text from (${PART_QUERIES[part](shopId, ids)}) as p)`.as(part))));
 /** A row of a part, as its query reads it (without the work order it belongs to). */
 type PartRow<K extends PartName> = Omit<InferResult<ReturnType<(typeof PART_QUERIES)[K]>>[number], 'work_order_id'>;
 
@@ -124,9 +139,7 @@ export type LifecyclePart = PartRow<'lifecycle'>;
 export async function loadPartsOf<K extends PartName>(em: Em, shopId: string, workOrderIds: readonly string[], parts: readonly K[]): Promise<Map<string, Pick<WorkOrderParts, K>>> {
   const out = new Map(workOrderIds.map((id) => [id, Object.fromEntries(parts.map((part) => [part, []])) as unknown as Pick<WorkOrderParts, K>]));
   if (workOrderIds.length === 0 || parts.length === 0) return out;
-  // A sorted subquery feeds json_agg in its order (no join or grouping above it reorders it).
-  const [row] = await runSql(em, workOrdersSql.selectNoFrom(parts.map((part) =>
-    sql<string>`(select coalesce(json_agg(p), '[]'::json)::text from (${PART_QUERIES[part](shopId, workOrderIds)}) as p)`.as(part))));
+  const [row] = await runSql(em, partsStatement(parts.join(','), shopId, textArrayLiteral([...new Set(workOrderIds)])));
   for (const part of parts) {
     for (const { work_order_id: id, ...rest } of readPartRows((row as Record<string, string>)[part]!)) (out.get(id)?.[part] as unknown[] | undefined)?.push(rest);
   }

@@ -1,5 +1,5 @@
-import { ONE, ZERO, type Exact } from '../../../kernel/numbers/index.ts';
-import { effectiveLines } from './lines.ts';
+import { ONE, type Exact } from '../../../kernel/numbers/index.ts';
+import { effectiveLinesOf } from './lines.ts';
 import { billKeyString, type BillKey, type RecipeForest } from './types.ts';
 
 /** A raw line's need per unit of its bill: quantity × (1 + waste/100). */
@@ -19,26 +19,29 @@ export function leafExpander(
   forest: RecipeForest, locationId: string | null, options: { exclude?: ReadonlySet<string> } = {},
 ): (bill: BillKey) => ReadonlyMap<string, Exact> {
   const memo = new Map<string, Map<string, Exact>>();
-  const expand = (key: BillKey): Map<string, Exact> => {
-    const id = billKeyString(key);
+  // By key string (billKeyString): no BillKey object per line walked.
+  const expandId = (id: string): Map<string, Exact> => {
     const known = memo.get(id);
     if (known) return known;
     const result = new Map<string, Exact>();
     memo.set(id, result); // a cycle (refused on load) would read a partial map instead of looping
-    for (const line of effectiveLines(forest, key, locationId)) {
+    for (const line of effectiveLinesOf(forest, id, locationId)) {
       if (line.lineType === 'raw') {
         if (options.exclude?.has(line.nodeId)) continue;
         const need = lineNeed(line.quantity, line.wastePercentage);
-        result.set(line.nodeId, (result.get(line.nodeId) ?? ZERO).plus(need));
+        const before = result.get(line.nodeId);
+        result.set(line.nodeId, before === undefined ? need : before.plus(need));
       } else if (line.lineType === 'sub') {
-        for (const [leaf, need] of expand({ ownerType: 'sub_assembly', ownerId: line.nodeId })) {
+        for (const [leaf, need] of expandId(`sub_assembly:${line.nodeId}`)) {
           const add = need.times(line.quantity);
-          result.set(leaf, (result.get(leaf) ?? ZERO).plus(add));
+          const before = result.get(leaf);
+          result.set(leaf, before === undefined ? add : before.plus(add));
         }
       }
     }
     return result;
   };
+  const expand = (key: BillKey): Map<string, Exact> => expandId(billKeyString(key));
   return expand;
 }
 

@@ -22,10 +22,16 @@ export function ruleLocations(forest: RecipeForest, bill: BillKey): string[] {
  * changes nothing. Unknown bills have no lines. Memoised per forest: do not mutate the result.
  */
 export function effectiveLines(forest: RecipeForest, bill: BillKey, locationId: string | null): EngineLine[] {
-  const cacheKey = `${billKeyString(bill)}@${locationId ?? ''}`;
-  const cached = forest.lineCache.get(cacheKey);
+  return effectiveLinesOf(forest, billKeyString(bill), locationId);
+}
+
+/** effectiveLines of the bill whose key string (billKeyString) is `id`. */
+export function effectiveLinesOf(forest: RecipeForest, id: string, locationId: string | null): EngineLine[] {
+  let atLocation = forest.lineCache.get(locationId ?? '');
+  if (!atLocation) forest.lineCache.set(locationId ?? '', atLocation = new Map());
+  const cached = atLocation.get(id);
   if (cached) return cached;
-  const record = getBill(forest, bill);
+  const record = forest.bills.get(id);
   const overrides = locationId === null ? undefined : record?.rules.get(locationId);
   let lines = record?.lines ?? [];
   if (overrides && overrides.length > 0) {
@@ -52,7 +58,7 @@ export function effectiveLines(forest: RecipeForest, bill: BillKey, locationId: 
     const order = { raw: 0, sub: 1, cost: 2 } as const;
     lines = next.sort((a, b) => order[a.lineType] - order[b.lineType] || a.position - b.position);
   }
-  forest.lineCache.set(cacheKey, lines);
+  atLocation.set(id, lines);
   return lines;
 }
 
@@ -64,14 +70,14 @@ export function effectiveLines(forest: RecipeForest, bill: BillKey, locationId: 
 export function assembliesTopDown(forest: RecipeForest, roots: readonly BillKey[], locationId: string | null): string[] {
   const done = new Set<string>();
   const order: string[] = [];
-  const visit = (bill: BillKey) => {
-    for (const line of effectiveLines(forest, bill, locationId)) {
+  const visit = (id: string) => {
+    for (const line of effectiveLinesOf(forest, id, locationId)) {
       if (line.lineType !== 'sub' || done.has(line.nodeId)) continue;
       done.add(line.nodeId);
-      visit({ ownerType: 'sub_assembly', ownerId: line.nodeId });
+      visit(`sub_assembly:${line.nodeId}`);
       order.push(line.nodeId);
     }
   };
-  for (const root of roots) visit(root);
+  for (const root of roots) visit(billKeyString(root));
   return order.reverse();
 }

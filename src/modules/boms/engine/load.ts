@@ -1,11 +1,11 @@
-import { sql, type InferResult, type SelectQueryBuilder } from 'kysely';
-import { runSql } from '../../../db/typed-sql.ts';
+import { sql, type Expression, type InferResult, type SelectQueryBuilder } from 'kysely';
+import { preparedSql, runSql } from '../../../db/typed-sql.ts';
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import { recipesSql, type RecipesTables } from '../tables.ts';
 import type { ShopContext } from '../../../kernel/shop-context.ts';
-import { exact } from '../../../kernel/numbers/index.ts';
+import { exact, ZERO } from '../../../kernel/numbers/index.ts';
 import type { BillOwnerType, BomStatus, LocationRuleAction, RecipeLineType, StorefrontStockMode } from '../recipe-vocabulary.ts';
-import { billKeyString, type BillKey, type EngineBill, type EngineLine, type RecipeForest } from './types.ts';
+import type { BillKey, EngineBill, RecipeForest } from './types.ts';
 
 type ForestKind = 'bill' | 'line' | 'rule' | 'override';
 type Seed = SelectQueryBuilder<RecipesTables, never, { owner_type: string; owner_id: string }>;
@@ -22,9 +22,9 @@ const nil = <T>() => <A extends string>(alias: A, cast?: 'int' | 'boolean') =>
 // table an index probe per reached bill, so the cost follows the recipe, not the shop.
 const OFFSET_0 = sql`offset 0`;
 
-/** The roots given: `select * from unnest(types, ids)`, its two columns named by the CTE's column list. */
-const seedRoots = (roots: readonly BillKey[]): Seed => recipesSql
-  .selectFrom(sql<{ owner_type: string; owner_id: string }>`unnest(${textArrayLiteral(roots.map((r) => r.ownerType))}::text[], ${textArrayLiteral(roots.map((r) => r.ownerId))}::text[])`.as('r'))
+/** The roots given (two text[] literals): `select * from unnest(types, ids)`, its two columns named by the CTE's column list. */
+const seedRoots = (types: string, ids: string): Seed => recipesSql
+  .selectFrom(sql<{ owner_type: string; owner_id: string }>`unnest(${types}::text[], ${ids}::text[])`.as('r'))
   .selectAll() as unknown as Seed;
 
 const seedAllBoms = (shopId: string): Seed => recipesSql
@@ -107,13 +107,46 @@ function forestQuery(shopId: string, seed: Seed) {
 
 type ForestRow = InferResult<ReturnType<typeof forestQuery>>[number];
 
+/**
+ * The forest statement of each seed, built once (preparedSql): `roots` (the roots' types and ids as
+ * text[] literals), every BOM of the shop, or every bill of the shop.
+ */
+const forestStatement = preparedSql((seed: 'roots' | 'boms' | 'bills', shopId: string, types = '', ids = '') =>
+  forestQuery(shopId, seed === 'roots' ? seedRoots(types, ids) : seed === 'boms' ? seedAllBoms(shopId) : seedAllBills(shopId)));
+
 const LINE_ORDER = { raw: 0, sub: 1, cost: 2 } as const;
 
 function toForest(rows: readonly ForestRow[]): RecipeForest {
+  // One pass: the walk's row set has each bill's row before its lines, rules and overrides only by
+  // chance, so rows of a bill not met yet wait in `pending` (no key object or second pass per row).
   const bills = new Map<string, EngineBill>();
+  const pending: ForestRow[] = [];
+  const attach = (bill: EngineBill, r: ForestRow) => {
+    if (r.kind === 'line') {
+      bill.lines.push({
+        lineType: r.line_type!, nodeId: r.node_id!, quantity: exact(r.quantity!), wastePercentage: r.waste === null ? ZERO : exact(r.waste),
+        position: Number(r.position), changedBy: null,
+      });
+      return;
+    }
+    let overrides = bill.rules.get(r.location_id!);
+    if (!overrides) bill.rules.set(r.location_id!, overrides = []);
+    if (r.kind === 'override') {
+      overrides.push({
+        action: r.action!, position: Number(r.position), nodeId: r.node_id!, replacementNodeId: r.replacement_node_id,
+        quantity: r.quantity === null ? null : exact(r.quantity), wastePercentage: r.waste === null ? null : exact(r.waste),
+        introducesAssembly: r.introduces_assembly === true,
+      });
+    }
+  };
   for (const r of rows) {
-    if (r.kind !== 'bill') continue;
-    bills.set(billKeyString({ ownerType: r.owner_type, ownerId: r.owner_id }), {
+    if (r.kind !== 'bill') {
+      const bill = bills.get(`${r.owner_type}:${r.owner_id}`);
+      if (bill) attach(bill, r);
+      else pending.push(r);
+      continue;
+    }
+    bills.set(`${r.owner_type}:${r.owner_id}`, {
       key: { ownerType: r.owner_type, ownerId: r.owner_id },
       name: r.name ?? '',
       onlyConsumePreassembled: r.owner_type === 'sub_assembly' && r.only_consume === true,
@@ -125,26 +158,9 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
       rules: new Map(),
     });
   }
-  for (const r of rows) {
-    const bill = bills.get(billKeyString({ ownerType: r.owner_type, ownerId: r.owner_id }));
-    if (!bill || r.kind === 'bill') continue;
-    if (r.kind === 'line') {
-      const line: EngineLine = {
-        lineType: r.line_type!, nodeId: r.node_id!, quantity: exact(r.quantity!), wastePercentage: exact(r.waste ?? '0'),
-        position: Number(r.position), changedBy: null,
-      };
-      bill.lines.push(line);
-    } else {
-      const overrides = bill.rules.get(r.location_id!) ?? [];
-      bill.rules.set(r.location_id!, overrides);
-      if (r.kind === 'override') {
-        overrides.push({
-          action: r.action!, position: Number(r.position), nodeId: r.node_id!, replacementNodeId: r.replacement_node_id,
-          quantity: r.quantity === null ? null : exact(r.quantity), wastePercentage: r.waste === null ? null : exact(r.waste),
-          introducesAssembly: r.introduces_assembly === true,
-        });
-      }
-    }
+  for (const r of pending) {
+    const bill = bills.get(`${r.owner_type}:${r.owner_id}`);
+    if (bill) attach(bill, r);
   }
   for (const bill of bills.values()) {
     bill.lines.sort((a, b) => LINE_ORDER[a.lineType] - LINE_ORDER[b.lineType] || a.position - b.position);
@@ -160,15 +176,27 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
  */
 export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey[]): Promise<RecipeForest> {
   if (roots.length === 0) return { bills: new Map(), lineCache: new Map() };
-  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedRoots(roots))));
+  return toForest(await runSql(ctx.em, forestStatement('roots', ctx.shopId, textArrayLiteral(roots.map((r) => r.ownerType)), textArrayLiteral(roots.map((r) => r.ownerId)))));
+}
+
+/**
+ * A loader of the forests whose roots another module's statement names: `seed(shopId, key)` selects
+ * (owner_type, owner_id) rows from the caller's own tables, e.g. the items of some work orders, so the
+ * recipe walk needs no earlier read of the roots and runs beside the caller's other reads. Built once
+ * per seed (call this at module level); `key` is the seed's one value besides the shop (a text[] literal of ids).
+ */
+export function seededForestLoader(name: string, seed: (shopId: string, key: string) => Expression<{ owner_type: string; owner_id: string }>) {
+  const statement = preparedSql((_seed: string, shopId: string, key: string) => forestQuery(shopId, recipesSql
+    .selectFrom(sql<{ owner_type: string; owner_id: string }>`(${seed(shopId, key)})`.as('s')).selectAll() as unknown as Seed));
+  return async (ctx: ShopContext, key: string): Promise<RecipeForest> => toForest(await runSql(ctx.em, statement(name, ctx.shopId, key)));
 }
 
 /** The forest of every BOM of the shop (lists and stats), in one SQL round trip. */
 export async function loadShopRecipeForest(ctx: ShopContext): Promise<RecipeForest> {
-  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBoms(ctx.shopId))));
+  return toForest(await runSql(ctx.em, forestStatement('boms', ctx.shopId)));
 }
 
 /** The forest of every bill of the shop, BOMs and assembly bills alike (planning), in one SQL round trip. */
 export async function loadAllBillsForest(ctx: ShopContext): Promise<RecipeForest> {
-  return toForest(await runSql(ctx.em, forestQuery(ctx.shopId, seedAllBills(ctx.shopId))));
+  return toForest(await runSql(ctx.em, forestStatement('bills', ctx.shopId)));
 }

@@ -54,8 +54,8 @@ export interface EngineBill {
  */
 export interface RecipeForest {
   readonly bills: ReadonlyMap<string, EngineBill>;
-  /** Memo of effectiveLines: `${billKey}@${locationId ?? ''}` → lines. */
-  readonly lineCache: Map<string, EngineLine[]>;
+  /** Memo of effectiveLines: locationId ('' = base recipe) → billKey → lines (no key string built per look-up). */
+  readonly lineCache: Map<string, Map<string, EngineLine[]>>;
 }
 
 export function billKeyString(bill: BillKey): string {
