@@ -50,10 +50,13 @@ export function flagsFor(args, env) {
   return flags;
 }
 
-/** The flags of `wanted` this process does not run with (its own arguments or NODE_OPTIONS; a size the user set counts as set). */
+/**
+ * The flags of `wanted` this process does not run with (its own arguments or NODE_OPTIONS; a size
+ * the user set counts as set, and so does a flag turned off: `node --no-liftoff-only bin/bomcore.js serve`).
+ */
 export function missingFlags(wanted) {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return wanted.filter((flag) => !given.some((arg) => arg.split('=')[0] === flag.split('=')[0]));
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((arg) => arg.split('=')[0].replace(/^--no-/, '--'));
+  return wanted.filter((flag) => !given.includes(flag.split('=')[0]));
 }
 
 /**
