@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { measure, probe, sameData, type Measurement, type MeasureContext } from './measure.ts';
 import type { Options } from './options.ts';
-import { freePort, progress, startServer, stopServer, type Server } from './processes.ts';
+import { flagsFor } from '../bin/node-flags.js';
+import { freePort, progress, rssMiB, startServer, stopServer, type Server } from './processes.ts';
 import { buildScenarios, restoreInventoryBody, type Scenario, type Twin } from './scenarios.ts';
 import type { Shop } from './shop.ts';
 
@@ -26,14 +27,23 @@ export interface ScenarioResult {
   firstReadMs: number | null;
   /** REST at N connections on `serve` with more workers, per worker count (the runs above use the first of --workers). */
   workers: Record<string, Measurement>;
+  /** The server's resident set after this row's runs, idle for SETTLE_SECONDS, MiB (null: not measured, e.g. a smoke run). */
+  settledRssMiB: number | null;
   failures: string[];
 }
 
-/** bomcore serve, production-like; every start logs to the same file. */
+/** How long a server idles after a row's runs before its settled resident set is read. */
+export const SETTLE_SECONDS = 5;
+
+/**
+ * bomcore serve, production-like; every start logs to the same file. Started with the V8 flags
+ * `serve` gives itself (bin/node-flags.js) so that it does not start again in a child process: the
+ * pid measured is the server's.
+ */
 async function startBomcore(shop: Shop, options: Options, workDir: string, workers = options.workers[0]!): Promise<Server> {
   const port = await freePort();
   const profile = options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(workDir, 'profiles')] : [];
-  const server = await startServer('bomcore', [...profile, 'src/cli/main.ts', 'serve'], {
+  const server = await startServer('bomcore', [...flagsFor(['serve'], { DATABASE_URL: shop.databaseUrl }), ...profile, 'src/cli/main.ts', 'serve'], {
     ...process.env, DATABASE_URL: shop.databaseUrl, LOG_LEVEL: options.logLevel, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
     BOMCORE_EXPOSE_QUERY_COUNT: '1', RATE_LIMIT_BURST: '1000000000', RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
     // The main rows: the first of --workers (default 1; serve's own default on PostgreSQL is a worker per core).
@@ -119,7 +129,7 @@ async function conditionalTag(rest: Server, scenario: Scenario): Promise<string 
 async function benchScenario(ctx: MeasureContext, servers: Partial<Record<Side, Server>>, shop: Shop, scenario: Scenario, options: Options, mode: 'full' | 'growth', fresh: boolean): Promise<ScenarioResult> {
   const rest = servers.rest!;
   const result: ScenarioResult = {
-    id: scenario.id, title: scenario.title, kind: scenario.kind, paged: scenario.paged, sql: null, runs: {}, floorSameData: null, firstReadMs: null, workers: {}, failures: [],
+    id: scenario.id, title: scenario.title, kind: scenario.kind, paged: scenario.paged, sql: null, runs: {}, floorSameData: null, firstReadMs: null, workers: {}, settledRssMiB: null, failures: [],
   };
   const tagProblem = scenario.conditional ? await conditionalTag(rest, scenario) : null;
   if (tagProblem) result.failures.push(`If-None-Match: ${tagProblem}`);
@@ -156,6 +166,11 @@ async function benchScenario(ctx: MeasureContext, servers: Partial<Record<Side, 
   if (scenario.id === 'inventory-patch') {
     const restored = await probe(rest, scenario.rest, restoreInventoryBody(shop));
     if (restored.problem) result.failures.push(`restoring the level: ${restored.problem}`);
+  }
+  if (withLoad) {
+    await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+    result.settledRssMiB = rssMiB(rest.pid);
+    progress(`${shop.label}: ${scenario.id}: bomcore idle ${SETTLE_SECONDS} s after the runs: RSS ${result.settledRssMiB ?? 'n/a'} MiB`);
   }
   for (const failure of result.failures) progress(`${shop.label}: ${scenario.id}: FAILED ${failure}`);
   return result;

@@ -11,6 +11,8 @@ Growth:    --growth-sizes 2000,20000,100000 (each read's unloaded p50 at these s
 Workers:   --workers 1,2 (the rows run on \`serve --workers 1\`; each further count reruns the reads at N connections on
            one server with that many workers; a smoke run uses 1)
 Embedded:  --no-pglite (skip \`bomcore load\` of the main shop into a fresh PGlite database, measured for its peak RSS)
+Memory:    --no-memory (skip the peaks of --help, print-schema and print-openapi, 3 runs each, and of \`npm start\` on
+           the demo shop; the server's settled and peak RSS come from the rows either way)
 Scope:     --only materials-list,bom-deep,…  (scenario ids; default all)
 Output:    --out bench/results · --no-docs (do not update docs/performance.md; only the default size updates it)
 Database:  --pg postgres://postgres@127.0.0.1:5432/postgres (admin URL; a fresh database per shop size) · --keep (keep
@@ -39,6 +41,8 @@ export interface Options {
   /** Worker counts of `serve`: the first for every row, the others for the reads at N connections. */
   workers: number[];
   pglite: boolean;
+  /** Measure the no-database commands and `npm start` (bench/memory.ts). */
+  memory: boolean;
 }
 
 export const DEFAULT_SIZE: ShopSize = { materials: 20000, boms: 2000, depth: 5, locations: 20, workOrders: 500, orders: 2000, seed: 7 };
@@ -60,7 +64,7 @@ export function parseOptions(argv: string[]): Options | null {
     options: {
       materials: text, boms: text, depth: text, locations: text, 'work-orders': text, orders: text, seed: text,
       warmup: text, duration: text, connections: text, 'growth-sizes': text, growth: flag, only: text, out: text, docs: flag,
-      pg: text, keep: flag, workers: text, pglite: flag, 'log-level': text, smoke: flag, 'cpu-prof': flag, help: flag,
+      pg: text, keep: flag, workers: text, pglite: flag, memory: flag, 'log-level': text, smoke: flag, 'cpu-prof': flag, help: flag,
     },
   });
   if (values.help) return null;
@@ -95,5 +99,6 @@ export function parseOptions(argv: string[]): Options | null {
     cpuProf: values['cpu-prof'] ?? false,
     workers: (values.workers ?? (smoke ? '1' : '1,2')).split(',').map((s) => Math.max(1, Math.round(number(s.trim(), '--workers', 1)))),
     pglite: !smoke && (values.pglite ?? true),
+    memory: !smoke && (values.memory ?? true),
   };
 }

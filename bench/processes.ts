@@ -43,32 +43,60 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, logFile: string)
   return spawnNode(args, env, logFile).done;
 }
 
-export interface MeasuredRun { out: string; seconds: number; peakRssMB: number | null }
+export interface MeasuredRun {
+  out: string;
+  seconds: number;
+  /** The larger of the largest process's peak and the tree's highest total (MB). */
+  peakRssMB: number | null;
+  /** The largest single process's peak (VmHWM), MB: what `time -v` or a process supervisor reports. */
+  largestMB: number | null;
+}
+
+const kibToMB = (kib: number | null) => (kib === null ? null : Math.round((kib * 1024) / 1e6));
 
 /**
- * runNode, with the child's wall time and its peak RSS in MB: the larger of the highest VmHWM of
- * any process of its tree (a command may run its work in a child process: bin/node-flags.js)
- * and the highest total VmRSS of the tree, both polled every 50 ms until it exits.
+ * Polls the process tree of `pid` every 50 ms: the highest VmHWM of any one process (a command may
+ * run its work in a child process: bin/node-flags.js) and the highest total VmRSS of the tree.
  */
-export async function runNodeMeasured(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<MeasuredRun> {
-  const started = performance.now();
-  const { pid, done } = spawnNode(args, env, logFile);
-  let peakKiB: number | null = null;
+export function treePeak(pid: number): { stop: () => { largestMB: number | null; treeMB: number | null } } {
+  let largestKiB: number | null = null;
+  let treeKiB: number | null = null;
   const poll = () => {
     let total = 0;
     for (const member of processTree(pid)) {
       const hwm = statusKiB(member, 'VmHWM');
-      if (hwm !== null) peakKiB = Math.max(peakKiB ?? 0, hwm);
+      if (hwm !== null) largestKiB = Math.max(largestKiB ?? 0, hwm);
       total += statusKiB(member, 'VmRSS') ?? 0;
     }
-    if (total > 0) peakKiB = Math.max(peakKiB ?? 0, total);
+    if (total > 0) treeKiB = Math.max(treeKiB ?? 0, total);
   };
+  poll();
   const timer = setInterval(poll, 50);
+  return {
+    stop: () => {
+      poll();
+      clearInterval(timer);
+      return { largestMB: kibToMB(largestKiB), treeMB: kibToMB(treeKiB) };
+    },
+  };
+}
+
+/**
+ * runNode, with the child's wall time and its peak RSS in MB: the larger of the highest VmHWM of
+ * any process of its tree and the highest total VmRSS of the tree (treePeak), and the first alone.
+ */
+export async function runNodeMeasured(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<MeasuredRun> {
+  const started = performance.now();
+  const { pid, done } = spawnNode(args, env, logFile);
+  const peak = treePeak(pid);
+  let figures: { largestMB: number | null; treeMB: number | null } | null = null;
   try {
     const out = await done;
-    return { out, seconds: (performance.now() - started) / 1000, peakRssMB: peakKiB === null ? null : Math.round((peakKiB * 1024) / 1e6) };
+    figures = peak.stop();
+    const { largestMB, treeMB } = figures;
+    return { out, seconds: (performance.now() - started) / 1000, peakRssMB: largestMB === null && treeMB === null ? null : Math.max(largestMB ?? 0, treeMB ?? 0), largestMB };
   } finally {
-    clearInterval(timer);
+    if (!figures) peak.stop();
   }
 }
 
@@ -149,6 +177,12 @@ function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
 }
 
 const hwmKiB = (pid: number) => statusKiB(pid, 'VmHWM');
+
+/** Resident set (VmRSS) of a process now, in MiB, or null where /proc is not available. */
+export function rssMiB(pid: number): number | null {
+  const kiB = statusKiB(pid, 'VmRSS');
+  return kiB === null ? null : Math.round(kiB / 1024);
+}
 
 /** Peak resident set (VmHWM) of a process in MiB, or null where /proc is not available. */
 export function peakRssMiB(pid: number): number | null {

@@ -1,7 +1,8 @@
 // The results as markdown and JSON (bench/results/<date>-<size>.md|json) and in docs/performance.md.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScenarioResult, Side } from './bench-shop.ts';
+import { SETTLE_SECONDS, type ScenarioResult, type Side } from './bench-shop.ts';
+import type { MemoryFigures } from './memory.ts';
 import { REFERENCE, type Growth, type TargetRow } from './targets.ts';
 
 export interface Machine {
@@ -26,6 +27,8 @@ export interface RunReport {
   settings: { warmupSeconds: number; durationSeconds: number; connections: number; logLevel: string; workers: number[] };
   /** `bomcore load` of the main shop: into PostgreSQL (the database measured) and into PGlite (null: not run). */
   loads: { postgres: LoadFigures; pglite: LoadFigures | null };
+  /** bench/memory.ts: the no-database commands, `npm start`, the server settled and at its peak (absent in runs before it). */
+  memory?: MemoryFigures;
   machine: Machine;
   results: ScenarioResult[];
   growth: Growth | null;
@@ -85,6 +88,24 @@ function targetRows(report: RunReport): string[] {
   return lines;
 }
 
+/** The memory figures (MB = 10^6 bytes; the rows' RSS column is MiB). */
+function memoryLines(report: RunReport): string[] {
+  const m = report.memory;
+  if (!m) return [];
+  const mb = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${v} MB`);
+  const commands = Object.entries(m.commands);
+  const settled = report.results.filter((r) => r.settledRssMiB !== null).map((r) => `${r.id} ${r.settledRssMiB}`);
+  return [
+    'Memory (peak RSS; MB = 10⁶ bytes):',
+    '',
+    `- Commands that need no database (\`./bomcore …\`, median of 3, largest process): ${commands.length ? commands.map(([c, v]) => `${c} ${mb(v)}`).join(', ') : 'not measured'}`,
+    `- \`npm start\` on the demo shop, new embedded data directory, until it answers: ${m.demoStart ? `${mb(m.demoStart.peakMB)} (largest process; process tree ${mb(m.demoStart.treePeakMB)}), ready in ${m.demoStart.seconds.toFixed(0)} s` : 'not measured'}`,
+    `- bomcore server of the rows (PostgreSQL, NODE_ENV=production): settled (idle ${SETTLE_SECONDS} s after a row's runs) at most ${mb(m.workerSettled.mb)}${m.workerSettled.scenario ? ` (${m.workerSettled.scenario})` : ''}; peak ${mb(m.workerPeak.mb)}${m.workerPeak.scenario ? ` (${m.workerPeak.scenario})` : ''}, without planning ${mb(m.workerPeak.withoutPlanningMB)}`,
+    ...(settled.length ? [`- Settled, per row (MiB): ${settled.join(', ')}`] : []),
+    '',
+  ];
+}
+
 function growthRows(report: RunReport): string[] {
   if (!report.growth) return [];
   const labels = report.growthLabels;
@@ -118,6 +139,7 @@ export function renderMarkdown(report: RunReport): string {
     '',
     ...scenarioRows(report),
     '',
+    ...memoryLines(report),
     ...(report.growth ? ['Growth (BOMs and orders = materials/10, work orders = materials/40):', '', ...growthRows(report), ''] : []),
     ...(report.targets.length === 0 ? [] : [
       `Targets (issues 21 and 32; p50 ratios to \`${REFERENCE}\` of this run): ${met} of ${report.targets.filter((t) => t.met !== null).length} met.`,

@@ -11,7 +11,8 @@ import { HELP, parseOptions, type Options } from './options.ts';
 import { progress, ROOT } from './processes.ts';
 import { renderMarkdown, updateDocs, writeReport, type Machine, type RunReport } from './report.ts';
 import { adminQuery, dropShop, loadIntoPglite, prepareShop, scaledSize, sizeLabel, type Shop } from './shop.ts';
-import { evaluateTargets, targetColumns, type Growth, type TargetContext } from './targets.ts';
+import { evaluateMemoryTargets, evaluateTargets, targetColumns, type Growth, type TargetContext } from './targets.ts';
+import { measureCommands, measureDemoStart, workerFigures, type MemoryFigures } from './memory.ts';
 
 async function machine(options: Options): Promise<Machine> {
   const [row] = await adminQuery<{ v: string }>(options.adminUrl, `select split_part(version(), ' on ', 1) as v`);
@@ -69,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
     shops.push(main);
     const results = await benchShop(main, options, workDir, 'full');
     const pglite = options.pglite ? await loadIntoPglite(main, workDir) : null;
+    const memory: MemoryFigures = {
+      commands: options.memory ? await measureCommands(workDir, 3) : {},
+      demoStart: options.memory ? await measureDemoStart(workDir) : null,
+      ...workerFigures(results),
+    };
     if (!options.keep) await dropShop(main, options.adminUrl);
     let growth: Growth | null = null;
     const growthLabels: string[] = [];
@@ -94,9 +100,9 @@ async function main(argv: string[]): Promise<number> {
     const report: RunReport = {
       date: new Date().toISOString(), source: source(), label: sizeLabel(options.size), command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
       size: { ...options.size }, settings: { warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds, connections: options.connections, logLevel: options.logLevel, workers: options.workers },
-      loads: { postgres: main.load, pglite: pglite && { seconds: pglite.seconds, peakRssMB: pglite.peakRssMB } },
+      loads: { postgres: main.load, pglite: pglite && { seconds: pglite.seconds, peakRssMB: pglite.peakRssMB } }, memory,
       machine: info, results, growth, growthLabels,
-      targets: options.smoke ? [] : evaluateTargets(results, growth, context), targetColumns: targetColumns(context),
+      targets: options.smoke ? [] : [...evaluateTargets(results, growth, context), ...evaluateMemoryTargets(memory)], targetColumns: targetColumns(context),
       minutes: (Date.now() - started) / 60_000,
     };
     process.stdout.write(`${renderMarkdown(report)}\n`);

@@ -2,6 +2,7 @@
 // `GET /api/v1/locations` measured in the same run (the cheapest authenticated read: key lookup,
 // facade, envelope), so a busier or quieter machine moves both sides of each ratio.
 import type { ScenarioResult } from './bench-shop.ts';
+import type { MemoryFigures } from './memory.ts';
 
 /** The scenario every p50 is divided by. */
 export const REFERENCE = 'locations';
@@ -119,5 +120,30 @@ export function evaluateTargets(results: ScenarioResult[], growth: Growth | null
   }
   rows.push(row(null, `PGlite: bomcore load of the ${context.mainLabel} shop, peak RSS`, `PGlite: bomcore load of the ${context.mainLabel} shop, peak RSS`,
     PGLITE_LOAD_MB, context.pgliteLoadMB, false, 'MB'));
+  return rows;
+}
+
+/** Issue 32's memory targets, MB: each command that needs no database (its largest process). */
+export const NO_DATABASE_COMMAND_MB = 150;
+/** `npm start` on the demo shop (a new embedded data directory), until it answers. */
+export const DEMO_START_MB = 500;
+/** A PostgreSQL worker (1 worker, NODE_ENV=production): idle after a row's runs, and over the runs. */
+export const WORKER_SETTLED_MB = 180;
+export const WORKER_PEAK_MB = 250;
+
+/** The memory rows of the targets: one per figure of bench/memory.ts (null figures: not measured). */
+export function evaluateMemoryTargets(memory: MemoryFigures | null): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const add = (name: string, limit: number, measured: number | null) => rows.push(row(null, name, name, limit, measured, false, 'MB'));
+  for (const [command, mb] of Object.entries(memory?.commands ?? { '--help': null, 'print-schema': null, 'print-openapi': null })) {
+    add(`Memory: bomcore ${command} (no database), peak RSS`, NO_DATABASE_COMMAND_MB, mb);
+  }
+  add(`Memory: npm start on the demo shop (new embedded data directory), peak RSS until ready${memory?.demoStart?.treePeakMB ? ` (process tree ${memory.demoStart.treePeakMB} MB)` : ''}`,
+    DEMO_START_MB, memory?.demoStart?.peakMB ?? null);
+  const settled = memory?.workerSettled;
+  add(`Memory: PostgreSQL worker settled (idle after a row's runs, largest${settled?.scenario ? `: ${settled.scenario}` : ''})`, WORKER_SETTLED_MB, settled?.mb ?? null);
+  const peak = memory?.workerPeak;
+  add(`Memory: PostgreSQL worker peak under the bench (largest row${peak?.scenario ? `: ${peak.scenario}` : ''}${peak?.withoutPlanningMB ? `; without planning ${peak.withoutPlanningMB} MB` : ''})`,
+    WORKER_PEAK_MB, peak?.mb ?? null);
   return rows;
 }

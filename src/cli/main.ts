@@ -59,9 +59,10 @@ if (wantsHelp(rest)) {
 // Some commands want V8 settings only a new process can have (bin/node-flags.js): started as
 // `node src/cli/main.ts …` rather than through bin/bomcore.js, this process asks for them itself.
 {
-  const { flagsFor, missingFlags, runWith } = await import('../../bin/node-flags.js');
+  const { flagsFor, missingFlags, runWith, watchRelay } = await import('../../bin/node-flags.js');
   const missing = missingFlags(flagsFor([name, ...rest], process.env));
   if (missing.length > 0) await runWith(process.execPath, [...process.execArgv, ...missing], process.argv[1]!, process.argv.slice(2));
+  watchRelay();
 }
 try {
   await (await load())(rest);

@@ -37,11 +37,14 @@ describe('the embedded engine', () => {
     }
   }, 120_000);
 
-  it('the batch commands on the embedded database run with the baseline compiler only (and a small young generation); serve, help, and commands on PostgreSQL do not', () => {
-    for (const command of ['load', 'migrate', 'export', 'key', 'webhook', 'shop', 'plan']) expect(flagsFor([command], {})).toContain('--liftoff-only');
+  it('rule: every command on the embedded database, serve (npm start) included, runs with the baseline compiler only and a small young generation; help does not, and on PostgreSQL only plan, serve and the shop link commands cap the young generation', () => {
+    for (const command of ['load', 'migrate', 'export', 'key', 'webhook', 'shop', 'plan', 'serve']) expect(flagsFor([command], {})).toEqual(['--max-semi-space-size=4', '--liftoff-only']);
     // The plan's young objects: a capped young generation on PostgreSQL too (bin/node-flags.js).
     expect(flagsFor(['plan', '--shop', 'demo'], { DATABASE_URL: 'postgres://x/y' })).toEqual(['--max-semi-space-size=4']);
-    expect(flagsFor(['serve'], {})).toEqual([]);
+    expect(flagsFor(['serve'], { DATABASE_URL: 'postgres://x/y' })).toEqual(['--max-semi-space-size=4']);
+    expect(flagsFor(['serve', '--help'], {})).toEqual([]);
+    // The commands that need no database: a 1 MiB young generation and V8's memory-saving mode.
+    for (const command of ['print-schema', 'print-openapi']) expect(flagsFor([command], {})).toEqual(['--max-semi-space-size=1', '--optimize-for-size']);
     expect(flagsFor(['load', '--help'], {})).toEqual([]);
     expect(flagsFor(['load', 'shop.json'], { DATABASE_URL: 'postgres://x/y' })).toEqual([]);
     expect(flagsFor(['shop', 'sync', '--shop', 'a'], { DATABASE_URL: 'postgres://x/y' })).toEqual(['--max-semi-space-size=4']);

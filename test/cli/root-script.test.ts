@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runNodeMeasured } from '../../bench/processes.ts';
 import { MAIN_HELP } from '../../src/cli/help.ts';
 import { fencedBlocks, shellCommands } from '../helpers/doc-examples.ts';
 import { runCliTracingImports } from './run-cli.ts';
@@ -66,5 +68,22 @@ describe('commands that need no database never start the embedded engine', () =>
     expect(res.code, res.stderr).toBe(0);
     expect(engine(res.modules)).toEqual([]);
     if (args[0] === 'print-openapi') expect(JSON.parse(res.stdout).openapi).toMatch(/^3\.1/);
+  });
+}, 120_000);
+
+describe('commands that need no database stay small', () => {
+  // Measured on the bench machine (median of 5, largest process): --help 72 MB, print-schema 128 MB
+  // (181 MB before bin/node-flags.js gave it a 1 MiB young generation and V8's memory-saving mode),
+  // print-openapi 177 MB (318 MB before). The bounds leave room for a busy machine and still fail
+  // on the defaults' figures.
+  const bounds: [string, number][] = [['--help', 120], ['print-schema', 170], ['print-openapi', 250]];
+  it.each(bounds)('rule: bomcore %s peaks under its bound (MB, its largest process, measured in a child process)', async (command, bound) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bomcore-command-memory-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, BOMCORE_DATA_DIR: join(dir, 'none') };
+    delete env.DATABASE_URL;
+    const run = await runNodeMeasured(['bin/bomcore.js', command], env, join(dir, 'log'));
+    console.log(`bomcore ${command}: peak ${run.largestMB} MB (largest process), ${run.seconds.toFixed(1)} s`);
+    expect(run.largestMB).not.toBeNull();
+    expect(run.largestMB!).toBeLessThan(bound);
   });
 }, 120_000);

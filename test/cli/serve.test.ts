@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,28 @@ describe('bomcore serve (npm start)', () => {
     expect(warmUpLines(off.stdout())).toEqual([]);
     off.child.kill('SIGTERM');
     expect(await off.exited).toBe(0);
+  }, 240_000);
+
+  it('rule: a serve relayed to a child process given its V8 flags (bin/node-flags.js) does not outlive its relay: killed outright, the relay leaves no server behind', async () => {
+    const server = await startServer({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: 'memory://' });
+    const relay = server.child.pid!;
+    const children = readdirSync(`/proc/${relay}/task`).flatMap((tid) => readFileSync(`/proc/${relay}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+    expect(children).toHaveLength(1);
+    const child = children[0]!;
+    // The child is the server, given the embedded database's flags.
+    expect(readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--max-semi-space-size=4', '--liftoff-only', 'serve']));
+    expect((await fetch(`${server.address}/readyz`)).status).toBe(200);
+    server.child.kill('SIGKILL');
+    // Gone, or a zombie (an empty command line) until its new parent reaps it.
+    const stopped = () => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, 'utf8') === '';
+      } catch {
+        return true;
+      }
+    };
+    await waitFor(stopped, 'the relayed server to stop', 60_000);
+    await expect(fetch(`${server.address}/readyz`)).rejects.toThrow();
   }, 240_000);
 
   it('on a busy port exits 1 with one line naming the port, before loading anything (no demo, no database)', async () => {
