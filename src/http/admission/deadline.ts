@@ -26,11 +26,42 @@ export function pastDeadline(request: FastifyRequest): boolean {
 }
 
 /**
+ * `handler`, made async, with what it returns or throws once the deadline answered dropped instead of
+ * sent a second time. Where the reply is already on its way (the deadline's 503, or a synchronous
+ * handler that called reply.send itself, as the reference page's do) it resolves to `reply`, which
+ * Fastify awaits. Not undefined: while the answer is still in its async onSend hooks, Fastify would
+ * send an async handler's undefined a second time ("Reply was already sent"). A wrapper that does work
+ * of its own after the handler (the Idempotency-Key's commit) is wrapped in this too, outermost.
+ */
+export function droppingLateAnswers(handler: RouteHandlerMethod): RouteHandlerMethod {
+  return async function deadlineAware(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    try {
+      const result: unknown = handler.call(this, request, reply);
+      const value: unknown = await result;
+      if (pastDeadline(request)) return reply;
+      return value === undefined && !(result instanceof Promise) ? reply : value;
+    } catch (error) {
+      if (pastDeadline(request)) {
+        request.log.info({ err: error }, 'request failed after its deadline');
+        return reply;
+      }
+      throw error;
+    }
+  };
+}
+
+/**
  * A request still running `deadlineMs` after it arrived is answered 503 UNAVAILABLE + `Retry-After`
  * (through the error handlers, as `DeadlineExceededError`) instead of holding its client and a slot
  * of the process. The work it started is not killed: the database cancels its statements at
  * `statement_timeout` (src/db/orm.ts), and whatever it returns later is dropped. Health checks are
  * exempt. `deadlineMs` 0 turns it off.
+ *
+ * A request is answered once: the deadline answers only a request whose answer has not begun. Once an
+ * answer reaches the onSend hooks (this module's is the first), the deadline is off; an answer may
+ * wait there on the database (its Idempotency-Key's record, src/http/requests/idempotency-hooks.ts),
+ * and a 503 sent over it made Fastify write two answers ("Reply was already sent"), the second in
+ * its default error format, with the status of the first.
  */
 export function registerDeadline(app: FastifyInstance, deadlineMs: number): void {
   if (deadlineMs <= 0) return;
@@ -46,32 +77,18 @@ export function registerDeadline(app: FastifyInstance, deadlineMs: number): void
     timer.unref();
     timed[TIMER] = timer;
   });
-  const clear = async (request: FastifyRequest) => {
+  const clear = (request: FastifyRequest) => {
     const timer = (request as Timed)[TIMER];
     if (timer) clearTimeout(timer);
   };
-  app.addHook('onResponse', clear);
-  app.addHook('onRequestAbort', clear);
-  // What a handler returns or throws after the deadline answered is dropped, not sent twice. This
-  // wrapper makes every handler async; where the reply is already on its way (the deadline's 503, or
-  // a synchronous handler that called reply.send itself, as the reference page's do) it resolves to
-  // `reply`, which Fastify awaits. Not undefined: while the answer is still in its async onSend hooks,
-  // Fastify would send an async handler's undefined a second time ("Reply was already sent").
+  // Synchronous, so no turn of the event loop passes between the answer's send and this.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    clear(request);
+    done(null, payload);
+  });
+  app.addHook('onResponse', async (request) => clear(request));
+  app.addHook('onRequestAbort', async (request) => clear(request));
   app.addHook('onRoute', (route) => {
-    const handler = route.handler as RouteHandlerMethod;
-    route.handler = async function deadlineAware(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      try {
-        const result: unknown = handler.call(this, request, reply);
-        const value: unknown = await result;
-        if (pastDeadline(request)) return reply;
-        return value === undefined && !(result instanceof Promise) ? reply : value;
-      } catch (error) {
-        if (pastDeadline(request)) {
-          request.log.info({ err: error }, 'request failed after its deadline');
-          return reply;
-        }
-        throw error;
-      }
-    };
+    route.handler = droppingLateAnswers(route.handler as RouteHandlerMethod);
   });
 }
