@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { runAsWorkOf, type WorkHandle } from '../../kernel/abandoned-work.ts';
 
 /**
  * The request ran out of its time budget (BOMCORE_REQUEST_DEADLINE_MS). Not the client's input and
@@ -17,8 +18,9 @@ export class DeadlineExceededError extends Error {
 
 const TIMER = Symbol('bomcore.deadline.timer');
 const EXPIRED = Symbol('bomcore.deadline.expired');
+const WORK = Symbol('bomcore.deadline.work');
 
-type Timed = FastifyRequest & { [TIMER]?: NodeJS.Timeout; [EXPIRED]?: boolean };
+type Timed = FastifyRequest & { [TIMER]?: NodeJS.Timeout; [EXPIRED]?: boolean; [WORK]?: WorkHandle };
 
 /** True once the request's deadline passed (its answer, 503, is already sent): long work may stop early. */
 export function pastDeadline(request: FastifyRequest): boolean {
@@ -53,9 +55,11 @@ export function droppingLateAnswers(handler: RouteHandlerMethod): RouteHandlerMe
 /**
  * A request still running `deadlineMs` after it arrived is answered 503 UNAVAILABLE + `Retry-After`
  * (through the error handlers, as `DeadlineExceededError`) instead of holding its client and a slot
- * of the process. The work it started is not killed: the database cancels its statements at
- * `statement_timeout` (src/db/orm.ts), and whatever it returns later is dropped. Health checks are
- * exempt. `deadlineMs` 0 turns it off.
+ * of the process. Its handler's work is abandoned then (src/kernel/abandoned-work.ts): a statement
+ * it has not sent yet is not sent, nor is a wait for a pooled connection served, so nothing of it
+ * stays queued for the database after its answer; a statement already running is cancelled by the
+ * database at `statement_timeout` (src/db/orm.ts); whatever the handler returns later is dropped.
+ * Health checks are exempt. `deadlineMs` 0 turns it off.
  *
  * A request is answered once: the deadline answers only a request whose answer has not begun. Once an
  * answer reaches the onSend hooks (this module's is the first), the deadline is off; an answer may
@@ -68,9 +72,12 @@ export function registerDeadline(app: FastifyInstance, deadlineMs: number): void
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith('/healthz') || request.url.startsWith('/readyz')) return;
     const timed = request as Timed;
+    const work: WorkHandle = { abandoned: false };
+    timed[WORK] = work;
     const timer = setTimeout(() => {
       if (reply.sent) return;
       timed[EXPIRED] = true;
+      work.abandoned = true;
       request.log.warn({ deadlineMs }, 'request deadline exceeded');
       reply.send(new DeadlineExceededError(deadlineMs));
     }, deadlineMs);
@@ -88,7 +95,13 @@ export function registerDeadline(app: FastifyInstance, deadlineMs: number): void
   });
   app.addHook('onResponse', async (request) => clear(request));
   app.addHook('onRequestAbort', async (request) => clear(request));
+  // Innermost: the route's own handler runs as the request's work (its statements are refused once
+  // the deadline answered); a wrapper around it (the Idempotency-Key's commit) is not.
   app.addHook('onRoute', (route) => {
-    route.handler = droppingLateAnswers(route.handler as RouteHandlerMethod);
+    const handler = route.handler as RouteHandlerMethod;
+    route.handler = droppingLateAnswers(function asRequestWork(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      const work = (request as Timed)[WORK];
+      return work ? runAsWorkOf(work, () => handler.call(this, request, reply)) : handler.call(this, request, reply);
+    });
   });
 }
