@@ -3,6 +3,8 @@ import type { EntitySchema, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../kernel/config.ts';
 import { migrationsList } from '../../migrations/index.ts';
+import { refuseAbandonedWork } from '../kernel/abandoned-work.ts';
+import { guardAbandonedWork } from './abandoned-work-guard.ts';
 import { guardPool } from './pool-guard.ts';
 import { installStallBreaker } from './stall-breaker.ts';
 import { waitLimits } from './wait-limits.ts';
@@ -22,6 +24,12 @@ function baseOptions(entities: readonly EntitySchema[]): Partial<Options> {
     // Each request forks its own EntityManager; the global one must never hold request state.
     allowGlobalContext: false,
     forceUtcTimezone: true,
+    // A statement of work nobody waits for any more (a request its deadline answered) is not sent
+    // (src/kernel/abandoned-work.ts); on PostgreSQL its wait for a pooled connection ends too (guardAbandonedWork).
+    onQuery: (sql: string) => {
+      refuseAbandonedWork();
+      return sql;
+    },
   };
 }
 
@@ -81,6 +89,7 @@ export async function openOrm(
         onPoolCreated: (pool: Parameters<typeof guardPool>[0] & Parameters<typeof installStallBreaker>[0]) => {
           guardPool(pool);
           installStallBreaker(pool);
+          guardAbandonedWork(pool);
         },
       },
     } as never)) as unknown as Orm);

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isWorkAbandoned } from '../../kernel/abandoned-work.ts';
 import { detailOf, DomainError, type FieldError } from '../../kernel/domain-error.ts';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -186,7 +187,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(request, reply, { code: 'INVALID_INPUT', detail: 'the request body was not received in full: the client closed the connection' });
     }
     if (isUnavailable(error)) {
-      request.log.error({ err: error }, 'dependency unavailable');
+      if (isWorkAbandoned(error)) request.log.info({ err: error }, 'request work stopped after its deadline');
+      else request.log.error({ err: error }, 'dependency unavailable');
       reply.header('Retry-After', RETRY_AFTER_SECONDS);
       return sendProblem(request, reply, { code: 'UNAVAILABLE', detail: 'the service is temporarily unavailable' });
     }

@@ -1,3 +1,5 @@
+import { isWorkAbandoned } from '../../kernel/abandoned-work.ts';
+
 /**
  * The one answer to "is this failure the database (or the time budget), not the request?". Such a
  * failure is 503 + `Retry-After` on REST and /graphql alike, a safe read is retried once, and it is
@@ -22,10 +24,11 @@ const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '40P01',
 
 /**
  * Error names of connection failures (MikroORM), of the request's own time budget
- * (src/http/admission/deadline.ts), and of a platform that did not answer a read the request needs
+ * (src/http/admission/deadline.ts, and the statements its work did not start after it,
+ * src/kernel/abandoned-work.ts), and of a platform that did not answer a read the request needs
  * (PlatformUnavailableError, src/kernel/platform-port/gateway.ts).
  */
-const NAMES = new Set(['ConnectionException', 'DeadlineExceededError', 'PlatformUnavailableError']);
+const NAMES = new Set(['ConnectionException', 'DeadlineExceededError', 'WorkAbandonedError', 'PlatformUnavailableError']);
 
 /** Messages of the pg driver and its pool that carry no code. */
 const MESSAGES = [
@@ -49,7 +52,7 @@ const LOST_MESSAGES = [/Connection terminated/i, /terminating connection due to/
 
 function classifiesAlone(error: object): boolean {
   const { name, code, sqlState, message } = error as { name?: unknown; code?: unknown; sqlState?: unknown; message?: unknown };
-  if (typeof name === 'string' && NAMES.has(name)) return true;
+  if ((typeof name === 'string' && NAMES.has(name)) || isWorkAbandoned(error)) return true;
   for (const value of [code, sqlState]) {
     if (typeof value !== 'string') continue;
     if (SOCKET_CODES.has(value) || SQLSTATES.has(value) || /^08[0-9A-Z]{3}$/.test(value)) return true;

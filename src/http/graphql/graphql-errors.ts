@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError, type ExecutionResult } from 'graphql';
+import { isWorkAbandoned } from '../../kernel/abandoned-work.ts';
 import { detailOf, DomainError, type FieldError } from '../../kernel/domain-error.ts';
 import { fieldErrors } from '../errors/error-handler.ts';
 import { GraphQLLimitError, isLimitCode, isTooManyTokens, LIMIT_CODES, tooManyTokensMessage } from '../../kernel/graphql-limits.ts';
@@ -157,7 +158,9 @@ export function formatGraphqlErrors(execution: ExecutionResult, deps: FormatDeps
     // Not the client's doing and not a bug: 503 + Retry-After (set by the caller), no partial data
     // (a retry gives the whole answer). Logged at warn; repeats are rate-limited by the logger.
     const cause = (unavailable.unavailable as { originalError?: unknown }).originalError ?? unavailable.unavailable;
-    deps.log.warn({ err: cause }, 'dependency unavailable');
+    // Work its deadline already answered (src/kernel/abandoned-work.ts): nobody reads this answer, and the deadline logged it.
+    if (isWorkAbandoned(cause)) deps.log.info({ err: cause }, 'request work stopped after its deadline');
+    else deps.log.warn({ err: cause }, 'dependency unavailable');
     deps.onUnavailable?.(cause);
     return {
       statusCode: 503,

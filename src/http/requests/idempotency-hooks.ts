@@ -4,7 +4,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { DomainError } from '../../kernel/domain-error.ts';
 import { IdempotencyStore, type Claim, type StoredResponse } from '../../modules/idempotency/idempotency.store.ts';
 import type { ShopContext } from '../../kernel/shop-context.ts';
-import { pastDeadline } from '../admission/deadline.ts';
+import { droppingLateAnswers, pastDeadline } from '../admission/deadline.ts';
 import { sendProblem } from '../errors/problem.ts';
 
 /** The request header, and what a key may be: 1–255 visible ASCII characters (a UUID, say). */
@@ -142,11 +142,13 @@ export function registerIdempotency(app: FastifyInstance, deps: { orm: Orm; hold
   });
 
   // A claimed PATCH runs its handler, then commits the key's outcome with its write (or rolls both back).
+  // Outermost, what this wrapper itself throws or returns after the deadline answered (a COMMIT that
+  // failed, a key taken over by a retry) is dropped too, not sent over the 503.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('PATCH')) return;
     const handler = route.handler as RouteHandlerMethod;
-    route.handler = async function idempotent(this: FastifyInstance, request: WithClaim, reply: FastifyReply) {
+    route.handler = droppingLateAnswers(async function idempotent(this: FastifyInstance, request: WithClaim, reply: FastifyReply) {
       const claimed = request[CLAIMED];
       if (!claimed) return handler.call(this, request, reply);
       // Answered 503 by the deadline before it started. `reply` (not undefined): its 503 may still be in
@@ -176,16 +178,17 @@ export function registerIdempotency(app: FastifyInstance, deps: { orm: Orm; hold
         reply.header('content-type', headers['content-type']);
         return body;
       } finally {
-        claimed.running = false;
         if (claimed.tx) {
           const tx = claimed.tx;
           claimed.tx = null;
           // A failed COMMIT lands here too: if it went through after all, the key is `done` and `settle` leaves it.
           await tx.rollback().catch((error: unknown) => request.log.warn({ err: error }, 'idempotency: rollback failed'));
         }
+        // Only now: an answer sent during the rollback (the deadline's) is settled here, after it.
+        claimed.running = false;
         if (claimed.sentMeanwhile && !claimed.settled) await settle(request, claimed, claimed.sentMeanwhile);
       }
-    };
+    } as RouteHandlerMethod);
   });
 
   app.addHook('onSend', async (request: WithClaim, reply, payload) => {

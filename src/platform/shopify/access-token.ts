@@ -2,6 +2,7 @@ import type { Em } from '../../db/orm.ts';
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { ShopifyApiError, type AccessTokenSource } from './admin-api.ts';
 import { renewConnectionToken, type Renewal, type StoredConnection } from './connections.ts';
+import { runDetached } from '../../kernel/abandoned-work.ts';
 import { clientCredentialsToken, refreshAccessToken, TokenGrantError, type AppCredentials, type IssuedToken } from './oauth.ts';
 
 export interface TokenRenewalOptions {
@@ -44,7 +45,8 @@ export function connectionTokenSource(connection: StoredConnection, options: Tok
   async function renew(decideCurrent: (locked: StoredConnection) => boolean): Promise<StoredConnection> {
     let pending = renewing.get(known.shopId);
     if (!pending) {
-      pending = renewUnderLock(known.shopId, decideCurrent, options).finally(() => renewing.delete(known.shopId));
+      // Shared by every request of the store that needs it: nobody's own work, so not abandoned with the request that began it.
+      pending = runDetached(() => renewUnderLock(known.shopId, decideCurrent, options)).finally(() => renewing.delete(known.shopId));
       renewing.set(known.shopId, pending);
     }
     known = await pending;
