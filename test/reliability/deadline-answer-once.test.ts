@@ -115,6 +115,14 @@ describe.runIf(usingPostgres)('a request is answered once, also when its answer 
     payload: { updates: [{ locationId: '101', delta: 1 }] },
   });
 
+
+  /** Waits until the write has claimed its key (the test's locks then hold it mid-way), well before the deadline. */
+  async function claimed(idempotencyKey: string, started: number): Promise<void> {
+    while ((await watcher.query('select 1 from idempotency_keys where shop_id = $1 and key = $2', [shop, idempotencyKey])).rowCount === 0) {
+      if (Date.now() - started > DEADLINE_MS / 2) throw new Error('the key was not claimed in time');
+      await sleep(5);
+    }
+  }
   it('a 404 whose Idempotency-Key record waits past the deadline leaves as the one 404, and its retry replays it; nothing is sent twice', async () => {
     const idempotencyKey = `once-${Date.now()}`;
     lines.length = 0;
@@ -124,10 +132,7 @@ describe.runIf(usingPostgres)('a request is answered once, also when its answer 
     await locker.query('lock table materials in access exclusive mode');
     const started = Date.now();
     const answer = patchUnknown(idempotencyKey);
-    while ((await watcher.query('select 1 from idempotency_keys where shop_id = $1 and key = $2', [shop, idempotencyKey])).rowCount === 0) {
-      if (Date.now() - started > DEADLINE_MS / 2) throw new Error('the key was not claimed in time');
-      await sleep(5);
-    }
+    await claimed(idempotencyKey, started);
     await watcher.query('begin');
     await watcher.query('select 1 from idempotency_keys where shop_id = $1 and key = $2 for update', [shop, idempotencyKey]);
     await locker.query('rollback');
@@ -161,10 +166,7 @@ describe.runIf(usingPostgres)('a request is answered once, also when its answer 
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
       payload: { updates: [{ locationId: '101', delta: 1 }] },
     });
-    while ((await watcher.query('select 1 from idempotency_keys where shop_id = $1 and key = $2', [shop, idempotencyKey])).rowCount === 0) {
-      if (Date.now() - started > DEADLINE_MS / 2) throw new Error('the key was not claimed in time');
-      await sleep(5);
-    }
+    await claimed(idempotencyKey, started);
     // Another instance's retry takes the key over (its claim is new); the write's record of its
     // outcome, in its own transaction, waits for that row and then finds the claim is not its own.
     await watcher.query('begin');
