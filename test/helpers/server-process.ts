@@ -14,8 +14,10 @@ const running: Server[] = [];
  * Starts `bomcore serve` on a free port with `env` over this process's environment and waits for
  * its "listening" line (at most `startTimeoutMs`). Servers still running after a test are killed.
  */
-export async function startServer(env: Record<string, string | undefined>, options: { startTimeoutMs?: number } = {}): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+export async function startServer(env: Record<string, string | undefined>, options: { startTimeoutMs?: number; nodeFlags?: string[] } = {}): Promise<Server> {
+  // Without `nodeFlags`, `serve` lacks the V8 flags it wants and relays to a child given them (bin/node-flags.js):
+  // `child` is then the relay. A test about the serving process itself passes serve's flags (flagsFor).
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), BIN, 'serve'], {
     // Load shedding off and the deadline far away, as in test/helpers/test-app.ts: a test about another rule
     // must not see a 503 because the machine is busy. A test about them passes its own values in `env`.
     // One process (no cluster, whatever the cores), unless a test about `--workers` says otherwise.

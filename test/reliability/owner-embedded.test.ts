@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flagsFor } from '../../bin/node-flags.js';
 import { BIN, heavyModules, runCli, runCliTracingImports } from '../cli/run-cli.ts';
 import { datasetJson } from '../helpers/dataset-factory.ts';
 import { startServer, type Server } from '../helpers/server-process.ts';
@@ -14,6 +15,9 @@ import { startServer, type Server } from '../helpers/server-process.ts';
 // leaves nothing that stops the next start.
 
 const embedded = (dataDir: string) => ({ DATABASE_URL: undefined, BOMCORE_DATA_DIR: dataDir });
+// The process under test is the server itself, given the V8 flags serve runs with (as a service manager
+// or the relaying `bomcore serve` starts it): its pid is the one the lock names, and SIGKILL is its crash.
+const startServing = (dataDir: string) => startServer(embedded(dataDir), { nodeFlags: flagsFor(['serve'], {}) });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const demoKeyOf = (server: Server) => /(bck_[A-Za-z0-9_-]+)/.exec(server.stdout())![1]!;
 
@@ -25,7 +29,7 @@ describe('embedded database while serve runs (one server for the file\'s tests)'
   let created: { id: string; key: string };
 
   beforeAll(async () => {
-    server = await startServer(embedded(dataDir));
+    server = await startServing(dataDir);
   });
   afterAll(() => {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
@@ -123,7 +127,7 @@ describe('embedded database while serve runs (one server for the file\'s tests)'
     expect(existsSync(lockPath)).toBe(false);
     expect(existsSync(socketPath)).toBe(false);
 
-    server = await startServer(embedded(dataDir));
+    server = await startServing(dataDir);
     expect(demoKeyOf(server)).toBe(demoKey);
     expect((await fetch(`${server.address}/api/v1/locations`, { headers: bearer(demoKey) })).status).toBe(200);
     expect((await fetch(`${server.address}/api/v1/locations`, { headers: bearer(created.key) })).status).toBe(401);
@@ -146,7 +150,7 @@ describe('embedded database while serve runs (one server for the file\'s tests)'
     expect(local.code, local.stderr).toBe(0);
     expect(existsSync(lockPath)).toBe(false);
 
-    server = await startServer(embedded(dataDir));
+    server = await startServing(dataDir);
     expect(statSync(socketPath).mode & 0o777).toBe(0o600);
     expect(demoKeyOf(server)).not.toBe(demoKey);
     expect(server.stdout()).toContain('the previous one was revoked');
