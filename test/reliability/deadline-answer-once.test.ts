@@ -116,6 +116,19 @@ describe.runIf(usingPostgres)('a request is answered once, also when its answer 
   });
 
 
+  /**
+   * Holds the key's row with `statement` (the watcher's transaction), lets the handler past the table
+   * lock, and keeps the row until the deadline has passed; the locks must be set well before it.
+   */
+  async function holdKeyPastDeadline(statement: string, idempotencyKey: string, started: number): Promise<void> {
+    await watcher.query('begin');
+    await watcher.query(statement, [shop, idempotencyKey]);
+    await locker.query('rollback');
+    const locked = Date.now() - started;
+    expect(locked, 'the test set its locks before the deadline').toBeLessThan(DEADLINE_MS / 2);
+    await sleep(DEADLINE_MS + 300 - locked);
+    await watcher.query('commit');
+  }
   /** Waits until the write has claimed its key (the test's locks then hold it mid-way), well before the deadline. */
   async function claimed(idempotencyKey: string, started: number): Promise<void> {
     while ((await watcher.query('select 1 from idempotency_keys where shop_id = $1 and key = $2', [shop, idempotencyKey])).rowCount === 0) {
@@ -133,14 +146,8 @@ describe.runIf(usingPostgres)('a request is answered once, also when its answer 
     const started = Date.now();
     const answer = patchUnknown(idempotencyKey);
     await claimed(idempotencyKey, started);
-    await watcher.query('begin');
-    await watcher.query('select 1 from idempotency_keys where shop_id = $1 and key = $2 for update', [shop, idempotencyKey]);
-    await locker.query('rollback');
     // The answer is built and waits for the key's row; the deadline passes meanwhile.
-    const locked = Date.now() - started;
-    expect(locked, 'the test set its locks before the deadline').toBeLessThan(DEADLINE_MS / 2);
-    await sleep(DEADLINE_MS + 300 - locked);
-    await watcher.query('commit');
+    await holdKeyPastDeadline('select 1 from idempotency_keys where shop_id = $1 and key = $2 for update', idempotencyKey, started);
     const res = await answer;
     await sleep(100);
     expect(res.statusCode, res.body).toBe(404);
@@ -169,13 +176,7 @@ describe.runIf(usingPostgres)('a request is answered once, also when its answer 
     await claimed(idempotencyKey, started);
     // Another instance's retry takes the key over (its claim is new); the write's record of its
     // outcome, in its own transaction, waits for that row and then finds the claim is not its own.
-    await watcher.query('begin');
-    await watcher.query(`update idempotency_keys set claim_token = 'taken-over' where shop_id = $1 and key = $2`, [shop, idempotencyKey]);
-    await locker.query('rollback');
-    const locked = Date.now() - started;
-    expect(locked, 'the test set its locks before the deadline').toBeLessThan(DEADLINE_MS / 2);
-    await sleep(DEADLINE_MS + 300 - locked);
-    await watcher.query('commit');
+    await holdKeyPastDeadline(`update idempotency_keys set claim_token = 'taken-over' where shop_id = $1 and key = $2`, idempotencyKey, started);
     const res = await answer;
     await sleep(100);
     expect(res.statusCode, res.body).toBe(503);
