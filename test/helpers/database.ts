@@ -33,9 +33,19 @@ function sharedPglite(): Promise<object> {
   return workerPglite;
 }
 
+/**
+ * How long a test's request waits for a pooled connection. The default (5 s) is a bound on load, so
+ * like load shedding and the request deadline (test/helpers/test-app.ts) it measures the machine: on a
+ * busy 2-core CI machine the last of 200 concurrent writes to one row (two instances, 10 connections
+ * each) queued longer than 5 s and was answered 503. Far away here, below the tests' 45 s deadline; the
+ * tests of the pool wait itself (test/reliability/fault-database.test.ts, idempotency-faults) open
+ * their own ORM with the default or a short wait.
+ */
+const TEST_POOL_WAIT_MS = 30_000;
+
 /** The test database: PostgreSQL when DATABASE_URL is set (migrated by global setup), else the worker's in-memory PGlite. */
 export async function openTestOrm(): Promise<Orm> {
-  if (usingPostgres) return openDatabase({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'memory://' });
+  if (usingPostgres) return openDatabase({ databaseUrl: process.env.DATABASE_URL!, dataDir: 'memory://', dbConnectTimeoutMs: TEST_POOL_WAIT_MS });
   return openDatabase({ databaseUrl: null, dataDir: 'memory://', pglite: await sharedPglite() });
 }
 
