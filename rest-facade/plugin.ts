@@ -69,15 +69,39 @@ function dataSource(route: FacadeRoute, operation: StoredOperation): (result: Gr
   return (result) => result[field];
 }
 
+/** What a route needs from the schema: its compiled operation, its `data` schema and converter. */
+interface PreparedRoute {
+  operation: StoredOperation;
+  source: (result: GraphQLData, input: RouteInput) => unknown;
+  data: ReturnType<typeof routeDataSchema>;
+  toRest: ReturnType<typeof compileDataConverter>;
+}
+
+/**
+ * Prepared once per schema and route, whatever the number of apps built on them: they depend on
+ * nothing else, hold no state between requests, and compiling them (graphql-jit, the converters) is
+ * most of the facade's start-up. A process builds one app; the test suite builds one per file.
+ */
+const preparedRoutes = new WeakMap<GraphQLSchema, Map<FacadeRoute, PreparedRoute>>();
+
+function prepareRoute(schema: GraphQLSchema, route: FacadeRoute): PreparedRoute {
+  let bySchema = preparedRoutes.get(schema);
+  if (!bySchema) preparedRoutes.set(schema, (bySchema = new Map()));
+  const known = bySchema.get(route);
+  if (known) return known;
+  const operation = loadOperation(schema, route.operation);
+  // `data` is declared once, by the operation's selection over the GraphQL schema (derive-schema.ts).
+  const data = routeDataSchema(schema, route, operation.document);
+  const prepared = { operation, source: dataSource(route, operation), data, toRest: compileDataConverter(data, `${route.method} ${route.url} data`) };
+  bySchema.set(route, prepared);
+  return prepared;
+}
+
 /** The REST v1 facade: every route runs a stored GraphQL operation in-process. */
 export async function restFacade(app: FastifyInstance, options: FacadeOptions): Promise<void> {
   const implemented = new Map<string, Set<string>>();
   for (const route of routes) {
-    const operation = loadOperation(options.schema, route.operation);
-    const source = dataSource(route, operation);
-    // `data` is declared once, by the operation's selection over the GraphQL schema (derive-schema.ts).
-    const data = routeDataSchema(options.schema, route, operation.document);
-    const toRest = compileDataConverter(data, `${route.method} ${route.url} data`);
+    const { operation, source, data, toRest } = prepareRoute(options.schema, route);
     implemented.set(route.url, (implemented.get(route.url) ?? new Set()).add(route.method));
     app.route({
       method: route.method,
