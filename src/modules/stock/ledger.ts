@@ -65,13 +65,28 @@ export const toStoredQuantity = (value: Exact): Exact => value.toDecimalPlaces(6
  * statement: the insert's conflict sets the quantity to itself, which locks an existing row (and a
  * row another transaction deletes meanwhile is inserted again rather than skipped); rows are taken
  * in (item, location) order, as every consumer takes them, so two consumers never deadlock here.
+ * The shelf rows of the pre-assembled slots are locked first, in the same statement (an init plan
+ * of the insert, so before any residual): a build run's start locks the shelves it plans from
+ * before it knows which residuals it needs, so every consumer takes a shelf before its residual —
+ * a hand count (adjustShelf) or a completion that took the residual first would wait for a start
+ * holding the shelf while that start waits for the residual (a deadlock).
  */
 async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Exact>> {
   const pairs = [...new Map(slots.map((s) => [`${s.itemId}|${s.locationId}`, s])).values()];
+  const shelves = slots.filter((s) => s.stock === 'preassembled');
+  let source = stockSql.selectFrom(unnestAs('r', { item_id: pairs.map((s) => s.itemId), location_id: pairs.map((s) => s.locationId) }))
+    .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')])
+    .orderBy('r.item_id').orderBy('r.location_id');
+  if (shelves.length > 0) {
+    const shelfLocks = stockSql.selectFrom('preassembled_stock as p')
+      .innerJoin(unnestAs('k', { item_id: shelves.map((s) => s.itemId), location_id: shelves.map((s) => s.locationId) }),
+        (join) => join.onRef('k.item_id', '=', 'p.item_id').onRef('k.location_id', '=', 'p.location_id'))
+      .select('p.item_id').where('p.shop_id', '=', shopId).orderBy('p.item_id').orderBy('p.location_id').forUpdate('p');
+    // Uncorrelated: evaluated once, before the first row is inserted.
+    source = source.where(sql<boolean>`(select count(*) from (${shelfLocks}) as shelf_locks) >= 0`);
+  }
   const rows = await runSql(em, stockSql.insertInto('residuals').columns(['shop_id', 'item_id', 'location_id', 'kind', 'quantity'])
-    .expression(stockSql.selectFrom(unnestAs('r', { item_id: pairs.map((s) => s.itemId), location_id: pairs.map((s) => s.locationId) }))
-      .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')])
-      .orderBy('r.item_id').orderBy('r.location_id'))
+    .expression(source)
     .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id', 'kind']).doUpdateSet({ quantity: sql<string>`residuals.quantity` }))
     .returning(['item_id', 'location_id', 'quantity']));
   return new Map(rows.map((r) => [`${r.item_id}|${r.location_id}`, exact(r.quantity)]));
@@ -318,7 +333,7 @@ export interface ShelfAdjustmentResult { adjustmentId: string | null; before: st
 
 /**
  * Sets or moves one pre-assembled shelf by hand (a count, damaged or found units): the shelf is
- * locked like every consumer locks it (its residual row, then the shelf row), an `absolute` becomes
+ * locked like every consumer locks it (the shelf row, then its residual row), an `absolute` becomes
  * a delta against the locked value, and the change is recorded in the adjustment history with its
  * reason and note (and its `inventory.level_changed` event). A shelf never goes below zero, whatever
  * the shop allows for material levels: a change that would take it there is refused (CONFLICT,
