@@ -62,35 +62,62 @@ export const toStoredQuantity = (value: Exact): Exact => value.toDecimalPlaces(6
 /**
  * Locks the residual rows (kind buildRun) of the slots, creating missing ones: every consumer of a
  * (stock item, location) serialises on that row, so concurrent runs never read the same level. One
- * statement: the insert's conflict sets the quantity to itself, which locks an existing row (and a
- * row another transaction deletes meanwhile is inserted again rather than skipped); rows are taken
- * in (item, location) order, as every consumer takes them, so two consumers never deadlock here.
+ * statement: an insert whose conflict locks the existing row without writing it (`do update …
+ * where false` locks every conflicting row and updates none; a row another transaction deletes
+ * meanwhile is inserted again rather than skipped); rows are taken in (item, location) order, as
+ * every consumer takes them, so two consumers never deadlock here. Their values are read by the
+ * next statement (`readLocked`), which sees them as the last holder committed them.
+ * The shelf rows of the pre-assembled slots are locked first, in the same statement (an init plan
+ * of the insert, so before any residual): a build run's start locks the shelves it plans from
+ * before it knows which residuals it needs, so every consumer takes a shelf before its residual —
+ * a hand count (adjustShelf) or a completion that took the residual first would wait for a start
+ * holding the shelf while that start waits for the residual (a deadlock).
  */
-async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<Map<string, Exact>> {
-  const pairs = [...new Map(slots.map((s) => [`${s.itemId}|${s.locationId}`, s])).values()];
-  const rows = await runSql(em, stockSql.insertInto('residuals').columns(['shop_id', 'item_id', 'location_id', 'kind', 'quantity'])
-    .expression(stockSql.selectFrom(unnestAs('r', { item_id: pairs.map((s) => s.itemId), location_id: pairs.map((s) => s.locationId) }))
-      .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')])
-      .orderBy('r.item_id').orderBy('r.location_id'))
-    .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id', 'kind']).doUpdateSet({ quantity: sql<string>`residuals.quantity` }))
-    .returning(['item_id', 'location_id', 'quantity']));
-  return new Map(rows.map((r) => [`${r.item_id}|${r.location_id}`, exact(r.quantity)]));
+async function lockResiduals(em: Em, shopId: string, slots: readonly Slot[]): Promise<void> {
+  const pairs = residualPairs(slots);
+  const shelves = slots.filter((s) => s.stock === 'preassembled');
+  let source = stockSql.selectFrom(unnestAs('r', { item_id: pairs.map((s) => s.itemId), location_id: pairs.map((s) => s.locationId) }))
+    .select((eb) => [eb.val(shopId).as('shop_id'), 'r.item_id', 'r.location_id', sql.lit('buildRun').as('kind'), sql.lit(0).as('quantity')])
+    .orderBy('r.item_id').orderBy('r.location_id');
+  if (shelves.length > 0) {
+    const shelfLocks = stockSql.selectFrom('preassembled_stock as p')
+      .innerJoin(unnestAs('k', { item_id: shelves.map((s) => s.itemId), location_id: shelves.map((s) => s.locationId) }),
+        (join) => join.onRef('k.item_id', '=', 'p.item_id').onRef('k.location_id', '=', 'p.location_id'))
+      .select('p.item_id').where('p.shop_id', '=', shopId).orderBy('p.item_id').orderBy('p.location_id').forUpdate('p');
+    // Uncorrelated: evaluated once, before the first row is inserted.
+    source = source.where(sql<boolean>`(select count(*) from (${shelfLocks}) as shelf_locks) >= 0`);
+  }
+  await runSqlWrite(em, stockSql.insertInto('residuals').columns(['shop_id', 'item_id', 'location_id', 'kind', 'quantity'])
+    .expression(source)
+    .onConflict((oc) => oc.columns(['shop_id', 'item_id', 'location_id', 'kind']).doUpdateSet({ quantity: sql<string>`residuals.quantity` }).where(sql<boolean>`false`)));
 }
 
+/** The (item, location) pairs of the slots, once each. */
+const residualPairs = (slots: readonly Slot[]): Slot[] => [...new Map(slots.map((s) => [`${s.itemId}|${s.locationId}`, s])).values()];
+
 /**
- * Current levels of the slots: virtual levels locked for update, platform levels live (pending
- * pushes included), shelves locked. One statement when the platform's levels are in this database
- * (the port's `levelsSql`), else that statement and the port's `getLevels`.
+ * What the slots hold, read after `lockResiduals`: their residuals (rows locked by it) and their
+ * current levels — virtual levels locked for update, platform levels live (pending pushes
+ * included), shelves locked. One statement when the platform's levels are in this database (the
+ * port's `levelsSql`), else that statement and the port's `getLevels`.
  */
-async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map<string, Exact>> {
+async function readLocked(ctx: ShopContext, slots: readonly Slot[]): Promise<{ residuals: Map<string, Exact>; levels: Map<string, Exact> }> {
   const levels = new Map<string, Exact>();
+  const residuals = new Map<string, Exact>();
+  const pairs = residualPairs(slots);
   const virtual = slots.filter((s) => s.stock === 'material' && !isPlatformVariantId(s.itemId));
   const platform = slots.filter((s) => s.stock === 'material' && isPlatformVariantId(s.itemId));
   const shelves = slots.filter((s) => s.stock === 'preassembled');
   const platformIds = [[...new Set(platform.map((s) => s.itemId))], [...new Set(platform.map((s) => s.locationId))]] as const;
   const platformSql = platform.length === 0 ? null : ctx.platform.levelsSql?.(...platformIds) ?? null;
-  // Each part a locked (or live) select of (stock, item_id, location_id, available); one statement for all.
+  // Each part a select of (stock, item_id, location_id, available): the residuals (already locked), the levels
+  // locked (or live); one statement for all.
   const parts = [
+    sql`select 'residual' as stock, r.* from ${stockSql.selectFrom('residuals as r')
+      .innerJoin(unnestAs('k', { item_id: pairs.map((s) => s.itemId), location_id: pairs.map((s) => s.locationId) }),
+        (join) => join.onRef('k.item_id', '=', 'r.item_id').onRef('k.location_id', '=', 'r.location_id'))
+      .select(['r.item_id', 'r.location_id', 'r.quantity as available'])
+      .where('r.shop_id', '=', ctx.shopId).where('r.kind', '=', sql.lit('buildRun'))} as r`,
     ...(virtual.length === 0 ? [] : [sql`select 'material' as stock, v.* from ${stockSql.selectFrom('material_levels as l')
       .innerJoin(unnestAs('k', { item_id: virtual.map((s) => s.itemId), location_id: virtual.map((s) => s.locationId) }),
         (join) => join.onRef('k.item_id', '=', 'l.variant_id').onRef('k.location_id', '=', 'l.location_id'))
@@ -104,12 +131,15 @@ async function readLevels(ctx: ShopContext, slots: readonly Slot[]): Promise<Map
     ...(platformSql === null ? [] : [sql`select 'material' as stock, l.variant_id as item_id, l.location_id, l.available from ${platformSql} as l`]),
   ];
   const [rows, platformRows] = await Promise.all([
-    parts.length === 0 ? [] : runSql(ctx.em, stockSql.selectFrom(sql<{ stock: StockKind; item_id: string; location_id: string; available: string }>`(${sql.join(parts, sql` union all `)})`.as('x')).selectAll()),
+    runSql(ctx.em, stockSql.selectFrom(sql<{ stock: StockKind | 'residual'; item_id: string; location_id: string; available: string }>`(${sql.join(parts, sql` union all `)})`.as('x')).selectAll()),
     platform.length === 0 || platformSql !== null ? [] : ctx.platform.getLevels(...platformIds)
       .then((found) => found.map((r) => ({ stock: 'material' as const, item_id: r.variantId, location_id: r.locationId, available: r.available }))),
   ]);
-  for (const r of [...rows, ...platformRows]) levels.set(`${r.stock}|${r.item_id}|${r.location_id}`, exact(r.available));
-  return levels;
+  for (const r of [...rows, ...platformRows]) {
+    if (r.stock === 'residual') residuals.set(`${r.item_id}|${r.location_id}`, exact(r.available));
+    else levels.set(`${r.stock}|${r.item_id}|${r.location_id}`, exact(r.available));
+  }
+  return { residuals, levels };
 }
 
 interface LevelChange { slot: Slot; before: Exact; after: Exact; applied: Exact; requested: Exact; id?: string }
@@ -234,8 +264,8 @@ function mergeSlots<T extends Slot & { quantity: Exact; clamped?: Exact }>(reque
 export async function consumeStock(ctx: ShopContext, requests: readonly ConsumeRequest[], by: MovementSource, allowNegative: boolean): Promise<ConsumedPick[]> {
   const slots = mergeSlots(requests.map((r) => ({ ...r, quantity: toStoredQuantity(r.quantity) }))).filter((r) => r.quantity.gt(0));
   if (slots.length === 0) return [];
-  const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
-  const levels = await readLevels(ctx, slots);
+  await lockResiduals(ctx.em, ctx.shopId, slots);
+  const { residuals, levels } = await readLocked(ctx, slots);
   const newResiduals = new Map<string, Exact>();
   const changes: LevelChange[] = [];
   const picks = slots.map((slot) => {
@@ -270,8 +300,8 @@ export async function returnStock(ctx: ShopContext, picks: readonly StoredPick[]
     clamped: p.carriedWhole === null || p.deducted === null ? ZERO : exact(p.carriedWhole).minus(p.deducted),
   })));
   if (slots.length === 0) return;
-  const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
-  const levels = await readLevels(ctx, slots);
+  await lockResiduals(ctx.em, ctx.shopId, slots);
+  const { residuals, levels } = await readLocked(ctx, slots);
   const newResiduals = new Map<string, Exact>();
   const changes: LevelChange[] = [];
   for (const slot of slots) {
@@ -295,8 +325,8 @@ export interface ShelfChange { itemId: string; locationId: string; delta: Exact 
 export async function changeShelves(ctx: ShopContext, entries: readonly ShelfChange[], by: MovementSource, allowNegative: boolean): Promise<ConsumedPick[]> {
   const slots = mergeSlots(entries.map((e) => ({ stock: 'preassembled' as const, itemId: e.itemId, locationId: e.locationId, quantity: e.delta })));
   if (slots.length === 0) return [];
-  const residuals = await lockResiduals(ctx.em, ctx.shopId, slots);
-  const levels = await readLevels(ctx, slots);
+  await lockResiduals(ctx.em, ctx.shopId, slots);
+  const { residuals, levels } = await readLocked(ctx, slots);
   const changes: LevelChange[] = [];
   const result = slots.map((slot) => {
     const before = levels.get(slotKey(slot)) ?? ZERO;
@@ -318,7 +348,7 @@ export interface ShelfAdjustmentResult { adjustmentId: string | null; before: st
 
 /**
  * Sets or moves one pre-assembled shelf by hand (a count, damaged or found units): the shelf is
- * locked like every consumer locks it (its residual row, then the shelf row), an `absolute` becomes
+ * locked like every consumer locks it (the shelf row, then its residual row), an `absolute` becomes
  * a delta against the locked value, and the change is recorded in the adjustment history with its
  * reason and note (and its `inventory.level_changed` event). A shelf never goes below zero, whatever
  * the shop allows for material levels: a change that would take it there is refused (CONFLICT,
@@ -327,8 +357,9 @@ export interface ShelfAdjustmentResult { adjustmentId: string | null; before: st
  */
 export async function adjustShelf(ctx: ShopContext, change: ShelfAdjustment, by: MovementSource, field: string): Promise<ShelfAdjustmentResult> {
   const slot: Slot = { stock: 'preassembled', itemId: change.itemId, locationId: change.locationId };
-  const residuals = await lockResiduals(ctx.em, ctx.shopId, [slot]);
-  const before = (await readLevels(ctx, [slot])).get(slotKey(slot)) ?? ZERO;
+  await lockResiduals(ctx.em, ctx.shopId, [slot]);
+  const { residuals, levels } = await readLocked(ctx, [slot]);
+  const before = levels.get(slotKey(slot)) ?? ZERO;
   const delta = change.absolute !== undefined && change.absolute !== null ? change.absolute.minus(before) : change.delta!;
   const after = before.plus(delta);
   if (after.isNegative()) {

@@ -87,13 +87,13 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     if (shopPlan !== BUILD_RUN_PLAN) throw DomainError.planRequired('starting a build run', BUILD_RUN_PLAN, shopPlan);
     if (!found) throw DomainError.notFound('work order', workOrderId);
     const row = found.header;
-    // What a start needs of it, one statement: picks only when the run turns out to exist (a
+    // What a start needs of it, one statement: the runs' keys only (their notes and warnings grow
+    // with every run), the whole runs and their picks only when the run turns out to exist (a
     // replay), rework items only for a rework run.
-    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'manual', 'runs', 'runItems', ...(input.runType === 'rework' ? ['reworkItems'] as const : [])] as const);
-    const stored = parts.runs.find((r) => r.build_run_id === input.buildRunId);
-    if (stored) {
-      const { picks } = await loadParts(tx.em, tx.shopId, workOrderId, ['picks'] as const);
-      const existing = buildRunViews([stored], parts.runItems, picks, row.updatedAt)[0]!;
+    const parts = await loadParts(tx.em, tx.shopId, workOrderId, ['items', 'manual', 'runKeys', 'runItems', ...(input.runType === 'rework' ? ['reworkItems'] as const : [])] as const);
+    if (parts.runKeys.some((r) => r.build_run_id === input.buildRunId)) {
+      const { runs, picks } = await loadParts(tx.em, tx.shopId, workOrderId, ['runs', 'picks'] as const);
+      const existing = buildRunViews(runs.filter((r) => r.build_run_id === input.buildRunId), parts.runItems, picks, row.updatedAt)[0]!;
       if (!sameRequest(existing, input.runType, quantities)) {
         throw new DomainError('CONFLICT', `build run ${input.buildRunId} already exists on work order ${workOrderId} with other items; use a new buildRunId`);
       }
@@ -145,7 +145,7 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
     const [written] = await Promise.all([
       // The run, its items and picks, and the work order's new token: one statement.
       insertRun(tx.em, tx.shopId, workOrderId, {
-        buildRunId: input.buildRunId, shortId: buildRunShortId(row.shortId, parts.runs.length + 1), runType: input.runType, note: input.note,
+        buildRunId: input.buildRunId, shortId: buildRunShortId(row.shortId, parts.runKeys.length + 1), runType: input.runType, note: input.note,
         actorUserId: input.actorUserId, actorDisplayName: input.actorDisplayName, reworkItemIds: input.reworkItemIds, warnings, startedAt,
         items: [...quantities.entries()].map(([itemId, q]) => ({ itemId, quantity: q.toFixed() })),
         picks: picks.map((p) => ({ stock: p.stock, itemId: p.itemId, locationId: p.locationId, quantity: p.quantity, carriedWhole: p.carriedWhole, deducted: p.deducted })),
@@ -163,11 +163,11 @@ export async function startBuildRun(ctx: ShopContext, workOrderId: string, input
  * the run; rework runs start no units and take nothing.
  */
 function manualRequests(
-  parts: Pick<WorkOrderParts, 'items' | 'manual' | 'runs' | 'runItems'>, quantities: ReadonlyMap<string, Exact>, location: string,
+  parts: Pick<WorkOrderParts, 'items' | 'manual' | 'runKeys' | 'runItems'>, quantities: ReadonlyMap<string, Exact>, location: string,
 ): ConsumeRequest[] {
   if (parts.manual.length === 0) return [];
   const items = unitItems(parts.items);
-  const before = startedUnits(unitRuns(parts.runs), unitRunItems(parts.runItems));
+  const before = startedUnits(unitRuns(parts.runKeys), unitRunItems(parts.runItems));
   const after = new Map(before);
   for (const [itemId, q] of quantities) after.set(itemId, (after.get(itemId) ?? ZERO).plus(q));
   const { total, left: leftBefore } = workOrderUnits(items, before);

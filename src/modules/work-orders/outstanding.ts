@@ -1,6 +1,6 @@
 import { divideToPlaces, exact, ZERO, type Exact, type ExactInput } from '../../kernel/numbers/index.ts';
 import { leafExpander, planConsumption, type BillKey, type RecipeForest } from '../boms/engine/index.ts';
-import type { ItemPart, RunItemPart, RunPart } from './work-order.repository.ts';
+import type { ItemPart, RunItemPart, RunKeyPart } from './work-order.repository.ts';
 import { LIVE_RUN_STATUSES, type BuildRunStatus, type BuildRunType } from './work-order-vocabulary.ts';
 
 // What a work order still holds of a material, in one place (the work-order allocation read, the
@@ -22,7 +22,7 @@ export interface UnitRunItem { buildRunId: string; itemId: string; quantity: Exa
 
 /** A work order's items, runs and run items (the repository's rows) as this file reads them. */
 export const unitItems = (items: readonly ItemPart[]): UnitItem[] => items.map((i) => ({ itemId: i.item_id, quantity: i.quantity }));
-export const unitRuns = (runs: readonly RunPart[]): UnitRun[] => runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
+export const unitRuns = (runs: readonly RunKeyPart[]): UnitRun[] => runs.map((r) => ({ buildRunId: r.build_run_id, status: r.status, runType: r.run_type }));
 export const unitRunItems = (runItems: readonly RunItemPart[]): UnitRunItem[] =>
   runItems.map((r) => ({ buildRunId: r.build_run_id, itemId: r.item_id, quantity: r.quantity }));
 

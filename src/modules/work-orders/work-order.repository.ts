@@ -68,6 +68,11 @@ const PART_QUERIES = {
     .select(['work_order_id', 'build_run_id', 'short_id', 'status', 'run_type', 'note', 'actor_user_id', 'actor_display_name', 'rework_item_ids', 'warnings',
       'started_at', 'completed_at', 'reversed_at', 'updated_at'])
     .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('started_at').orderBy('build_run_id'),
+  // The runs as a start needs them (which ids exist, how many, which count as started units):
+  // not their notes and warnings, which grow with every run and only a replay returns.
+  runKeys: (shopId: string, ids: string) => workOrdersSql.selectFrom('build_runs')
+    .select(['work_order_id', 'build_run_id', 'status', 'run_type'])
+    .where('shop_id', '=', shopId).where(anyWorkOrder('work_order_id', ids)).orderBy('started_at').orderBy('build_run_id'),
   runItems: (shopId: string, ids: string) => workOrdersSql.selectFrom('build_run_items')
     .select(['work_order_id', 'build_run_id', 'item_id', 'quantity'])
     // Item ids in byte order (collate "C"), on every database and as a run's start lists them.
@@ -123,6 +128,7 @@ export type WorkOrderParts = { [K in PartName]: PartRow<K>[] };
 export type ItemPart = PartRow<'items'>;
 export type ManualPart = PartRow<'manual'>;
 export type RunPart = PartRow<'runs'>;
+export type RunKeyPart = PartRow<'runKeys'>;
 export type RunItemPart = PartRow<'runItems'>;
 export type PickPart = PartRow<'picks'>;
 export type QcReviewPart = PartRow<'qcReviews'>;
