@@ -44,6 +44,14 @@ describe('REST data derived from the data schema', () => {
     expect('name' in (convert({ note: null }) as object)).toBe(false);
   });
 
+  it('converts an object alike whether every property is present (compiled straight-line code) or one is omitted (the loop)', () => {
+    const convert = compileDataConverter(obj({ z: Type.String(), '1': Type.String(), 'say "x"': Type.Number(), opt: Type.Optional(Type.String()), none: Type.Optional(Type.String()) }));
+    expect(JSON.stringify(convert({ opt: 'o', none: 'n', 'say "x"': '2.50', '1': 'one', z: 'Z', extra: true }))).toBe('{"1":"one","z":"Z","say \\"x\\"":2.5,"opt":"o","none":"n"}');
+    expect(JSON.stringify(convert({ none: null, 'say "x"': '2.50', '1': 'one', z: 'Z' }))).toBe('{"1":"one","z":"Z","say \\"x\\"":2.5}');
+    expect(() => convert({ '1': 'one', 'say "x"': '1' })).toThrow(/data\.z is required/);
+    expect(convert(null)).toBeNull();
+  });
+
   it('maps arrays, converts nullable object unions and passes literal unions through', () => {
     const convert = written(compileDataConverter(obj({
       rows: Type.Array(obj({ q: Type.Number(), kind: Type.Union([Type.Literal('a'), Type.Literal('b')]) })),

@@ -19,7 +19,8 @@ const nil = <T>() => <A extends string>(alias: A, cast?: 'int' | 'boolean') =>
 // then the bills, their lines, rules and overrides come back as one tagged row set. The planner
 // cannot estimate how many bills the walk reaches, and with a guess it hashes whole tables; the
 // lateral subqueries (fenced with `offset 0` so they are not flattened back into joins) make every
-// table an index probe per reached bill, so the cost follows the recipe, not the shop.
+// table an index probe per reached bill, so the cost follows the recipe, not the shop (the location
+// rules aside: a few rows per shop, joined; see their branch).
 const OFFSET_0 = sql`offset 0`;
 
 /** The roots given (two text[] literals): `select * from unnest(types, ids)`, its two columns named by the CTE's column list. */
@@ -80,10 +81,12 @@ function forestQuery(shopId: string, seed: Seed) {
         nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
         nil<number>()('lead_time_days'),
       ]))
+    // Joined, not a fenced probe per bill: a shop has one rule row per bill and location with rules,
+    // so few that the planner scanned the table whole for each reached bill instead of probing its
+    // key (an order breakdown batch of the bench's 20k shop reaches 602 bills: about 40 % of the
+    // statement's time). Joined, the shop's rules are read once.
     .unionAll((db) => db.selectFrom('reach as r')
-      .innerJoinLateral((eb) => eb.selectFrom('location_rules as g').select('g.location_id')
-        .where('g.shop_id', '=', s).whereRef('g.owner_type', '=', 'r.owner_type').whereRef('g.owner_id', '=', 'r.owner_id').modifyEnd(OFFSET_0)
-        .as('g'), (j) => j.onTrue())
+      .innerJoin('location_rules as g', (j) => j.on('g.shop_id', '=', s).onRef('g.owner_type', '=', 'r.owner_type').onRef('g.owner_id', '=', 'r.owner_id'))
       .select([
         sql<ForestKind>`'rule'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
         nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), nil<RecipeLineType>()('line_type'), nil<number>()('position'), nil<string>()('node_id'),
