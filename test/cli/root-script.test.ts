@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { runNodeMeasured } from '../../bench/processes.ts';
 import { MAIN_HELP } from '../../src/cli/help.ts';
 import { fencedBlocks, shellCommands } from '../helpers/doc-examples.ts';
-import { runCliTracingImports } from './run-cli.ts';
+import { createTestApp } from '../helpers/test-app.ts';
+import { runCli, runCliTracingImports } from './run-cli.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
@@ -68,6 +69,25 @@ describe('commands that need no database never start the embedded engine', () =>
     expect(res.code, res.stderr).toBe(0);
     expect(engine(res.modules)).toEqual([]);
     if (args[0] === 'print-openapi') expect(JSON.parse(res.stdout).openapi).toMatch(/^3\.1/);
+  });
+}, 120_000);
+
+describe('bomcore print-openapi prints the document the server serves', () => {
+  // print-openapi builds the document from the route schemas without a server (rest-facade/openapi-document.ts);
+  // the server builds it through Fastify and @fastify/swagger. One document: same members, same order, same text.
+  it('rule: the document print-openapi prints is, byte for byte (compact), the one GET /api/v1/openapi.json serves', async () => {
+    const env = { DATABASE_URL: undefined, BOMCORE_DATA_DIR: '/nonexistent/bomcore-print-openapi-test' };
+    const printed = await runCli(['print-openapi'], env);
+    expect(printed.code, printed.stderr).toBe(0);
+    const t = await createTestApp();
+    try {
+      const served = await t.request({ method: 'GET', url: '/api/v1/openapi.json' });
+      expect(served.statusCode).toBe(200);
+      expect(printed.stdout).toBe(`${JSON.stringify(served.json(), null, 2)}\n`);
+      expect(JSON.stringify(JSON.parse(printed.stdout))).toBe(served.body);
+    } finally {
+      await t.close();
+    }
   });
 }, 120_000);
 
