@@ -1,3 +1,6 @@
+/** Where REST API v1 is mounted: every path below (and the OpenAPI document's) starts with it. */
+export const REST_PREFIX = '/api/v1';
+
 /**
  * Every path of the REST v1 contract with the methods it has (the route table of docs/contract.md). The facade
  * answers every other method on these paths with 405 and this list in `Allow`.

@@ -1,4 +1,4 @@
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION, STATUS_BY_CODE } from '../src/http/errors/problem.ts';
@@ -88,41 +88,50 @@ Every GET of shop data (all but this document) answers 200 with an \`ETag\` and 
 \`If-None-Match\` and an unchanged answer is 304 with no body, before the read runs; any write of the shop that can change the answer changes the tag.
 Errors, writes and key refusals are \`Cache-Control: no-store\`.`;
 
+/** The schemas routes refer to by `$ref` (`Problem`, `Meta`): the app adds them (`addSchema`), and they become components. */
+export const SHARED_SCHEMAS = [ProblemSchema, MetaSchema];
+
+/**
+ * The options of @fastify/swagger: the server registers it with them (registerSwagger), and `bomcore
+ * print-openapi` builds the document with them from the same route schemas (openapi-document.ts).
+ * A new object each call: @fastify/swagger puts parts of it into the document it builds.
+ */
+export const swaggerOptions = () => ({
+  openapi: {
+    openapi: '3.1.0',
+    info: {
+      title: 'bomcore REST API',
+      version: API_VERSION,
+      description: OPENAPI_DESCRIPTION,
+      contact: { name: 'bomcore maintainers', url: 'https://github.com/bomcore/bomcore' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'The bomcore server that serves this document (local, staging or production alike).' }],
+    tags: [
+      { name: 'raw-materials', description: 'Raw materials (platform-linked and virtual) and their per-location stock views.' },
+      { name: 'assembly-bills', description: 'Assembly bills (sub-assemblies) and their pre-assembled stock.' },
+      { name: 'bills-of-materials', description: 'Recipes of finished goods, costs, buildable quantities and location rules.' },
+      { name: 'bill-versions', description: 'Saved versions of BOMs and assembly bills.' },
+      { name: 'order-bom-breakdown', description: 'What the warehouse must pack for orders.' },
+      { name: 'work-orders', description: 'Work orders, their material plans and build runs.' },
+      { name: 'locations', description: 'Platform locations.' },
+      { name: 'assignees', description: 'People work orders are assigned to.' },
+      { name: 'openapi', description: 'This document.' },
+    ],
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A bomcore API key (bck_…).' } },
+    },
+  },
+  hideUntagged: true,
+  // Named components, optional defaults, examples and headers for code generators (openapi-finish.ts).
+  transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+  refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+}) satisfies FastifyDynamicSwaggerOptions;
+
 /** Registers @fastify/swagger; must run before the routes it documents. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {
-  app.addSchema(ProblemSchema);
-  app.addSchema(MetaSchema);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'bomcore REST API',
-        version: API_VERSION,
-        description: OPENAPI_DESCRIPTION,
-        contact: { name: 'bomcore maintainers', url: 'https://github.com/bomcore/bomcore' },
-        license: { name: 'MIT', identifier: 'MIT' },
-      },
-      servers: [{ url: '/', description: 'The bomcore server that serves this document (local, staging or production alike).' }],
-      tags: [
-        { name: 'raw-materials', description: 'Raw materials (platform-linked and virtual) and their per-location stock views.' },
-        { name: 'assembly-bills', description: 'Assembly bills (sub-assemblies) and their pre-assembled stock.' },
-        { name: 'bills-of-materials', description: 'Recipes of finished goods, costs, buildable quantities and location rules.' },
-        { name: 'bill-versions', description: 'Saved versions of BOMs and assembly bills.' },
-        { name: 'order-bom-breakdown', description: 'What the warehouse must pack for orders.' },
-        { name: 'work-orders', description: 'Work orders, their material plans and build runs.' },
-        { name: 'locations', description: 'Platform locations.' },
-        { name: 'assignees', description: 'People work orders are assigned to.' },
-        { name: 'openapi', description: 'This document.' },
-      ],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A bomcore API key (bck_…).' } },
-      },
-    },
-    hideUntagged: true,
-    // Named components, optional defaults, examples and headers for code generators (openapi-finish.ts).
-    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-  });
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  await app.register(swagger, swaggerOptions());
 }
 
 /** The document's own entry: an object (checked for its three required members), sent as built. */
@@ -132,18 +141,23 @@ const OpenApiDocumentSchema = Type.Object({
   paths: Type.Object({}),
 });
 
+/** The document's own route, under the API's prefix: public, documented in the document it serves. */
+export const OPENAPI_ROUTE = {
+  method: 'GET',
+  url: '/openapi.json',
+  schema: {
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 description of REST API v1, for code generators and the reference page. Public: no API key.',
+    tags: ['openapi'],
+    security: [],
+    response: { 200: { description: 'The OpenAPI 3.1 document.', ...OpenApiDocumentSchema }, ...problemsOf([405, 500, 503]) },
+  },
+} as const;
+
 /** `GET /openapi.json`: public (no key, so no rate-limit headers), no shop data; listed in the document it serves. */
 export function registerOpenApiRoute(app: FastifyInstance): void {
-  app.get('/openapi.json', {
-    schema: {
-      operationId: 'getOpenApiDocument',
-      summary: 'This OpenAPI document',
-      description: 'The OpenAPI 3.1 description of REST API v1, for code generators and the reference page. Public: no API key.',
-      tags: ['openapi'],
-      security: [],
-      response: { 200: { description: 'The OpenAPI 3.1 document.', ...OpenApiDocumentSchema }, ...problemsOf([405, 500, 503]) },
-    },
-  }, async (_request, reply) => {
+  app.get(OPENAPI_ROUTE.url, { schema: OPENAPI_ROUTE.schema }, async (_request, reply) => {
     // Sent as text: the response schema above documents the document, it must not filter it.
     return reply.type('application/json').send(JSON.stringify(app.swagger()));
   });

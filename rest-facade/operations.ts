@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { Kind, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { Kind, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { readOperationDocument } from './operation-document.ts';
 import { payloadFieldsOf, withUserErrorsAsErrors, type PayloadField } from './payloads.ts';
 
 /**
@@ -23,10 +23,7 @@ export interface StoredOperation {
 
 /** `files`: the operation, then any files of fragments it spreads (shared selections). */
 export function loadOperation(schema: GraphQLSchema, files: URL | readonly URL[]): StoredOperation {
-  const list = Array.isArray(files) ? files : [files as URL];
-  const file = list[0]!;
-  const source = list.map((f) => readFileSync(f, 'utf8')).join('\n');
-  const document = parse(source);
+  const { file, document } = readOperationDocument(files);
   const problems = validate(schema, document);
   if (problems.length > 0) {
     throw new Error(`stored operation ${file.pathname} is invalid: ${problems.map((p) => p.message).join('; ')}`);

@@ -12,9 +12,10 @@ import { allowHeader, CONTRACT_PATHS, FOREIGN_METHODS } from './contract.ts';
 import type { FacadeRoute, GraphQLData, RouteInput } from './define-route.ts';
 import { compileDataConverter } from './derive-data.ts';
 import { routeDataSchema } from './derive-schema.ts';
-import { envelope, envelopeSchema } from './envelope.ts';
-import { PatchHeaders, problemResponses, registerOpenApiRoute } from './openapi.ts';
+import { envelope } from './envelope.ts';
+import { registerOpenApiRoute } from './openapi.ts';
 import { loadOperation, type StoredOperation } from './operations.ts';
+import { facadeRouteSchema } from './route-schema.ts';
 import { routes } from './routes/index.ts';
 
 export interface FacadeOptions {
@@ -106,19 +107,7 @@ export async function restFacade(app: FastifyInstance, options: FacadeOptions): 
     app.route({
       method: route.method,
       url: route.url,
-      schema: {
-        operationId: route.operationId,
-        summary: route.summary,
-        description: route.description,
-        tags: [route.tag],
-        security: [{ bearerAuth: [] }],
-        ...(route.plan ? { 'x-plan': route.plan } : {}),
-        ...(route.querystring ? { querystring: route.querystring } : {}),
-        ...(route.params ? { params: route.params } : {}),
-        ...(route.body ? { body: route.body } : {}),
-        ...(route.method === 'PATCH' ? { headers: PatchHeaders } : {}),
-        response: { 200: { description: 'OK', ...envelopeSchema(data) }, ...problemResponses(route) },
-      },
+      schema: facadeRouteSchema(route, data),
       // Who is asking comes before what they sent: a missing key is 401 and a read key on a write
       // is 403 whatever the body holds (and a body is never validated for a caller who may not send it).
       preValidation: async (request, reply) => {

@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type
 import { getSchema, printSchemaSdl } from '../../schema/index.ts';
 import { checkOperationInput } from '../../schema/input-limits.ts';
 import { restFacade } from '../../rest-facade/plugin.ts';
+import { REST_PREFIX } from '../../rest-facade/contract.ts';
 import { ProblemSchema, registerSwagger } from '../../rest-facade/openapi.ts';
 import { MetaSchema } from '../../rest-facade/envelope.ts';
 import type { Config } from '../kernel/config.ts';
@@ -261,7 +262,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return { value, queryCount: stats.count };
   };
   await app.register(restFacade, {
-    prefix: '/api/v1', schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor: warningsOf,
+    prefix: REST_PREFIX, schema, authorize, charge, runCounted, exposeQueryCount: options.exposeQueryCount ?? config.exposeQueryCount, warningsFor: warningsOf,
     makeContext: (request: Parameters<typeof createShopContext>[1]) => idempotency.contextFor(request, makeContext(request)),
   });
 
