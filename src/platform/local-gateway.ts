@@ -37,10 +37,20 @@ export class LocalPlatformGateway implements PlatformGateway {
     return rows.map((r) => ({ variantId: r.variant_id, locationId: r.location_id, available: r.available }));
   }
 
-  /** The store's levels of the variants at the locations, as a select to embed (both lists not empty). */
-  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> {
-    return platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'location_id', 'available'])
-      .where('shop_id', '=', this.#shopId).where('variant_id', 'in', [...new Set(variantIds)]).where('location_id', 'in', [...new Set(locationIds)]);
+  /** The store's levels of the variants at the locations (null: every location), as a select to embed (lists not empty). */
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[] | null): Expression<PlatformLevelRow> {
+    const query = platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'location_id', 'available'])
+      .where('shop_id', '=', this.#shopId).where('variant_id', 'in', [...new Set(variantIds)]);
+    return locationIds ? query.where('location_id', 'in', [...new Set(locationIds)]) : query;
+  }
+
+  /** A store variant as getVariants maps it, as a JSON object (decimals as their column's text), probed by primary key. */
+  variantJson(shopId: Expression<string>, variantId: Expression<string>): Expression<PlatformVariantInfo | null> {
+    return platformStoreSql.selectFrom('platform_variants as v')
+      .select(sql<PlatformVariantInfo>`json_build_object('variantId', v.variant_id, 'productId', v.product_id, 'inventoryItemId', v.inventory_item_id,
+        'productName', v.product_name, 'variantName', v.variant_name, 'sku', v.sku, 'vendor', v.vendor, 'price', v.price::text,
+        'cost', v.cost::text, 'imageUrl', v.image_url)`.as('variant'))
+      .where('v.shop_id', '=', shopId).where('v.variant_id', '=', variantId).$asScalar();
   }
 
   async getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> {

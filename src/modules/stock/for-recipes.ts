@@ -9,26 +9,29 @@ import { stockSql } from './tables.ts';
 
 const anyOf = (ids: readonly string[]) => sql<string>`any(${textArrayLiteral(ids)}::text[])`;
 
+/** The select of `shelvesOf`, to embed; empty lists select nothing. */
+export function shelvesSql(shopId: string, itemIds: readonly string[], locationIds: readonly string[] | null) {
+  const query = stockSql.selectFrom('preassembled_stock').select(['item_id', 'location_id', sql<string>`quantity::text`.as('quantity')])
+    .where('shop_id', '=', shopId).where('item_id', '=', anyOf(itemIds));
+  return locationIds ? query.where('location_id', '=', anyOf(locationIds)) : query;
+}
+
 /** Pre-assembled shelf rows of the items (finished-good variant ids or assembly ids); locations null = all. One statement. */
 export async function shelvesOf(scope: CatalogReadScope, itemIds: readonly string[], locationIds: readonly string[] | null): Promise<{ itemId: string; locationId: string; quantity: string }[]> {
   if (itemIds.length === 0 || (locationIds && locationIds.length === 0)) return [];
-  const query = stockSql.selectFrom('preassembled_stock').select(['item_id', 'location_id', sql<string>`quantity::text`.as('quantity')])
-    .where('shop_id', '=', scope.shopId).where('item_id', '=', anyOf(itemIds));
-  const rows = await runSql(scope.em, locationIds ? query.where('location_id', '=', anyOf(locationIds)) : query);
+  const rows = await runSql(scope.em, shelvesSql(scope.shopId, itemIds, locationIds));
   return rows.map((r) => ({ itemId: r.item_id, locationId: r.location_id, quantity: r.quantity }));
 }
 
-/** The service's own levels of virtual materials; locations null = all. One statement. */
-export async function virtualLevelsOf(scope: CatalogReadScope, variantIds: readonly string[], locationIds: readonly string[] | null): Promise<{ variantId: string; locationId: string; available: string }[]> {
-  if (variantIds.length === 0 || (locationIds && locationIds.length === 0)) return [];
+/** The service's own levels of virtual materials (locations null = all), as a select to embed; empty lists select nothing. */
+export function virtualLevelsSql(shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null) {
   const query = stockSql.selectFrom('material_levels').select(['variant_id', 'location_id', sql<string>`available::text`.as('available')])
-    .where('shop_id', '=', scope.shopId).where('variant_id', '=', anyOf(variantIds));
-  const rows = await runSql(scope.em, locationIds ? query.where('location_id', '=', anyOf(locationIds)) : query);
-  return rows.map((r) => ({ variantId: r.variant_id, locationId: r.location_id, available: r.available }));
+    .where('shop_id', '=', shopId).where('variant_id', '=', anyOf(variantIds));
+  return locationIds ? query.where('location_id', '=', anyOf(locationIds)) : query;
 }
 
 /** Pre-assembled units of an item over every location, trimmed text ('0' without shelves): a correlated subquery. */
-export function shelfTotalSql(shopId: string, itemId: Expression<string>): Expression<string> {
+export function shelfTotalSql(shopId: string | Expression<string>, itemId: Expression<string>): Expression<string> {
   return stockSql.selectFrom('preassembled_stock as ps')
     .select(sql<string>`trim_scale(coalesce(sum(ps.quantity), 0))::text`.as('total'))
     .where('ps.shop_id', '=', shopId).where('ps.item_id', '=', itemId)
