@@ -29,9 +29,11 @@ export interface CatalogSources {
   /** A material as a JSON object of MaterialInfo (null: unknown): a correlated subquery, probed by primary key. */
   materialJson(shopId: Expression<string>, variantId: Expression<string>): Expression<MaterialInfo | null>;
   /** Pre-assembled units of an item over every location, trimmed text ('0' without shelves): a correlated subquery. */
-  shelfTotal(shopId: string, itemId: Expression<string>): Expression<string>;
+  shelfTotal(shopId: string | Expression<string>, itemId: Expression<string>): Expression<string>;
   /** Pre-assembled shelf rows of the items (finished-good variant ids or assembly ids); locations null = all. One statement. */
   shelves(scope: CatalogReadScope, itemIds: readonly string[], locationIds: readonly string[] | null): Promise<{ itemId: string; locationId: string; quantity: string }[]>;
-  /** The service's own levels of virtual materials; locations null = all. One statement. */
-  virtualLevels(scope: CatalogReadScope, variantIds: readonly string[], locationIds: readonly string[] | null): Promise<{ variantId: string; locationId: string; available: string }[]>;
+  /** The rows of `shelves` as a select to embed in a statement of the caller's (quantity exact, as text). */
+  shelvesSql(shopId: string, itemIds: readonly string[], locationIds: readonly string[] | null): Expression<{ item_id: string; location_id: string; quantity: string }>;
+  /** The service's own levels of virtual materials (locations null = all), as a select to embed in a statement of the caller's (available exact, as text). */
+  virtualLevelsSql(shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null): Expression<{ variant_id: string; location_id: string; available: string }>;
 }

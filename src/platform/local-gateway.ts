@@ -1,6 +1,7 @@
 import { sql, type Expression } from 'kysely';
 import type { Em } from '../db/orm.ts';
 import { runSql, runSqlWrite } from '../db/typed-sql.ts';
+import { textArrayLiteral } from '../db/sql-arrays.ts';
 import { exact } from '../kernel/numbers/index.ts';
 import { platformStoreSql } from './tables.ts';
 import { PlatformLocation, PlatformOrderMetafield, PlatformVariant } from './local-store.entity.ts';
@@ -37,10 +38,30 @@ export class LocalPlatformGateway implements PlatformGateway {
     return rows.map((r) => ({ variantId: r.variant_id, locationId: r.location_id, available: r.available }));
   }
 
-  /** The store's levels of the variants at the locations, as a select to embed (both lists not empty). */
-  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> {
-    return platformStoreSql.selectFrom('platform_levels').select(['variant_id', 'location_id', 'available'])
-      .where('shop_id', '=', this.#shopId).where('variant_id', 'in', [...new Set(variantIds)]).where('location_id', 'in', [...new Set(locationIds)]);
+  /**
+   * The store's levels of the variants at the locations (null: every location), as a select to embed
+   * (lists not empty). Each variant is an index probe (a lateral subquery fenced with `offset 0`): with
+   * a list of constants the planner may scan the whole table instead, ~20× slower for a recipe's
+   * hundreds of materials in a shop of 20,000.
+   */
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[] | null): Expression<PlatformLevelRow> {
+    return platformStoreSql.selectFrom(sql<{ id: string }>`(select unnest(${textArrayLiteral([...new Set(variantIds)])}::text[]) as id)`.as('i'))
+      .innerJoinLateral((eb) => {
+        const levels = eb.selectFrom('platform_levels as l').select(['l.variant_id', 'l.location_id', 'l.available'])
+          .where('l.shop_id', '=', this.#shopId).whereRef('l.variant_id', '=', sql.ref('i.id'));
+        return (locationIds ? levels.where('l.location_id', '=', sql<string>`any(${textArrayLiteral([...new Set(locationIds)])}::text[])`) : levels)
+          .modifyEnd(sql`offset 0`).as('l');
+      }, (j) => j.onTrue())
+      .select(['l.variant_id', 'l.location_id', 'l.available']);
+  }
+
+  /** A store variant as getVariants maps it, as a JSON object (decimals as their column's text), probed by primary key. */
+  variantJson(shopId: Expression<string>, variantId: Expression<string>): Expression<PlatformVariantInfo | null> {
+    return platformStoreSql.selectFrom('platform_variants as v')
+      .select(sql<PlatformVariantInfo>`json_build_object('variantId', v.variant_id, 'productId', v.product_id, 'inventoryItemId', v.inventory_item_id,
+        'productName', v.product_name, 'variantName', v.variant_name, 'sku', v.sku, 'vendor', v.vendor, 'price', v.price::text,
+        'cost', v.cost::text, 'imageUrl', v.image_url)`.as('variant'))
+      .where('v.shop_id', '=', shopId).where('v.variant_id', '=', variantId).$asScalar();
   }
 
   async getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> {

@@ -152,7 +152,7 @@ describe(`platform push outbox on ${databaseLabel}`, () => {
     expect(await pendingLevelDeltas(t.orm.em.fork(), shopId, ['44001'], ['101', '102'])).toEqual(new Map([['44001|101', '-0.3'], ['44001|102', '-3']]));
   });
 
-  it('the live levels a statement embeds (the port\'s levelsSql) are those of getLevels: platform level + pending pushes, exact, an unlisted level included', async () => {
+  it('the live levels a statement embeds (the port\'s levelsSql) are those of getLevels: platform level + pending pushes, exact, an unlisted level included, at given locations or every one', async () => {
     const shopId = await newShop('ob-embedded');
     await enqueueCommitted(shopId, [
       deduction('44001', '101', '-0.1'), deduction('44001', '101', '-0.1'), deduction('44001', '101', '-0.1'),
@@ -160,12 +160,12 @@ describe(`platform push outbox on ${databaseLabel}`, () => {
       { ...deduction('44100', '103', '2'), reason: 'build_run_reversal' },
     ]);
     const port = shopContext(t.orm, shopId).platform;
-    for (const locations of [['101'], ['101', '102', '103'], ['103'], ['104']]) {
+    for (const locations of [['101'], ['101', '102', '103'], ['103'], ['104'], null]) {
       const embedded = port.levelsSql?.(['44001', '44100'], locations);
       if (!embedded) throw new Error('the local store\'s live levels are in the database: levelsSql answers a select');
       const rows = await runSql(t.orm.em.fork(), sqlBuilder<{ l: PlatformLevelRow }>().selectFrom(sql<PlatformLevelRow>`${embedded}`.as('l')).select(['l.variant_id', 'l.location_id', 'l.available']));
       const read = Object.fromEntries(rows.map((r) => [`${r.variant_id}|${r.location_id}`, new Decimal(r.available).toFixed()]));
-      expect(read, locations.join(',')).toEqual(await liveLevels(shopId, locations));
+      expect(read, locations?.join(',') ?? 'every location').toEqual(await liveLevels(shopId, locations));
     }
     expect(Object.keys(await liveLevels(shopId, ['101', '102', '103']))).toHaveLength(4);
   });

@@ -116,14 +116,22 @@ export interface PlatformGateway {
   /** Live levels of the given variants; `locationIds` null means every location. One round trip. */
   getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]>;
   /**
-   * The same levels as `getLevels` (locations given), as a select of (variant_id, location_id,
-   * available) that a caller embeds in a statement of its own, so reading them with its own rows
-   * costs no round trip; null when the adapter does not hold its levels in this database (the
-   * caller then asks `getLevels`). Absent on an adapter that never does.
+   * The same levels as `getLevels` (`variantIds` and a given `locationIds` not empty), as a select of
+   * (variant_id, location_id, available) that a caller embeds in a statement of its own, so reading
+   * them with its own rows costs no round trip; null when the adapter does not hold its levels in this
+   * database (the caller then asks `getLevels`). Absent on an adapter that never does.
    */
-  levelsSql?(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> | null;
+  levelsSql?(variantIds: readonly string[], locationIds: readonly string[] | null): Expression<PlatformLevelRow> | null;
   /** Catalogue data of the given variants (unknown ids are absent). One round trip. */
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]>;
+  /**
+   * The same catalogue data as `getVariants`, for one variant, as a correlated subquery of a JSON
+   * object of PlatformVariantInfo (null: unknown variant) that a caller embeds in a statement of its
+   * own, so reading it with its own rows costs no round trip; null when the adapter does not hold its
+   * variants in this database (the caller then asks `getVariants`). Its SQL depends only on its
+   * arguments (a caller may prepare the statement once for every shop). Absent on an adapter that never does.
+   */
+  variantJson?(shopId: Expression<string>, variantId: Expression<string>): Expression<PlatformVariantInfo | null> | null;
   /**
    * Orders with their line items, in id order. Named ids: any order the platform has, open or not
    * (an adapter that mirrors only open orders reads the others from the platform); unknown ids are

@@ -55,8 +55,3 @@ export async function loadCostFactors(ctx: ShopContext, ids: readonly string[] |
 export function loadShelves(ctx: ShopContext, itemIds: readonly string[], locationIds: readonly string[] | null): Promise<{ itemId: string; locationId: string; quantity: string }[]> {
   return ctx.catalog.shelves(ctx, itemIds, locationIds);
 }
-
-/** Levels of virtual materials (the service's own stock); locations null = all. Stock's read. */
-export function loadVirtualLevels(ctx: ShopContext, variantIds: readonly string[], locationIds: readonly string[] | null): Promise<{ variantId: string; locationId: string; available: string }[]> {
-  return ctx.catalog.virtualLevels(ctx, variantIds, locationIds);
-}

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { CatalogSources, MaterialInfo } from '../../kernel/catalog-sources.ts';
 import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { runSql } from '../../db/typed-sql.ts';
-import { shelfTotalSql, shelvesOf, virtualLevelsOf } from '../stock/for-recipes.ts';
+import { shelfTotalSql, shelvesOf, shelvesSql, virtualLevelsSql } from '../stock/for-recipes.ts';
 import { materialsSql } from './tables.ts';
 
 // The catalogue sources (src/kernel/catalog-sources.ts) the recipes module reads through its shop context:
@@ -38,5 +38,6 @@ export const recipeCatalogSources: CatalogSources = {
 
   shelfTotal: shelfTotalSql,
   shelves: shelvesOf,
-  virtualLevels: virtualLevelsOf,
+  shelvesSql,
+  virtualLevelsSql,
 };

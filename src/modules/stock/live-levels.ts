@@ -57,7 +57,7 @@ export class LiveLevelsGateway implements PlatformGateway {
    * The live levels of `getLevels` as a select to embed (the platform's levels full-joined with the
    * pending pushes' sums), null when the adapter's levels are not in this database.
    */
-  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> | null {
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[] | null): Expression<PlatformLevelRow> | null {
     const platform = this.#inner.levelsSql?.(variantIds, locationIds) ?? null;
     if (!platform) return null;
     const pending = pendingLevelDeltasSql(this.#shopId, variantIds, locationIds);
@@ -72,6 +72,10 @@ export class LiveLevelsGateway implements PlatformGateway {
 
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> {
     return this.#inner.getVariants(variantIds);
+  }
+
+  variantJson(shopId: Expression<string>, variantId: Expression<string>): Expression<PlatformVariantInfo | null> | null {
+    return this.#inner.variantJson?.(shopId, variantId) ?? null;
   }
 
   getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Em } from '../../db/orm.ts';
 import { runSql, runSqlWrite } from '../../db/typed-sql.ts';
+import { textArrayLiteral } from '../../db/sql-arrays.ts';
 import { exact, fromParts } from '../../kernel/numbers/index.ts';
 import { fractionDigits, magnitudeAtLeast, readClientDecimal } from '../../kernel/numbers/decimal-text.ts';
 import type { PlatformPushStatus } from './platform-push.entity.ts';
@@ -126,8 +127,9 @@ export async function pendingLevelDeltas(
 export function pendingLevelDeltasSql(shopId: string, variantIds: readonly string[], locationIds: readonly string[] | null) {
   let query = stockSql.selectFrom('platform_pushes')
     .select((eb) => ['variant_id', 'location_id', eb.fn.sum<string>('delta').as('delta')])
-    .where('shop_id', '=', shopId).where('status', '=', PENDING).where('variant_id', 'in', [...new Set(variantIds)]);
-  if (locationIds) query = query.where('location_id', 'in', [...new Set(locationIds)]);
+    // One array parameter per list, not one parameter per id: a recipe's hundreds of materials.
+    .where('shop_id', '=', shopId).where('status', '=', PENDING).where('variant_id', '=', sql<string>`any(${textArrayLiteral([...new Set(variantIds)])}::text[])`);
+  if (locationIds) query = query.where('location_id', '=', sql<string>`any(${textArrayLiteral([...new Set(locationIds)])}::text[])`);
   return query.groupBy(['variant_id', 'location_id']);
 }
 

@@ -44,8 +44,9 @@ export class ShopifyPlatformGateway implements PlatformGateway {
 
   listLocations(): Promise<PlatformLocationInfo[]> { return this.#mirror.listLocations(); }
   getLevels(variantIds: readonly string[], locationIds: readonly string[] | null): Promise<PlatformLevelInfo[]> { return this.#mirror.getLevels(variantIds, locationIds); }
-  levelsSql(variantIds: readonly string[], locationIds: readonly string[]): Expression<PlatformLevelRow> { return this.#mirror.levelsSql(variantIds, locationIds); }
+  levelsSql(variantIds: readonly string[], locationIds: readonly string[] | null): Expression<PlatformLevelRow> { return this.#mirror.levelsSql(variantIds, locationIds); }
   getVariants(variantIds: readonly string[]): Promise<PlatformVariantInfo[]> { return this.#mirror.getVariants(variantIds); }
+  variantJson(shopId: Expression<string>, variantId: Expression<string>): Expression<PlatformVariantInfo | null> { return this.#mirror.variantJson(shopId, variantId); }
   /** The mirror's orders, and those it lacks read from Shopify and kept as history (order-history.ts). */
   async getOrders(orderIds: readonly string[] | null): Promise<PlatformOrderInfo[]> {
     const held = await this.#mirror.getOrders(orderIds);

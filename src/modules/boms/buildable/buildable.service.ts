@@ -2,7 +2,11 @@ import { DomainError } from '../../../kernel/domain-error.ts';
 import type { ShopContext } from '../../../kernel/shop-context.ts';
 import { Exact, exact, ZERO } from '../../../kernel/numbers/index.ts';
 import { billKeyString, getBill, loadRecipeForest, type BillKey, type RecipeForest } from '../engine/index.ts';
-import { forestNodeIds, loadMaterials, loadShelves, loadVirtualLevels, type MaterialInfo } from '../recipe-data.ts';
+import { sql } from 'kysely';
+import { textArrayLiteral } from '../../../db/sql-arrays.ts';
+import { runSql } from '../../../db/typed-sql.ts';
+import { forestNodeIds, type MaterialInfo } from '../recipe-data.ts';
+import { recipesSql } from '../tables.ts';
 import type { LimitingComponentOrigin } from '../recipe-vocabulary.ts';
 import { computeBuildable, type LimitingLeaf, type PerUnitCache, type StockView } from './calculate.ts';
 
@@ -103,11 +107,59 @@ function materialsReached(forest: RecipeForest, root: BillKey): Set<string> {
   return materials;
 }
 
+type LevelRow = { variantId: string; locationId: string; available: string };
+
+/**
+ * What buildable reads once the forest is known, in ONE statement: the forest's materials, the
+ * platform's live levels of its materials (and, scoped, of the finished goods everywhere), the
+ * virtual levels and the assemblies' shelves — each part its owner's select (the catalogue sources,
+ * the platform port's levelsSql). A platform whose levels are not in this database is asked
+ * beside it (getLevels).
+ */
+async function stockReads(ctx: ShopContext, ids: { materials: string[]; assemblies: string[] }, finishedGoods: string[], scopeIds: string[] | null) {
+  type Row = { k: 'm' | 'f' | 'p' | 'v' | 's'; id: string; location_id: string | null; value: string };
+  const platformIds = scopeIds === null ? [...new Set([...ids.materials, ...finishedGoods])] : ids.materials;
+  const platformAsked: [Row['k'], string[], string[] | null][] = [];
+  if (finishedGoods.length > 0 && scopeIds !== null) platformAsked.push(['f', finishedGoods, null]);
+  if (platformIds.length > 0 && (scopeIds === null || scopeIds.length > 0)) platformAsked.push(['p', platformIds, scopeIds]);
+  const parts = [];
+  const asked: Promise<Row[]>[] = [];
+  for (const [k, variantIds, locationIds] of platformAsked) {
+    const levels = ctx.platform.levelsSql?.(variantIds, locationIds) ?? null;
+    if (levels) parts.push(sql`select ${k}::text as k, l.variant_id as id, l.location_id, l.available::text as value from ${levels} as l`);
+    else asked.push(ctx.platform.getLevels(variantIds, locationIds).then((rows) => rows.map((r) => ({ k, id: r.variantId, location_id: r.locationId, value: r.available }))));
+  }
+  if (ids.materials.length > 0) {
+    const shop = sql<string>`${ctx.shopId}`;
+    parts.push(sql`select 'm' as k, i.id, null as location_id, (${ctx.catalog.materialJson(shop, sql.ref('i.id'))})::text as value
+      from unnest(${textArrayLiteral(ids.materials)}::text[]) as i(id)`);
+    parts.push(sql`select 'v' as k, v.variant_id as id, v.location_id, v.available as value from ${ctx.catalog.virtualLevelsSql(ctx.shopId, ids.materials, scopeIds)} as v`);
+  }
+  if (ids.assemblies.length > 0) {
+    parts.push(sql`select 's' as k, s.item_id as id, s.location_id, s.quantity as value from ${ctx.catalog.shelvesSql(ctx.shopId, ids.assemblies, scopeIds)} as s`);
+  }
+  const [rows, ...platform] = await Promise.all([
+    parts.length === 0 ? [] : runSql(ctx.em, recipesSql.selectFrom(sql<Row>`(${sql.join(parts, sql` union all `)})`.as('x')).selectAll()),
+    ...asked,
+  ]);
+  const materials = new Map<string, MaterialInfo>();
+  const finishedGoodRows: LevelRow[] = [];
+  const platformRows: LevelRow[] = [];
+  const virtualRows: LevelRow[] = [];
+  const shelfRows: { itemId: string; locationId: string; quantity: string }[] = [];
+  for (const r of [...rows, ...platform.flat()]) {
+    if (r.k === 'm') {
+      if (r.value !== null) materials.set(r.id, JSON.parse(r.value) as MaterialInfo);
+    } else if (r.k === 's') shelfRows.push({ itemId: r.id, locationId: r.location_id!, quantity: r.value });
+    else (r.k === 'f' ? finishedGoodRows : r.k === 'p' ? platformRows : virtualRows).push({ variantId: r.id, locationId: r.location_id!, available: r.value });
+  }
+  return { materials, finishedGoodRows, platformRows, virtualRows, shelfRows };
+}
+
 /**
  * Buildable quantities of each of `bomIds` (unknown ids are absent from the map) per location in
  * scope (`locationIds` null = every location). Two round trips of latency whatever the number of BOMs:
- * the forest with the locations, then the materials with the stock reads (platform levels 1, 2 when
- * scoped; virtual levels 1; shelves 1).
+ * the forest with the locations (two statements), then the materials with the stock reads (one).
  */
 export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[], locationIds: readonly string[] | null): Promise<Map<string, BuildableView>> {
   const roots: BillKey[] = [...new Set(bomIds)].map((ownerId) => ({ ownerType: 'bom', ownerId }));
@@ -121,17 +173,11 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
 
   // Finished goods with any level anywhere: per-location figures; the others fall back to one global figure.
   const finishedGoods = [...new Set(boms.map((b) => b.bill!.variantId).filter((v): v is string => v !== null))];
-  // The materials and the stock reads depend only on the forest: sent at once (one round trip of
-  // latency, not two). Levels are asked for every material of the forest, whatever its origin or
-  // essentiality (known only from the materials read), and kept below for the essential ones: a
-  // virtual material has no platform level, a platform-linked one no level of its own.
-  const [materials, finishedGoodRows, platformRows, virtualRows, shelfRows] = await Promise.all([
-    loadMaterials(ctx, ids.materials),
-    finishedGoods.length > 0 && scopeIds !== null ? ctx.platform.getLevels(finishedGoods, null) : Promise.resolve([]),
-    ctx.platform.getLevels(scopeIds === null ? [...new Set([...ids.materials, ...finishedGoods])] : ids.materials, scopeIds),
-    loadVirtualLevels(ctx, ids.materials, scopeIds),
-    loadShelves(ctx, ids.assemblies, scopeIds),
-  ]);
+  // The materials and the stock reads depend only on the forest: one statement (stockReads). Levels
+  // are asked for every material of the forest, whatever its origin or essentiality (known only
+  // from the materials read), and kept below for the essential ones: a virtual material has no
+  // platform level, a platform-linked one no level of its own.
+  const { materials, finishedGoodRows, platformRows, virtualRows, shelfRows } = await stockReads(ctx, ids, finishedGoods, scopeIds);
   // A non-essential material never limits; nor does one the platform does not track (not stock: labels, string).
   const untracked = new Set([...materials.values()].filter((m) => !m.tracked).map((m) => m.variantId));
   const nonEssential = new Set([...materials.values()].filter((m) => m.isNonEssential || !m.tracked).map((m) => m.variantId));

@@ -30,7 +30,8 @@ export interface BuildableFigures { maxBuildable: Exact; sellable: Exact; limits
 
 /** What one cut mode needs, per rule signature: its constraints and the per-unit needs below each bill. */
 interface ModePlan { constraints: PlanConstraint[]; unitsFrom: Map<number, Map<string, Exact>>; byShelves: Map<string, Map<string, Piecewise>> }
-interface SharedPlan { plan: TreePlan; modes: Record<CutMode, ModePlan> }
+/** `sellable` is planned on first use: only a tree with an only-consume-pre-assembled bill asks for it. */
+interface SharedPlan { plan: TreePlan; modes: { max: ModePlan; sellable?: ModePlan } }
 
 /**
  * What depends only on the recipe as a location sees it (the tree plan, per-unit needs, and the
@@ -77,32 +78,38 @@ function linearBound(perUnit: Exact, available: Exact): Exact | null {
   return floorDiv(available, perUnit);
 }
 
-/** Each constraint of `cut` at this stock (`shelves`: plan.assemblies' shelves): its available units and bound. */
-function bounds(shared: SharedPlan, cut: CutMode, stock: StockView, shelves: readonly Exact[]) {
+function modeOf(shared: SharedPlan, cut: CutMode): ModePlan {
+  if (cut === 'max') return shared.modes.max;
+  return shared.modes.sellable ??= modePlan(shared.plan, 'sellable');
+}
+
+/**
+ * The demand functions of `cut` at these shelves (`shelves`: plan.assemblies' shelves), shared by
+ * the locations with the same shelves; a constraint without one has the linear demand N × perUnit.
+ */
+function demandsAt(shared: SharedPlan, cut: CutMode, shelves: readonly Exact[]): Map<string, Piecewise> {
   const { plan } = shared;
-  const mode = shared.modes[cut];
+  const mode = modeOf(shared, cut);
   const reached = units(plan, mode, -1, cut);
   const shelved: { index: number; shelf: Exact }[] = [];
   plan.assemblies.forEach((a, index) => {
     // Demand never reaches an assembly only found below a cut: its shelf changes nothing.
     if (shelves[index]!.n > 0n && !isCut(a, cut) && reached.has(shelfNodeId(a.id))) shelved.push({ index, shelf: shelves[index]! });
   });
-  const signature = shelved.map((s) => `${s.index}=${s.shelf.toFixed()}`).join(',');
+  const signature = shelved.length === 0 ? '' : shelved.map((s) => `${s.index}=${s.shelf.toFixed()}`).join(',');
   let demands = mode.byShelves.get(signature);
   if (!demands) mode.byShelves.set(signature, demands = shelfDemands(plan, mode, cut, shelved));
-  return mode.constraints.map((c) => {
-    const available = c.assemblyId === null ? stock.available(c.nodeId) : stock.shelf(c.assemblyId);
-    const demand = demands.get(c.nodeId);
-    return { c, available, maxUnits: demand ? largestWithin(demand, available) : linearBound(c.perUnit, available) };
-  });
+  return demands;
 }
 
-function minimum(values: (Exact | null)[]): Exact {
-  const bounded = values.filter((v): v is Exact => v !== null);
-  // Nothing countable in the tree: the service does not claim unbounded buildability.
-  if (bounded.length === 0) return ZERO;
-  return bounded.reduce((a, b) => (b.lt(a) ? b : a));
+const availableOf = (c: PlanConstraint, stock: StockView): Exact => (c.assemblyId === null ? stock.available(c.nodeId) : stock.shelf(c.assemblyId));
+
+/** A constraint's bound at this stock: the largest N its demand allows, null = unbounded. */
+function boundOf(c: PlanConstraint, available: Exact, demands: ReadonlyMap<string, Piecewise>): Exact | null {
+  const demand = demands.get(c.nodeId);
+  return demand ? largestWithin(demand, available) : linearBound(c.perUnit, available);
 }
+
 
 function ruleSignature(forest: RecipeForest, locationId: string | null): string {
   if (locationId === null) return '';
@@ -110,33 +117,35 @@ function ruleSignature(forest: RecipeForest, locationId: string | null): string 
   return '';
 }
 
+function modePlan(plan: TreePlan, cut: CutMode): ModePlan {
+  const mode: ModePlan = { constraints: [], unitsFrom: new Map(), byShelves: new Map() };
+  mode.constraints = planConstraints(plan, cut, units(plan, mode, -1, cut));
+  return mode;
+}
+
 function sharedPlan(forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>): SharedPlan {
   const plan = treePlan(forest, bom, locationId, nonEssential);
-  const modePlan = (cut: CutMode): ModePlan => {
-    const mode: ModePlan = { constraints: [], unitsFrom: new Map(), byShelves: new Map() };
-    mode.constraints = planConstraints(plan, cut, units(plan, mode, -1, cut));
-    return mode;
-  };
-  return { plan, modes: { max: modePlan('max'), sellable: modePlan('sellable') } };
+  return { plan, modes: { max: modePlan(plan, 'max') } };
 }
 
 /** Limiting rows' order: tightest bound first (unbounded last), then the larger need per unit, then nodeId. */
-function byLimit(a: LimitingLeaf, b: LimitingLeaf): number {
-  if (a.maxUnits === null || b.maxUnits === null) return a.maxUnits === b.maxUnits ? 0 : a.maxUnits === null ? 1 : -1;
-  return a.maxUnits.comparedTo(b.maxUnits) || b.quantityPerUnit.comparedTo(a.quantityPerUnit) || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0);
+function byLimit(aMax: Exact | null, aPerUnit: Exact, aId: string, b: LimitingLeaf): number {
+  if (aMax === null || b.maxUnits === null) return aMax === b.maxUnits ? 0 : aMax === null ? 1 : -1;
+  return aMax.comparedTo(b.maxUnits) || b.quantityPerUnit.comparedTo(aPerUnit) || (aId < b.nodeId ? -1 : aId > b.nodeId ? 1 : 0);
 }
 
-/** The first `k` of `rows` in byLimit order, as a stable sort would give them (one pass, k small). */
-function firstByLimit(rows: readonly LimitingLeaf[], k: number): LimitingLeaf[] {
-  const top: LimitingLeaf[] = [];
-  for (const row of rows) {
-    if (top.length === k && byLimit(row, top[k - 1]!) >= 0) continue;
-    let i = top.length;
-    while (i > 0 && byLimit(row, top[i - 1]!) < 0) i--;
-    top.splice(i, 0, row);
-    if (top.length > k) top.pop();
+const leafOf = (c: PlanConstraint, available: Exact, maxUnits: Exact | null): LimitingLeaf =>
+  ({ nodeId: c.nodeId, kind: c.kind, quantityPerUnit: c.perUnit, wastePercentage: c.waste, maxUnits, available });
+
+/** The smallest bound of `cut`'s constraints at this stock; nothing countable in the tree: 0 (never unbounded). */
+function minimumBound(shared: SharedPlan, cut: CutMode, stock: StockView, shelves: readonly Exact[]): Exact {
+  const demands = demandsAt(shared, cut, shelves);
+  let min: Exact | null = null;
+  for (const c of modeOf(shared, cut).constraints) {
+    const bound = boundOf(c, availableOf(c, stock), demands);
+    if (bound !== null && (min === null || bound.lt(min))) min = bound;
   }
-  return top;
+  return min ?? ZERO;
 }
 
 /**
@@ -154,12 +163,31 @@ export function computeBuildable(
   let shared = perUnitCache.get(signature);
   if (!shared) perUnitCache.set(signature, shared = sharedPlan(forest, bom, locationId, nonEssential));
   const shelves = shared.plan.assemblies.map((a) => stock.shelf(a.id));
-  const rows: LimitingLeaf[] = bounds(shared, 'max', stock, shelves).map(({ c, available, maxUnits }) => ({
-    nodeId: c.nodeId, kind: c.kind, quantityPerUnit: c.perUnit, wastePercentage: c.waste, maxUnits, available,
-  }));
-  const maxBuildable = minimum(rows.map((l) => l.maxUnits));
-  const limits = limitRows >= rows.length ? rows.sort(byLimit) : firstByLimit(rows, limitRows);
-  const sellable = shared.plan.hasShelfOnlyBill ? minimum(bounds(shared, 'sellable', stock, shelves).map((b) => b.maxUnits)) : maxBuildable;
+  const demands = demandsAt(shared, 'max', shelves);
+  const { constraints } = shared.modes.max;
+  // One pass over the constraints: the minimum, and the rows kept (all of them, or the first
+  // `limitRows` in byLimit order as a stable sort would give them); a row is built only when kept.
+  const all = limitRows >= constraints.length;
+  const limits: LimitingLeaf[] = [];
+  let min: Exact | null = null;
+  for (const c of constraints) {
+    const available = availableOf(c, stock);
+    const maxUnits = boundOf(c, available, demands);
+    if (maxUnits !== null && (min === null || maxUnits.lt(min))) min = maxUnits;
+    if (all) {
+      limits.push(leafOf(c, available, maxUnits));
+      continue;
+    }
+    if (limits.length === limitRows && byLimit(maxUnits, c.perUnit, c.nodeId, limits[limitRows - 1]!) >= 0) continue;
+    let i = limits.length;
+    while (i > 0 && byLimit(maxUnits, c.perUnit, c.nodeId, limits[i - 1]!) < 0) i--;
+    limits.splice(i, 0, leafOf(c, available, maxUnits));
+    if (limits.length > limitRows) limits.pop();
+  }
+  if (all) limits.sort((a, b) => byLimit(a.maxUnits, a.quantityPerUnit, a.nodeId, b));
+  // Nothing countable in the tree: the service does not claim unbounded buildability.
+  const maxBuildable = min ?? ZERO;
+  const sellable = shared.plan.hasShelfOnlyBill ? minimumBound(shared, 'sellable', stock, shelves) : maxBuildable;
   return { maxBuildable, sellable, limits };
 }
 

@@ -3,7 +3,7 @@
 // breakdowns and work orders.
 export type { BillKey, BillOwnerType, EngineBill, EngineLine, EngineOverride, LineType, RecipeForest } from './types.ts';
 export { billKeyString } from './types.ts';
-export { loadRecipeForest, loadShopRecipeForest, seededForestLoader } from './load.ts';
+export { loadRecipeForest, loadRecipeForestAttached, loadShopRecipeForest, seededForestLoader, type AttachedRow, type ForestAttachments } from './load.ts';
 export { assembliesTopDown, effectiveLines, getBill, hasBill, ruleLocations } from './lines.ts';
 export { explodeToLeaves, leafExpander, lineNeed } from './explode.ts';
 // Exact arithmetic lives in src/kernel/numbers; re-exported for the engine's callers.

@@ -1,4 +1,4 @@
-import { sql, type Expression, type InferResult, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type Expression, type InferResult, type SelectQueryBuilder } from 'kysely';
 import { preparedSql, runSql } from '../../../db/typed-sql.ts';
 import { textArrayLiteral } from '../../../db/sql-arrays.ts';
 import { recipesSql, type RecipesTables } from '../tables.ts';
@@ -38,8 +38,20 @@ const seedAllBills = (shopId: string): Seed => seedAllBoms(shopId).union(recipes
   .select([sql<string>`'sub_assembly'::text`.as('owner_type'), sql<string>`a.assembly_id::text`.as('owner_id')])
   .where('a.shop_id', '=', shopId));
 
-function forestQuery(shopId: string, seed: Seed) {
+/**
+ * JSON a statement attaches to the forest's rows, from other modules' correlated subqueries: to a
+ * BOM's 'bill' row (its finished good's variant id in scope, null for none) and to a 'line' row
+ * (its line type and node id). Null elsewhere.
+ */
+export interface ForestAttachments {
+  bom(shopId: Expression<string>, variantId: Expression<string>): Expression<unknown>;
+  line(shopId: Expression<string>, lineType: Expression<RecipeLineType>, nodeId: Expression<string>): Expression<unknown>;
+}
+
+function forestQuery(shopId: string, seed: Seed, attach?: ForestAttachments) {
   const s = shopId;
+  const shop = sql<string>`${s}`;
+  const none = sql<unknown>`null::json`.as('attached');
   const assemblyOf = sql<string>`coalesce(o.replacement_node_id, o.node_id)`;
   return recipesSql
     .withRecursive('reach(owner_type, owner_id)', (db) => seed.union(
@@ -68,6 +80,7 @@ function forestQuery(shopId: string, seed: Seed) {
       nil<number>()('position', 'int'), nil<string>()('node_id'), nil<string>()('quantity'), nil<string>()('waste'),
       nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly', 'boolean'),
       sql<number | null>`coalesce(b.lead_time_days, a.lead_time_days)`.as('lead_time_days'),
+      attach ? sql<unknown>`case when b.variant_id is not null then ${attach.bom(shop, sql.ref('b.variant_id'))} end`.as('attached') : none,
     ])
     .where((eb) => eb.or([eb('b.bom_id', 'is not', null), eb('a.assembly_id', 'is not', null)]))
     .unionAll((db) => db.selectFrom('reach as r')
@@ -80,6 +93,7 @@ function forestQuery(shopId: string, seed: Seed) {
         sql<string | null>`l.node_id`.as('node_id'), sql<string | null>`l.quantity::text`.as('quantity'), sql<string | null>`l.waste_percentage::text`.as('waste'),
         nil<string>()('location_id'), nil<LocationRuleAction>()('action'), nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'),
         nil<number>()('lead_time_days'),
+        attach ? sql<unknown>`${attach.line(shop, sql.ref('l.line_type'), sql.ref('l.node_id'))}`.as('attached') : none,
       ]))
     // Joined, not a fenced probe per bill: a shop has one rule row per bill and location with rules,
     // so few that the planner scanned the table whole for each reached bill instead of probing its
@@ -91,7 +105,7 @@ function forestQuery(shopId: string, seed: Seed) {
         sql<ForestKind>`'rule'`.as('kind'), sql<BillOwnerType>`r.owner_type`.as('owner_type'), 'r.owner_id', nil<string>()('name'), nil<boolean>()('only_consume'),
         nil<string>()('variant_id'), nil<BomStatus>()('status'), nil<StorefrontStockMode>()('storefront_stock'), nil<RecipeLineType>()('line_type'), nil<number>()('position'), nil<string>()('node_id'),
         nil<string>()('quantity'), nil<string>()('waste'), sql<string | null>`g.location_id`.as('location_id'), nil<LocationRuleAction>()('action'),
-        nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'), nil<number>()('lead_time_days'),
+        nil<string>()('replacement_node_id'), nil<boolean>()('introduces_assembly'), nil<number>()('lead_time_days'), none,
       ]))
     .unionAll((db) => db.selectFrom('reach as r')
       .innerJoinLateral((eb) => eb.selectFrom('location_rule_overrides as o').selectAll('o')
@@ -104,11 +118,14 @@ function forestQuery(shopId: string, seed: Seed) {
         sql<string | null>`o.node_id`.as('node_id'), sql<string | null>`o.quantity::text`.as('quantity'), sql<string | null>`o.waste_percentage::text`.as('waste'),
         sql<string | null>`o.location_id`.as('location_id'), sql<LocationRuleAction | null>`o.action`.as('action'),
         sql<string | null>`o.replacement_node_id`.as('replacement_node_id'), sql<boolean | null>`(x.assembly_id is not null)`.as('introduces_assembly'),
-        nil<number>()('lead_time_days'),
+        nil<number>()('lead_time_days'), none,
       ]));
 }
 
 type ForestRow = InferResult<ReturnType<typeof forestQuery>>[number];
+
+/** A forest row that carries attached JSON (ForestAttachments): its kind, owner, line type and node, and the JSON. */
+export type AttachedRow = Pick<ForestRow, 'kind' | 'owner_type' | 'owner_id' | 'variant_id' | 'line_type' | 'node_id' | 'attached'>;
 
 /**
  * The forest statement of each seed, built once (preparedSql): `roots` (the roots' types and ids as
@@ -180,6 +197,25 @@ function toForest(rows: readonly ForestRow[]): RecipeForest {
 export async function loadRecipeForest(ctx: ShopContext, roots: readonly BillKey[]): Promise<RecipeForest> {
   if (roots.length === 0) return { bills: new Map(), lineCache: new Map() };
   return toForest(await runSql(ctx.em, forestStatement('roots', ctx.shopId, textArrayLiteral(roots.map((r) => r.ownerType)), textArrayLiteral(roots.map((r) => r.ownerId)))));
+}
+
+const attachedStatements = new Map<string, (shape: string, shopId: string, types: string, ids: string) => Compilable<ForestRow>>();
+
+/**
+ * loadRecipeForest with JSON attached to its rows (ForestAttachments), still ONE round trip: the
+ * forest and `attached`, the rows that carry JSON. `shape` names the attachments: the statement is
+ * prepared once per shape, with the attachments given at its first use, so their SQL must depend only
+ * on the shape (and their arguments).
+ */
+export async function loadRecipeForestAttached(ctx: ShopContext, roots: readonly BillKey[], shape: string, attach: () => ForestAttachments): Promise<{ forest: RecipeForest; attached: AttachedRow[] }> {
+  if (roots.length === 0) return { forest: { bills: new Map(), lineCache: new Map() }, attached: [] };
+  let statement = attachedStatements.get(shape);
+  if (!statement) {
+    const attachments = attach();
+    attachedStatements.set(shape, statement = preparedSql((_shape: string, shopId: string, types: string, ids: string) => forestQuery(shopId, seedRoots(types, ids), attachments)));
+  }
+  const rows = await runSql(ctx.em, statement(shape, ctx.shopId, textArrayLiteral(roots.map((r) => r.ownerType)), textArrayLiteral(roots.map((r) => r.ownerId))));
+  return { forest: toForest(rows), attached: rows.filter((r) => r.attached !== null) };
 }
 
 /**
