@@ -16,6 +16,7 @@ import { startAdminSocket, type AdminSocket } from './admin-socket.ts';
 import { CommandError } from './args.ts';
 import { prepareEmbeddedDemo, printWelcome } from './demo-shop.ts';
 import { portProblem } from './port-problem.ts';
+import { startIdleMemoryRelease } from './idle-memory.ts';
 import { migrationsFound, StartupSteps } from './startup-steps.ts';
 
 // The server of `bomcore serve`, imported by serve.ts once the port is known to be free.
@@ -117,6 +118,7 @@ export async function runServer(config: Config): Promise<void> {
   }
   let background: { stop(): Promise<void> } | null = worker ? null : startBackgroundPasses(orm, config, app.log);
   const inFlight = trackInFlight(app.server);
+  const idleMemory = startIdleMemoryRelease({ server: app.server, idleMs: config.idleGcMs, growthBytes: config.idleGcGrowthMb * 1024 * 1024, log: app.log.child({ component: 'memory' }) });
   // SIGTERM / SIGINT: stop accepting (new connections are refused, requests on open ones are 503),
   // answer every request already in flight, stop the background loops, close the database, exit 0.
   // Past BOMCORE_SHUTDOWN_GRACE_MS the process exits 1 anyway, saying how many it abandoned.
@@ -134,6 +136,7 @@ export async function runServer(config: Config): Promise<void> {
     if (err) app.log.error({ err }, 'closing after an error');
     app.log.info({ signal, inFlight: inFlight.count(), graceMs: config.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     app.beginShutdown();
+    idleMemory?.stop();
     inFlight.drain();
     await Promise.all([app.close(), admin?.close(), background?.stop()]);
     await orm.close();

@@ -30,6 +30,10 @@ export interface Config {
   dbReadTimeoutMs: number;
   /** SIGTERM: ms in-flight requests get to finish before the process exits anyway (BOMCORE_SHUTDOWN_GRACE_MS, default 30000). */
   shutdownGraceMs: number;
+  /** `serve`: ms without a request in flight after which a grown process gives memory back (one memory-reducing collection); 0 turns it off (BOMCORE_IDLE_GC_MS, default 2000). */
+  idleGcMs: number;
+  /** `serve`: MiB the resident set must have grown since the last such collection (or the start) for it to run (BOMCORE_IDLE_GC_GROWTH_MB, default 32). */
+  idleGcGrowthMb: number;
   /** Seconds within which a repeated failure of one kind is logged once, with a count of the ones left out (BOMCORE_LOG_REPEAT_WINDOW_S, default 10). */
   logRepeatWindowSeconds: number;
   logLevel: string;
@@ -278,6 +282,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbConnectTimeoutMs: positiveNumber(env, 'BOMCORE_DB_CONNECT_TIMEOUT_MS', 5000, true),
     dbReadTimeoutMs: nonNegativeInteger(env, 'BOMCORE_DB_READ_TIMEOUT_MS', 15_000),
     shutdownGraceMs: positiveNumber(env, 'BOMCORE_SHUTDOWN_GRACE_MS', 30_000, true),
+    idleGcMs: nonNegativeInteger(env, 'BOMCORE_IDLE_GC_MS', 2000),
+    idleGcGrowthMb: nonNegativeInteger(env, 'BOMCORE_IDLE_GC_GROWTH_MB', 32),
     logRepeatWindowSeconds: positiveNumber(env, 'BOMCORE_LOG_REPEAT_WINDOW_S', 10),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
