@@ -66,6 +66,24 @@ const ROW_LIST_ARGS = ['ids', 'representations'] as const;
 /** List arguments narrowing the work to some locations: each costs one unit. */
 const SCOPE_LIST_ARGS = ['locationIds'] as const;
 
+/**
+ * A field's extension (Pothos `extensions`) giving the work it costs whatever its arguments: a
+ * computation over the whole shop takes no row count, yet costs more than any page.
+ */
+export const FIELD_WORK_EXTENSION = 'bomcoreWork';
+/**
+ * The work of one computation over the whole shop (the plan): ten times the largest page (1,000
+ * rows), far above the costly threshold (BOMCORE_HEAVY_WORK, default 20), so such requests take
+ * turns at the work gate instead of each holding the shop in memory at once.
+ */
+export const WHOLE_SHOP_WORK = 10_000;
+
+/** The work a field's FIELD_WORK_EXTENSION gives it (0 without one). */
+export function fixedFieldWork(field: { extensions?: Readonly<Record<string, unknown>> | null }): number {
+  const work = field.extensions?.[FIELD_WORK_EXTENSION];
+  return typeof work === 'number' && Number.isFinite(work) && work > 0 ? work : 0;
+}
+
 /** How many locations the field's scope arguments (`locationIds`) name: one unit each. */
 export function scopeCount(args: Record<string, unknown>): number {
   let locations = 0;

@@ -3,6 +3,8 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { getSchema } from '../../schema/index.ts';
 import { operationPrice } from '../../src/http/admission/request-price.ts';
+import { loadConfig } from '../../src/kernel/config.ts';
+import { WHOLE_SHOP_WORK } from '../../src/kernel/graphql-limits.ts';
 
 /**
  * Two measures of a request, never mixed (src/http/admission/request-price.ts): tokens — the REST calls it
@@ -42,6 +44,14 @@ describe('work: what the arguments make the server compute, whatever the selecti
     expect(work('{ rawMaterialConnection(first: 10) { nodes { adjustments(first: 100) { totalCount } levels(locationIds: ["1", "2", "3"]) { available } } } }'))
       .toBe(10 + 10 * (100 + 3));
     expect(work('query S($l: [ID!]) { rawMaterialInventory(variantId: "1", locationIds: $l) { __typename } }', { l: ids(100) })).toBe(100);
+  });
+
+  it('the whole shop\'s plan is costly work whatever it selects (it holds the shop in memory): plans take turns at the work gate; a what-if plans twice', () => {
+    const work = (query: string, variables: Record<string, unknown> = {}) => price(query, variables).work;
+    expect(work('{ planning { asOf } }')).toBe(WHOLE_SHOP_WORK);
+    expect(work('query P($l: [ID!]) { planning(locationIds: $l) { asOf } }', { l: ['101', '102'] })).toBe(WHOLE_SHOP_WORK + 2);
+    expect(work('{ planningWhatIf(bomId: "B", quantity: "1", locationId: "101", needBy: "2026-11-12") { extraMakes { itemId } } }')).toBe(2 * WHOLE_SHOP_WORK);
+    expect(WHOLE_SHOP_WORK).toBeGreaterThan(loadConfig({}).heavyWork);
   });
 
   it('fragments count what they bring wherever they are spread; a skipped field counts nothing', () => {

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCsv, planJson } from '../../src/cli/plan-command.ts';
+import { loadRecipeForest, type RecipeForest } from '../../src/modules/boms/engine/index.ts';
+import { loadAllBillsForest } from '../../src/modules/boms/for-planning.ts';
 import { planShop } from '../../src/modules/planning/planning.service.ts';
 import { whereUsed } from '../../src/modules/planning/where-used.ts';
 import { shopContext, countQueries } from '../helpers/bom-context.ts';
@@ -65,6 +67,20 @@ describe('docs/planning.md: the worked example on the demo shop', () => {
   it('a plan is a bounded number of statements, whatever the shop (one snapshot of set-based reads)', async () => {
     const { count } = await countQueries(() => planShop(shopContext(t.orm, shop), { asOf: '2026-11-12' }));
     expect(count).toBeLessThanOrEqual(16);
+  });
+
+  it('rule: the plan\'s read of every bill of the shop (tables read whole) is the recipe walk\'s forest from every bill: bills, lines, rules and overrides', async () => {
+    const ctx = shopContext(t.orm, shop);
+    const whole = await loadAllBillsForest(ctx);
+    const walked = await loadRecipeForest(ctx, [...whole.bills.values()].map((b) => b.key));
+    // Map order aside (rules are looked up by location), the same content.
+    const content = (forest: RecipeForest) => [...forest.bills].sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([id, bill]) => [id, { ...bill, rules: [...bill.rules].sort(([a], [b]) => (a < b ? -1 : 1)) }]);
+    expect(whole.bills.size).toBe(demo.boms.length + demo.assemblyBills.length);
+    expect(content(whole)).toEqual(content(walked));
+    const overrides = [...whole.bills.values()].flatMap((b) => [...b.rules.values()].flat());
+    expect(overrides.map((o) => o.action)).toEqual(expect.arrayContaining(['add', 'remove', 'replace', 'adjust']));
+    expect(overrides.some((o) => o.introducesAssembly)).toBe(true);
   });
 
   it('a date that is not YYYY-MM-DD is INVALID_INPUT naming asOf', async () => {

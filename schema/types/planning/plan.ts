@@ -1,3 +1,4 @@
+import { FIELD_WORK_EXTENSION, WHOLE_SHOP_WORK } from '../../../src/kernel/graphql-limits.ts';
 import { planShop } from '../../../src/modules/planning/planning.service.ts';
 import type { WrittenBuy, WrittenDemand, WrittenMake, WrittenPlan, WrittenShortage } from '../../../src/modules/planning/written-plan.ts';
 import { builder } from '../../builder.ts';
@@ -90,6 +91,8 @@ builder.queryField('planning', (t) =>
     type: PlanRef,
     description: 'The shop\'s plan (docs/planning.md), from one consistent snapshot. INVALID_INPUT for a date that is not YYYY-MM-DD.',
     authScopes: { read: true },
+    // The whole shop in memory per plan: plans take turns at the work gate, not all at once.
+    extensions: { [FIELD_WORK_EXTENSION]: WHOLE_SHOP_WORK },
     args: {
       asOf: t.arg({ type: 'Date', description: 'The plan\'s date; absent: today (UTC).' }),
       locationIds: t.arg.idList({ description: 'Keep the rows of these locations (the plan is still the whole shop\'s); absent: every location.' }),

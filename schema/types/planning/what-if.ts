@@ -1,3 +1,4 @@
+import { FIELD_WORK_EXTENSION, WHOLE_SHOP_WORK } from '../../../src/kernel/graphql-limits.ts';
 import { planningWhatIf, type WhatIfAnswer } from '../../../src/modules/planning/what-if.ts';
 import { builder } from '../../builder.ts';
 import { MadeItemTypeEnum, PlanDemandSourceEnum, PlannedItemTypeEnum } from './enums.ts';
@@ -62,6 +63,8 @@ builder.queryField('planningWhatIf', (t) =>
     description: 'Plans the shop with and without `quantity` units of a BOM\'s finished good at a location by a date (docs/planning.md) and '
       + 'answers the difference. NOT_FOUND for an unknown BOM; INVALID_INPUT for a quantity that is not above 0.',
     authScopes: { read: true },
+    // Two plans of the whole shop: it takes its turn at the work gate like the plan.
+    extensions: { [FIELD_WORK_EXTENSION]: 2 * WHOLE_SHOP_WORK },
     args: {
       bomId: t.arg.string({ required: true }),
       quantity: t.arg({ type: 'Decimal', required: true }),

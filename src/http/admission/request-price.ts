@@ -4,7 +4,7 @@ import {
   type DirectiveNode, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLResolveInfo, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
-import { operationCost, requestedRows, scopeCount } from '../../kernel/graphql-limits.ts';
+import { fixedFieldWork, operationCost, requestedRows, scopeCount } from '../../kernel/graphql-limits.ts';
 
 /**
  * What a request costs, in two units that are never mixed:
@@ -16,7 +16,7 @@ import { operationCost, requestedRows, scopeCount } from '../../kernel/graphql-l
  *   whatever it selects: the rows a page asks for, the ids of a batch, the locations of a
  *   `locationIds`, a nested field's multiplied by its parent's rows. `orderBomBreakdowns` of 50 ids
  *   is 50 (50 breakdowns are built even when only `notFound` is read), a 1000-row page 1000, a
- *   single read or `locations` 1.
+ *   single read or `locations` 1, the whole shop's plan WHOLE_SHOP_WORK (its schema says so).
  *
  * The GraphQL complexity limit (`operationCost`) is a third, separate measure: it refuses a
  * document whose selections would explode, before anything runs.
@@ -28,11 +28,12 @@ const MIN_ROOT_WORK = 1;
 
 /**
  * The work of one field (see above), without what it selects: the rows its arguments ask for plus
- * one per location of `locationIds`. `rows` multiplies the work of the fields below it.
+ * one per location of `locationIds`, plus the fixed work its schema gives it (a whole-shop
+ * computation: WHOLE_SHOP_WORK). `rows` multiplies the work of the fields below it.
  */
 export function fieldWork(args: Record<string, unknown>, field: GraphQLField<unknown, unknown>): { own: number; rows: number } {
   const rows = requestedRows(args, field);
-  return { own: (rows ?? 0) + scopeCount(args), rows: Math.max(1, rows ?? 1) };
+  return { own: (rows ?? 0) + scopeCount(args) + fixedFieldWork(field), rows: Math.max(1, rows ?? 1) };
 }
 
 interface Walk {

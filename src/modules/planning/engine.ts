@@ -86,15 +86,19 @@ export function buyQuantity(net: Exact, minimum: Exact, multiple: Exact | null):
  */
 function depthsAt(forest: RecipeForest, locationId: string, seeds: readonly string[]): Map<string, number> {
   const order: string[] = [];
-  const seen = new Set<string>();
+  // Each bill's sub-assemblies at the location, built once (the walk and the depth pass both ask).
+  const seen = new Map<string, string[]>();
   const children = (id: string): string[] => {
+    const known = seen.get(id);
+    if (known) return known;
     const bill = forest.bills.get(id);
     return bill ? effectiveLines(forest, bill.key, locationId).filter((l) => l.lineType === 'sub').map((l) => `sub_assembly:${l.nodeId}`) : [];
   };
   const visit = (id: string) => {
     if (seen.has(id)) return;
-    seen.add(id);
-    for (const child of children(id)) visit(child);
+    const below = children(id);
+    seen.set(id, below);
+    for (const child of below) visit(child);
     order.push(id);
   };
   for (const id of seeds) visit(id);

@@ -24,7 +24,10 @@ export interface PlanningStock {
 const put = (map: Map<string, Map<string, Exact>>, location: string, item: string, value: Exact) => {
   let at = map.get(location);
   if (!at) map.set(location, (at = new Map()));
-  at.set(item, (at.get(item) ?? value.minus(value)).plus(value));
+  // The first row of a key is kept as it is (no zero and no sum built per row: a shop's levels are
+  // tens of thousands of rows, each held until the plan is written).
+  const known = at.get(item);
+  at.set(item, known === undefined ? value : known.plus(value));
 };
 
 /** The shop's stock as planning reads it; `materialIds` are every material of the shop (platform-linked ones are read from the platform). */
