@@ -1,7 +1,7 @@
 import { floorDiv, ZERO, type Exact } from '../../../kernel/numbers/index.ts';
 import { billKeyString, type BillKey, type RecipeForest } from '../engine/types.ts';
 import type { StockedLineType } from '../recipe-vocabulary.ts';
-import { excess, largestWithin, linearFn, minus, scale, type Piecewise } from './piecewise.ts';
+import { excess, largestWithin, linearFn, minus, minusScaled, type Piecewise } from './piecewise.ts';
 import { isCut, planConstraints, treePlan, unitsBelow, type CutMode, type PlanBills, type PlanConstraint, type TreePlan } from './tree-plan.ts';
 
 /** What one location (or the shop as a whole) holds, as the calculation sees it. */
@@ -91,13 +91,13 @@ function shelfDemands(across: AcrossSignatures, shared: SharedPlan, cut: CutMode
     let d = linearFn(rootUnits.get(id) ?? ZERO);
     for (const above of taken) {
       const k = above.below.get(id);
-      if (k !== undefined) d = minus(d, scale(above.t, k));
+      if (k !== undefined) d = minusScaled(d, above.t, k);
     }
     taken.push({ below: units(across, shared, index, cut), t: minus(d, excess(d, shelf)) });
   }
   const demands = new Map<string, Piecewise>();
   for (const { below, t } of taken) {
-    for (const [id, k] of below) demands.set(id, minus(demands.get(id) ?? linearFn(rootUnits.get(id) ?? ZERO), scale(t, k)));
+    below.forEach((k, id) => demands.set(id, minusScaled(demands.get(id) ?? linearFn(rootUnits.get(id) ?? ZERO), t, k)));
   }
   return demands;
 }

@@ -23,13 +23,20 @@ export function scale(f: Piecewise, k: Exact): Piecewise {
 const negated = (f: Piecewise): Piecewise => f.map((p) => ({ start: p.start, c: p.c.negated(), m: p.m.negated() }));
 
 /**
- * f + g, or f − g when `subtract`: one piece at each start of either (both start at 0, breakpoints
- * ascending), merged in one pass without building a negated copy of g.
+ * f + g·k, or f − g·k when `subtract` (k null: 1): one piece at each start of either (both start at
+ * 0, breakpoints ascending), merged in one pass without building a scaled or negated copy of g.
  */
-function combine(f: Piecewise, g: Piecewise, subtract: boolean): Piecewise {
-  if (isZero(f)) return subtract ? negated(g) : g;
-  if (isZero(g)) return f;
-  const sum = (a: Piece, b: Piece, start: Exact): Piece => (subtract ? { start, c: a.c.minus(b.c), m: a.m.minus(b.m) } : { start, c: a.c.plus(b.c), m: a.m.plus(b.m) });
+function combine(f: Piecewise, g: Piecewise, subtract: boolean, k: Exact | null): Piecewise {
+  if (isZero(f)) {
+    const h = k === null ? g : scale(g, k);
+    return subtract ? negated(h) : h;
+  }
+  if (isZero(g) || k?.n === 0n) return f;
+  const sum = (a: Piece, b: Piece, start: Exact): Piece => {
+    const c = k === null || b.c.n === 0n ? b.c : b.c.times(k);
+    const m = k === null ? b.m : b.m.times(k);
+    return subtract ? { start, c: a.c.minus(c), m: a.m.minus(m) } : { start, c: a.c.plus(c), m: a.m.plus(m) };
+  };
   if (f.length === 1 && g.length === 1) return [sum(f[0]!, g[0]!, ZERO)];
   const out: Piecewise = [];
   let i = 0;
@@ -46,12 +53,17 @@ function combine(f: Piecewise, g: Piecewise, subtract: boolean): Piecewise {
 }
 
 export function add(f: Piecewise, g: Piecewise): Piecewise {
-  return combine(f, g, false);
+  return combine(f, g, false, null);
 }
 
 /** f − g. */
 export function minus(f: Piecewise, g: Piecewise): Piecewise {
-  return combine(f, g, true);
+  return combine(f, g, true, null);
+}
+
+/** f − g·k: minus(f, scale(g, k)) without the scaled copy. */
+export function minusScaled(f: Piecewise, g: Piecewise, k: Exact): Piecewise {
+  return combine(f, g, true, k);
 }
 
 /** max(f(N) − s, 0) for a non-decreasing f ≥ 0: what is left to build once a shelf of s units is used up. */
