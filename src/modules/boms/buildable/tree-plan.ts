@@ -1,5 +1,5 @@
 import { ONE, ZERO, type Exact } from '../../../kernel/numbers/index.ts';
-import { assembliesTopDown, effectiveLinesOf, getBill } from '../engine/lines.ts';
+import { assembliesTopDown, effectiveLinesOf } from '../engine/lines.ts';
 import { lineNeed } from '../engine/explode.ts';
 import { billKeyString, type BillKey, type EngineLine, type RecipeForest } from '../engine/types.ts';
 import type { StockedLineType } from '../recipe-vocabulary.ts';
@@ -69,10 +69,11 @@ function planBill(forest: RecipeForest, id: string, locationId: string | null, n
 
 export function treePlan(forest: RecipeForest, root: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>, memo: PlanBills = new WeakMap()): TreePlan {
   const assemblies = assembliesTopDown(forest, [root], locationId).map((id): PlanAssembly => {
-    const plan = planBill(forest, `sub_assembly:${id}`, locationId, nonEssential, memo);
+    const key = `sub_assembly:${id}`;
+    const plan = planBill(forest, key, locationId, nonEssential, memo);
     // No essential component: it comes only from its shelf.
     const terminal = plan.subs.length === 0 && plan.raws.length === 0;
-    return { id, shelfId: shelfNodeId(id), ...plan, terminal, onlyConsume: getBill(forest, { ownerType: 'sub_assembly', ownerId: id })?.onlyConsumePreassembled === true, changed: false, splitBelow: false };
+    return { id, shelfId: shelfNodeId(id), ...plan, terminal, onlyConsume: forest.bills.get(key)?.onlyConsumePreassembled === true, changed: false, splitBelow: false };
   });
   // Children before parents: each assembly's flags from its own lines and its sub lines' assemblies.
   const byId = new Map(assemblies.map((a) => [a.id, a]));
