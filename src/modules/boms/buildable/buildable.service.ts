@@ -33,10 +33,12 @@ class Levels {
     at.set(itemId, (at.get(itemId) ?? ZERO).plus(v));
     this.#total.set(itemId, (this.#total.get(itemId) ?? ZERO).plus(v));
   }
-  at(locationId: string | null, itemId: string): Exact {
-    return (locationId === null ? this.#total : this.#byLocation.get(locationId))?.get(itemId) ?? ZERO;
+  /** The sums of one location (null = all of them): look-ups per item without finding the location again. */
+  of(locationId: string | null): ReadonlyMap<string, Exact> {
+    return (locationId === null ? this.#total : this.#byLocation.get(locationId)) ?? NONE;
   }
 }
+const NONE: ReadonlyMap<string, Exact> = new Map();
 
 /** Limiting components shown per location; unbounded rows sort last, so the first three bounded ones are among the first three. */
 const LIMITING_SHOWN = 3;
@@ -195,10 +197,11 @@ export async function bomsBuildable(ctx: ShopContext, bomIds: readonly string[],
   const shelves = new Levels();
   for (const r of shelfRows) shelves.add(r.itemId, r.locationId, r.quantity);
 
-  const stockAt = (locationId: string | null): StockView => ({
-    available: (id) => levels.at(locationId, id),
-    shelf: (id) => shelves.at(locationId, id),
-  });
+  const stockAt = (locationId: string | null): StockView => {
+    const available = levels.of(locationId);
+    const shelf = shelves.of(locationId);
+    return { available: (id) => available.get(id) ?? ZERO, shelf: (id) => shelf.get(id) ?? ZERO };
+  };
   const assemblyName = (id: string) => getBill(forest, { ownerType: 'sub_assembly', ownerId: id })?.name ?? id;
 
   const views = new Map<string, BuildableView>();

@@ -1,8 +1,8 @@
 import { floorDiv, ZERO, type Exact } from '../../../kernel/numbers/index.ts';
 import { billKeyString, type BillKey, type RecipeForest } from '../engine/types.ts';
 import type { StockedLineType } from '../recipe-vocabulary.ts';
-import { excess, largestWithin, linearFn, minus, scale, type Piecewise } from './piecewise.ts';
-import { isCut, planConstraints, shelfNodeId, treePlan, unitsBelow, type CutMode, type PlanConstraint, type TreePlan } from './tree-plan.ts';
+import { excess, largestWithin, linearFn, minus, minusScaled, type Piecewise } from './piecewise.ts';
+import { isCut, planConstraints, treePlan, unitsBelow, type CutMode, type PlanBills, type PlanConstraint, type TreePlan } from './tree-plan.ts';
 
 /** What one location (or the shop as a whole) holds, as the calculation sees it. */
 export interface StockView {
@@ -28,23 +28,52 @@ export interface LimitingLeaf {
 
 export interface BuildableFigures { maxBuildable: Exact; sellable: Exact; limits: LimitingLeaf[] }
 
-/** What one cut mode needs, per rule signature: its constraints and the per-unit needs below each bill. */
-interface ModePlan { constraints: PlanConstraint[]; unitsFrom: Map<number, Map<string, Exact>>; byShelves: Map<string, Map<string, Piecewise>> }
-/** `sellable` is planned on first use: only a tree with an only-consume-pre-assembled bill asks for it. */
-interface SharedPlan { plan: TreePlan; modes: { max: ModePlan; sellable?: ModePlan } }
+/** What one cut mode needs, per rule signature: its constraints and the demand functions per set of shelves. */
+interface ModePlan { constraints: PlanConstraint[]; byShelves: Map<string, Map<string, Piecewise>> }
+/**
+ * `sellable` is planned on first use: only a tree with an only-consume-pre-assembled bill asks for
+ * it. `unitsFrom`: the per-unit needs below a bill whose subtree this signature's rules change,
+ * by mode and plan index.
+ */
+interface SharedPlan { plan: TreePlan; modes: { max: ModePlan; sellable?: ModePlan }; unitsFrom: Map<string, Map<string, Exact>> }
 
 /**
- * What depends only on the recipe as a location sees it (the tree plan, per-unit needs, and the
- * demand functions per set of shelves): memoised per rule signature, so locations without rules
- * share one, and locations with the same shelves share their demand functions.
+ * What depends only on the recipe as a location sees it: memoised per rule signature, so locations
+ * without rules share one, and locations with the same shelves share their demand functions.
  */
 export type PerUnitCache = Map<string, SharedPlan>;
 
-const units = (plan: TreePlan, mode: ModePlan, index: number, cut: CutMode): Map<string, Exact> => {
-  let known = mode.unitsFrom.get(index);
-  if (!known) mode.unitsFrom.set(index, known = unitsBelow(plan, index, cut));
+/**
+ * What a PerUnitCache's signatures share, beside it (keyed by the cache): a bill's needs per
+ * effective lines (`planBills`), and the per-unit needs below a bill whose subtree no rule of the
+ * location changes (`below`), so a location with rules recomputes only the part of the tree above
+ * its rules.
+ */
+interface AcrossSignatures { planBills: PlanBills; below: Map<string, Map<string, Exact>> }
+const acrossSignatures = new WeakMap<PerUnitCache, AcrossSignatures>();
+
+function acrossOf(cache: PerUnitCache): AcrossSignatures {
+  let across = acrossSignatures.get(cache);
+  if (!across) acrossSignatures.set(cache, across = { planBills: new WeakMap(), below: new Map() });
+  return across;
+}
+
+/**
+ * Units of every node below the root (index −1) or `plan.assemblies[index]` per unit of it, for
+ * `cut`: `max`'s when nothing below is cut differently for `sellable`, and the one of every
+ * location whose rules leave that subtree as its base recipe.
+ */
+function units(across: AcrossSignatures, shared: SharedPlan, index: number, cut: CutMode): Map<string, Exact> {
+  const { plan } = shared;
+  const a = index < 0 ? undefined : plan.assemblies[index]!;
+  const mode: CutMode = cut === 'sellable' && (a ? a.splitBelow : plan.rootSplit) ? 'sellable' : 'max';
+  const changed = a ? a.changed : plan.rootChanged;
+  const store = changed ? shared.unitsFrom : across.below;
+  const key = changed ? `${mode}:${index}` : `${mode}:${a ? a.id : ''}`;
+  let known = store.get(key);
+  if (!known) store.set(key, known = unitsBelow(plan, index, mode));
   return known;
-};
+}
 
 /**
  * The demand functions of N finished units that shelves change; every other node's demand is
@@ -53,52 +82,56 @@ const units = (plan: TreePlan, mode: ModePlan, index: number, cut: CutMode): Map
  * is N·units(root→x) − Σ_a t_a(N)·units(a→x) over the shelved assemblies a above it. Only the
  * shelved assemblies and the nodes below them are computed, from scalars shared by every location.
  */
-function shelfDemands(plan: TreePlan, mode: ModePlan, cut: CutMode, shelved: readonly { index: number; shelf: Exact }[]): Map<string, Piecewise> {
-  const rootUnits = units(plan, mode, -1, cut);
+function shelfDemands(across: AcrossSignatures, shared: SharedPlan, cut: CutMode, shelved: readonly { index: number; shelf: Exact }[]): Map<string, Piecewise> {
+  const { plan } = shared;
+  const rootUnits = units(across, shared, -1, cut);
   const taken: { below: Map<string, Exact>; t: Piecewise }[] = [];
   for (const { index, shelf } of shelved) {
-    const id = shelfNodeId(plan.assemblies[index]!.id);
+    const id = plan.assemblies[index]!.shelfId;
     let d = linearFn(rootUnits.get(id) ?? ZERO);
     for (const above of taken) {
       const k = above.below.get(id);
-      if (k !== undefined) d = minus(d, scale(above.t, k));
+      if (k !== undefined) d = minusScaled(d, above.t, k);
     }
-    taken.push({ below: units(plan, mode, index, cut), t: minus(d, excess(d, shelf)) });
+    taken.push({ below: units(across, shared, index, cut), t: minus(d, excess(d, shelf)) });
   }
   const demands = new Map<string, Piecewise>();
   for (const { below, t } of taken) {
-    for (const [id, k] of below) demands.set(id, minus(demands.get(id) ?? linearFn(rootUnits.get(id) ?? ZERO), scale(t, k)));
+    below.forEach((k, id) => demands.set(id, minusScaled(demands.get(id) ?? linearFn(rootUnits.get(id) ?? ZERO), t, k)));
   }
   return demands;
 }
 
-/** The bound of a demand N × perUnit: floor(available / perUnit), what largestWithin gives for a line through 0. */
+/**
+ * The bound of a demand N × perUnit: floor(available / perUnit), what largestWithin gives for a line
+ * through 0. Nothing available: 0 without dividing (most materials at most locations of a shop).
+ */
 function linearBound(perUnit: Exact, available: Exact): Exact | null {
   if (perUnit.n <= 0n || available.n < 0n) return largestWithin(linearFn(perUnit), available);
-  return floorDiv(available, perUnit);
+  return available.n === 0n ? ZERO : floorDiv(available, perUnit);
 }
 
-function modeOf(shared: SharedPlan, cut: CutMode): ModePlan {
+function modeOf(across: AcrossSignatures, shared: SharedPlan, cut: CutMode): ModePlan {
   if (cut === 'max') return shared.modes.max;
-  return shared.modes.sellable ??= modePlan(shared.plan, 'sellable');
+  return shared.modes.sellable ??= modePlan(across, shared, 'sellable');
 }
 
 /**
  * The demand functions of `cut` at these shelves (`shelves`: plan.assemblies' shelves), shared by
  * the locations with the same shelves; a constraint without one has the linear demand N × perUnit.
  */
-function demandsAt(shared: SharedPlan, cut: CutMode, shelves: readonly Exact[]): Map<string, Piecewise> {
+function demandsAt(across: AcrossSignatures, shared: SharedPlan, cut: CutMode, shelves: readonly Exact[]): Map<string, Piecewise> {
   const { plan } = shared;
-  const mode = modeOf(shared, cut);
-  const reached = units(plan, mode, -1, cut);
+  const mode = modeOf(across, shared, cut);
+  const reached = units(across, shared, -1, cut);
   const shelved: { index: number; shelf: Exact }[] = [];
   plan.assemblies.forEach((a, index) => {
     // Demand never reaches an assembly only found below a cut: its shelf changes nothing.
-    if (shelves[index]!.n > 0n && !isCut(a, cut) && reached.has(shelfNodeId(a.id))) shelved.push({ index, shelf: shelves[index]! });
+    if (shelves[index]!.n > 0n && !isCut(a, cut) && reached.has(a.shelfId)) shelved.push({ index, shelf: shelves[index]! });
   });
   const signature = shelved.length === 0 ? '' : shelved.map((s) => `${s.index}=${s.shelf.toFixed()}`).join(',');
   let demands = mode.byShelves.get(signature);
-  if (!demands) mode.byShelves.set(signature, demands = shelfDemands(plan, mode, cut, shelved));
+  if (!demands) mode.byShelves.set(signature, demands = shelfDemands(across, shared, cut, shelved));
   return demands;
 }
 
@@ -117,15 +150,14 @@ function ruleSignature(forest: RecipeForest, locationId: string | null): string 
   return '';
 }
 
-function modePlan(plan: TreePlan, cut: CutMode): ModePlan {
-  const mode: ModePlan = { constraints: [], unitsFrom: new Map(), byShelves: new Map() };
-  mode.constraints = planConstraints(plan, cut, units(plan, mode, -1, cut));
-  return mode;
+function modePlan(across: AcrossSignatures, shared: SharedPlan, cut: CutMode): ModePlan {
+  return { constraints: planConstraints(shared.plan, cut, units(across, shared, -1, cut)), byShelves: new Map() };
 }
 
-function sharedPlan(forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>): SharedPlan {
-  const plan = treePlan(forest, bom, locationId, nonEssential);
-  return { plan, modes: { max: modePlan(plan, 'max') } };
+function sharedPlan(across: AcrossSignatures, forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>): SharedPlan {
+  const shared: SharedPlan = { plan: treePlan(forest, bom, locationId, nonEssential, across.planBills), modes: { max: { constraints: [], byShelves: new Map() } }, unitsFrom: new Map() };
+  shared.modes.max = modePlan(across, shared, 'max');
+  return shared;
 }
 
 /** Limiting rows' order: tightest bound first (unbounded last), then the larger need per unit, then nodeId. */
@@ -138,10 +170,10 @@ const leafOf = (c: PlanConstraint, available: Exact, maxUnits: Exact | null): Li
   ({ nodeId: c.nodeId, kind: c.kind, quantityPerUnit: c.perUnit, wastePercentage: c.waste, maxUnits, available });
 
 /** The smallest bound of `cut`'s constraints at this stock; nothing countable in the tree: 0 (never unbounded). */
-function minimumBound(shared: SharedPlan, cut: CutMode, stock: StockView, shelves: readonly Exact[]): Exact {
-  const demands = demandsAt(shared, cut, shelves);
+function minimumBound(across: AcrossSignatures, shared: SharedPlan, cut: CutMode, stock: StockView, shelves: readonly Exact[]): Exact {
+  const demands = demandsAt(across, shared, cut, shelves);
   let min: Exact | null = null;
-  for (const c of modeOf(shared, cut).constraints) {
+  for (const c of modeOf(across, shared, cut).constraints) {
     const bound = boundOf(c, availableOf(c, stock), demands);
     if (bound !== null && (min === null || bound.lt(min))) min = bound;
   }
@@ -159,11 +191,12 @@ export function computeBuildable(
   forest: RecipeForest, bom: BillKey, locationId: string | null, nonEssential: ReadonlySet<string>, stock: StockView,
   perUnitCache: PerUnitCache = new Map(), limitRows = Infinity,
 ): BuildableFigures {
+  const across = acrossOf(perUnitCache);
   const signature = ruleSignature(forest, locationId);
   let shared = perUnitCache.get(signature);
-  if (!shared) perUnitCache.set(signature, shared = sharedPlan(forest, bom, locationId, nonEssential));
+  if (!shared) perUnitCache.set(signature, shared = sharedPlan(across, forest, bom, locationId, nonEssential));
   const shelves = shared.plan.assemblies.map((a) => stock.shelf(a.id));
-  const demands = demandsAt(shared, 'max', shelves);
+  const demands = demandsAt(across, shared, 'max', shelves);
   const { constraints } = shared.modes.max;
   // One pass over the constraints: the minimum, and the rows kept (all of them, or the first
   // `limitRows` in byLimit order as a stable sort would give them); a row is built only when kept.
@@ -187,7 +220,8 @@ export function computeBuildable(
   if (all) limits.sort((a, b) => byLimit(a.maxUnits, a.quantityPerUnit, a.nodeId, b));
   // Nothing countable in the tree: the service does not claim unbounded buildability.
   const maxBuildable = min ?? ZERO;
-  const sellable = shared.plan.hasShelfOnlyBill ? minimumBound(shared, 'sellable', stock, shelves) : maxBuildable;
+  // No only-consume-pre-assembled bill reached (and not terminal): sellable plans exactly as max.
+  const sellable = shared.plan.rootSplit ? minimumBound(across, shared, 'sellable', stock, shelves) : maxBuildable;
   return { maxBuildable, sellable, limits };
 }
 

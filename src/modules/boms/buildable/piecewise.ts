@@ -17,33 +17,53 @@ export function isZero(f: Piecewise): boolean {
 }
 
 export function scale(f: Piecewise, k: Exact): Piecewise {
-  return f.map((p) => ({ start: p.start, c: p.c.times(k), m: p.m.times(k) }));
+  return f.map((p) => ({ start: p.start, c: p.c.n === 0n ? p.c : p.c.times(k), m: p.m.times(k) }));
 }
 
-function pieceAt(f: Piecewise, n: Exact): Piece {
-  let found = f[0]!;
-  for (const p of f) {
-    if (p.start.lte(n)) found = p;
-    else break;
+const negated = (f: Piecewise): Piecewise => f.map((p) => ({ start: p.start, c: p.c.negated(), m: p.m.negated() }));
+
+/**
+ * f + g·k, or f − g·k when `subtract` (k null: 1): one piece at each start of either (both start at
+ * 0, breakpoints ascending), merged in one pass without building a scaled or negated copy of g.
+ */
+function combine(f: Piecewise, g: Piecewise, subtract: boolean, k: Exact | null): Piecewise {
+  if (isZero(f)) {
+    const h = k === null ? g : scale(g, k);
+    return subtract ? negated(h) : h;
   }
-  return found;
+  if (isZero(g) || k?.n === 0n) return f;
+  const sum = (a: Piece, b: Piece, start: Exact): Piece => {
+    const c = k === null || b.c.n === 0n ? b.c : b.c.times(k);
+    const m = k === null ? b.m : b.m.times(k);
+    return subtract ? { start, c: a.c.minus(c), m: a.m.minus(m) } : { start, c: a.c.plus(c), m: a.m.plus(m) };
+  };
+  if (f.length === 1 && g.length === 1) return [sum(f[0]!, g[0]!, ZERO)];
+  const out: Piecewise = [];
+  let i = 0;
+  let j = 0;
+  while (i < f.length || j < g.length) {
+    // The next breakpoint of either; the pieces covering it are the last ones started at or before it.
+    const order = i === f.length ? 1 : j === g.length ? -1 : f[i]!.start.cmp(g[j]!.start);
+    const start = order <= 0 ? f[i]!.start : g[j]!.start;
+    if (order <= 0) i++;
+    if (order >= 0) j++;
+    out.push(sum(f[Math.max(i - 1, 0)]!, g[Math.max(j - 1, 0)]!, start));
+  }
+  return out;
 }
 
 export function add(f: Piecewise, g: Piecewise): Piecewise {
-  if (isZero(f)) return g;
-  if (isZero(g)) return f;
-  if (f.length === 1 && g.length === 1) return [{ start: ZERO, c: f[0]!.c.plus(g[0]!.c), m: f[0]!.m.plus(g[0]!.m) }];
-  const starts = [...f, ...g].map((p) => p.start).sort((a, b) => a.comparedTo(b)).filter((s, i, all) => i === 0 || !s.eq(all[i - 1]!));
-  return starts.map((start) => {
-    const a = pieceAt(f, start);
-    const b = pieceAt(g, start);
-    return { start, c: a.c.plus(b.c), m: a.m.plus(b.m) };
-  });
+  return combine(f, g, false, null);
 }
 
 /** f − g. */
 export function minus(f: Piecewise, g: Piecewise): Piecewise {
-  return add(f, g.map((p) => ({ start: p.start, c: p.c.negated(), m: p.m.negated() })));
+  return combine(f, g, true, null);
+}
+
+/** f − g·k: minus(f, scale(g, k)) without the scaled copy. */
+export function minusScaled(f: Piecewise, g: Piecewise, k: Exact): Piecewise {
+  return combine(f, g, true, k);
 }
 
 /** max(f(N) − s, 0) for a non-decreasing f ≥ 0: what is left to build once a shelf of s units is used up. */
