@@ -46,11 +46,11 @@ app.get('/api/v1/raw-materials', async (request, reply) => {
   const pattern = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const { rows } = await pool.query(
     `with page as (
-       select m.*, (select count(*) from materials c where c.shop_id = $1 and ($2::text is null or c.search_text like lower($2))) as total_count
-         from materials m
+       select m.*, q.inventory_quantity, (select count(*) from materials c where c.shop_id = $1 and ($2::text is null or c.search_text like lower($2))) as total_count
+         from materials m join material_quantities q using (shop_id, variant_id)
         where m.shop_id = $1 and ($2::text is null or m.search_text like lower($2))
         order by ${order} limit $3 offset $4)
-     -- The schema's stored quantity (the cached platform total, else the sum of the material's levels, kept by triggers).
+     -- The schema's stored quantity (the cached platform total, else the sum of the material's levels, kept by triggers in its own row).
      select p.*, p.inventory_quantity as quantity,
             ${USAGE('bom')} as bom_usage_count, ${USAGE('sub_assembly')} as sub_assembly_usage_count,
             (select coalesce(json_agg(v.vendor order by v.vendor collate "C"), '[]')

@@ -28,6 +28,7 @@ import { Migration20261204180000 } from './Migration20261204180000.ts';
 import { Migration20261205090000 } from './Migration20261205090000.ts';
 import { Migration20261205120000 } from './Migration20261205120000.ts';
 import { Migration20261205190000 } from './Migration20261205190000.ts';
+import { Migration20261206090000 } from './Migration20261206090000.ts';
 
 // Migrations run in this order. Add each new migration here (the loader does not scan folders).
 export const migrationsList = [
@@ -61,4 +62,5 @@ export const migrationsList = [
   { name: 'Migration20261205090000', class: Migration20261205090000 },
   { name: 'Migration20261205120000', class: Migration20261205120000 },
   { name: 'Migration20261205190000', class: Migration20261205190000 },
+  { name: 'Migration20261206090000', class: Migration20261206090000 },
 ];

@@ -74,6 +74,8 @@ export async function loadDataset(
     // Finished goods whose BOMs set their storefront level: their levels follow the loaded shelves on the next drain.
     await enqueueStorefrontRecomputes(em, shopId, { all: true });
   });
+  // The materials' quantity rows follow their materials and levels (triggers): analyzed with them.
+  if (changed.has('materials') || changed.has('material_levels')) changed.add('material_quantities');
   report.analyzed = [...changed];
   const started = Date.now();
   // The load has committed: a failed ANALYZE must not report the load itself as failed.

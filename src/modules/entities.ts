@@ -1,6 +1,6 @@
 import { ApiKey } from './auth/api-key.entity.ts';
 import { Event, EventSequence, WebhookDelivery, WebhookEndpoint } from './events/event.entity.ts';
-import { Material, MaterialListCount } from './materials/material.entity.ts';
+import { Material, MaterialListCount, MaterialQuantity } from './materials/material.entity.ts';
 import { OrderFulfilment } from './orders/order-fulfilment.entity.ts';
 import { Assignee, Flow, Task } from './people/people.entity.ts';
 import {
@@ -29,7 +29,7 @@ import {
 export const entities = [
   Shop, ShopDataVersion, ShopDataVersionMark, ApiKey, IdempotencyKey,
   PlatformLocation, PlatformVariant, PlatformLevel, PlatformOrder, PlatformOrderLine, PlatformOrderMetafield, PlatformAppliedPush, PlatformConnection, ShopifyWebhookEvent, ShopifyInstallState,
-  Material, MaterialListCount, MaterialLevel, InventoryAdjustment,
+  Material, MaterialListCount, MaterialQuantity, MaterialLevel, InventoryAdjustment,
   CostFactor, AssemblyBill, Bom, RecipeLine, LocationRule, LocationRuleOverride, BillVersion, BillCost, BomListEntry, BomListStats, StorefrontRecompute,
   PreassembledStock, Residual, Reservation, PlatformPush, OrderFulfilment,
   Assignee, Flow, Task,

@@ -207,9 +207,10 @@ const EVENT_TABLES = ['event_sequences', 'events', 'webhook_endpoints', 'webhook
 /**
  * Stored aggregates of tracked tables, written only by triggers in the statement that changes their
  * source, which raises the shop's version already: the materials list's count and the BOM list's
- * stats (Migration20261202090000), the work-order list's facet counts (Migration20261202100000).
+ * stats (Migration20261202090000), the work-order list's facet counts (Migration20261202100000), the
+ * materials' quantities (Migration20261206090000).
  */
-const DERIVED_TABLES = ['material_list_counts', 'bom_list_stats', 'work_order_facet_counts'];
+const DERIVED_TABLES = ['material_list_counts', 'material_quantities', 'bom_list_stats', 'work_order_facet_counts'];
 /**
  * Work queues no read shows: the storefront recompute markers (docs/shopify.md, "Storefront stock")
  * are written in the transaction of the change they follow, which raises the shop's version

@@ -163,7 +163,7 @@ describe(`dataset load and export on ${databaseLabel}`, () => {
     const [{ started }] = await orm.em.fork().execute<[{ started: Date }]>('select now() as started');
     const report = await loadDataset(orm.em, richDataset(shopId));
     expect(report.analyzed).toEqual(expect.arrayContaining([...Object.keys(report.rows), 'shops', 'bill_costs', 'bom_list_entries']));
-    expect(report.analyzed).toEqual(expect.arrayContaining(['materials', 'material_levels', 'platform_levels', 'work_orders', 'recipe_lines']));
+    expect(report.analyzed).toEqual(expect.arrayContaining(['materials', 'material_levels', 'material_quantities', 'platform_levels', 'work_orders', 'recipe_lines']));
     expect(await staleSince(report.analyzed, new Date(started))).toEqual([]);
     expect(report.analyzeError).toBeUndefined();
 

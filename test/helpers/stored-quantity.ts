@@ -2,18 +2,19 @@ import { expect } from 'vitest';
 import { exact } from '../../src/kernel/numbers/index.ts';
 import type { TestApp } from './test-app.ts';
 
-// The stored inventory quantity (materials.inventory_quantity, kept by triggers on the levels) checked
+// The stored inventory quantity (material_quantities.inventory_quantity, kept by triggers on the levels
+// and the materials) checked
 // against its definition, and the quantity-sorted list against the order its own figures give.
 
 /**
- * The materials of a shop whose stored quantity differs from the definition read from scratch: the
+ * The materials of a shop whose stored quantity differs from the definition read from scratch (or is missing): the
  * cached platform total for platform-linked materials, the sum of the levels for virtual ones.
  */
 export async function storedQuantityMismatches(t: TestApp, shopId: string): Promise<unknown[]> {
-  return t.orm.em.fork().getConnection().execute(`select m.variant_id, m.inventory_quantity::text as stored, d.defined::text as defined
-    from materials m cross join lateral (select case when m.origin = 'platform' then coalesce(m.cached_quantity, 0)
+  return t.orm.em.fork().getConnection().execute(`select m.variant_id, q.inventory_quantity::text as stored, d.defined::text as defined
+    from materials m left join material_quantities q on q.shop_id = m.shop_id and q.variant_id = m.variant_id cross join lateral (select case when m.origin = 'platform' then coalesce(m.cached_quantity, 0)
       else coalesce((select sum(l.available) from material_levels l where l.shop_id = m.shop_id and l.variant_id = m.variant_id), 0) end as defined) d
-    where m.shop_id = ? and m.inventory_quantity is distinct from d.defined`, [shopId]);
+    where m.shop_id = ? and q.inventory_quantity is distinct from d.defined`, [shopId]);
 }
 
 /** Every page of `GET /raw-materials?sortBy=inventoryQuantity&sortOrder=<dir>`, as `variantId=quantity`, in the list's order. */

@@ -8,8 +8,9 @@ import { expectQuantitySortExact, storedQuantityMismatches } from '../helpers/st
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { workOrder, workOrderShop } from '../helpers/work-order-fixtures.ts';
 
-// The materials list sorts by a stored inventory quantity (materials.inventory_quantity: generated
-// from the row, its level total kept by triggers on material_levels), so the sort is an index scan.
+// The materials list sorts by a stored inventory quantity (material_quantities.inventory_quantity: its
+// level total kept by triggers on material_levels, its platform quantity by triggers on materials), so
+// the sort is an index scan.
 // Whatever writes the levels, the sort answers what the quantity's definition gives, exactly.
 
 let t: TestApp;
@@ -96,12 +97,54 @@ describe(`the stored inventory quantity on ${databaseLabel}`, () => {
     await conn.execute(`insert into material_levels (shop_id, variant_id, location_id, available) values (?, 'VMAT-X', 'L1', 2.5), (?, 'VMAT-X', 'L2', 0.000001)`, [shop, shop]);
     await conn.execute(`insert into materials (shop_id, variant_id, origin, product_id, inventory_item_id, product_name, updated_at)
       values (?, 'VMAT-X', 'virtual', 'P', 'I', 'Late', now())`, [shop]);
-    const read = async () => (await conn.execute(`select inventory_quantity::text as q from materials where shop_id = ?`, [shop]))[0].q as string;
+    const read = async () => (await conn.execute(`select inventory_quantity::text as q from material_quantities where shop_id = ?`, [shop]))[0].q as string;
     expect(Number(await read())).toBe(2.500001);
     await conn.execute(`delete from material_levels where shop_id = ? and location_id = 'L1'`, [shop]);
     expect(Number(await read())).toBe(0.000001);
     await conn.execute(`update material_levels set available = available + 1 where shop_id = ?`, [shop]);
     expect(Number(await read())).toBe(1.000001);
+    expect(await storedQuantityMismatches(t, shop)).toEqual([]);
+  });
+
+  it('a stock move leaves the material row as it was: the quantity row moves, not the wide row and its indexes', async () => {
+    const conn = t.orm.em.fork().getConnection();
+    const virtual = (await conn.execute(`select variant_id from materials where shop_id = ? and origin = 'virtual' order by variant_id limit 1`, [gen]))[0].variant_id as string;
+    const version = async () => (await conn.execute(`select xmin::text as x from materials where shop_id = ? and variant_id = ?`, [gen, virtual]))[0].x as string;
+    const before = await version();
+    const { locations } = generated().platform;
+    const res = await t.patch(`/api/v1/raw-materials/${virtual}/inventory`, genKey, { updates: [{ locationId: locations[2]!.id, delta: 7.5 }] });
+    expect(res.statusCode).toBe(200);
+    expect(await version()).toBe(before);
+    const after = await expectQuantitySortExact(t, gen, genKey);
+    const sum = (await conn.execute(`select sum(available)::text as s from material_levels where shop_id = ? and variant_id = ?`, [gen, virtual]))[0].s as string;
+    expect(after.get(virtual)).toBe(exact(sum).toFixed());
+  });
+
+  it('a platform material follows its cached total and origin; a material deleted keeps the total of levels it still has', async () => {
+    const shop = uniqueShopId('iq-plat');
+    const conn = t.orm.em.fork().getConnection();
+    const stored = async (variant: string) => (await conn.execute(`select inventory_quantity::text as q from material_quantities where shop_id = ? and variant_id = ?`, [shop, variant]))[0]?.q as string | undefined;
+    await conn.execute(`insert into materials (shop_id, variant_id, origin, product_id, inventory_item_id, product_name, cached_quantity, updated_at)
+      values (?, '101', 'platform', 'P1', 'I1', 'Linked', 4.25, now()), (?, '102', 'platform', 'P2', 'I2', 'Unknown', null, now())`, [shop, shop]);
+    expect(Number(await stored('101'))).toBe(4.25);
+    expect(Number(await stored('102'))).toBe(0);
+    await conn.execute(`update materials set cached_quantity = cached_quantity * 2 where shop_id = ?`, [shop]);
+    expect(Number(await stored('101'))).toBe(8.5);
+    // Levels of a virtual material written before it, then the material, its deletion with levels left, and its return.
+    await conn.execute(`insert into material_levels (shop_id, variant_id, location_id, available) values (?, 'VMAT-Y', 'L1', 3)`, [shop]);
+    await conn.execute(`insert into materials (shop_id, variant_id, origin, product_id, inventory_item_id, product_name, cached_quantity, updated_at)
+      values (?, 'VMAT-Y', 'virtual', 'P', 'I', 'Late', 99, now())`, [shop]);
+    expect(Number(await stored('VMAT-Y'))).toBe(3);
+    await conn.execute(`update materials set origin = 'platform' where shop_id = ? and variant_id = 'VMAT-Y'`, [shop]);
+    expect(Number(await stored('VMAT-Y'))).toBe(99);
+    await conn.execute(`update materials set origin = 'virtual' where shop_id = ? and variant_id = 'VMAT-Y'`, [shop]);
+    expect(Number(await stored('VMAT-Y'))).toBe(3);
+    await conn.execute(`delete from materials where shop_id = ?`, [shop]);
+    expect(await stored('101')).toBeUndefined();
+    await conn.execute(`update material_levels set available = 5 where shop_id = ?`, [shop]);
+    await conn.execute(`insert into materials (shop_id, variant_id, origin, product_id, inventory_item_id, product_name, updated_at)
+      values (?, 'VMAT-Y', 'virtual', 'P', 'I', 'Back', now())`, [shop]);
+    expect(Number(await stored('VMAT-Y'))).toBe(5);
     expect(await storedQuantityMismatches(t, shop)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { runSql } from '../../db/typed-sql.ts';
 import { PAGE_LIMITS } from '../../kernel/limits.ts';
 import { sql } from 'kysely';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialCount, materialFilter, materialSortOf, type MaterialFilterParams, type MaterialSort,
+  MATERIAL_SORT_KEYS, materialCount, materialFilter, materialsFrom, materialSortOf, materialTieKey, type MaterialFilterParams, type MaterialSort,
 } from './material-filters.ts';
 import { materialColumns, toMaterialView, type MaterialView } from './material-view.ts';
 import { materialsSql } from './tables.ts';
@@ -22,7 +22,7 @@ export interface MaterialConnectionParams extends MaterialFilterParams, Connecti
 function sortColumns(sort: MaterialSort, dir: SortDirection): SortColumn[] {
   return [
     ...MATERIAL_SORT_KEYS[sort].map((k): SortColumn => ({ key: k.key, dir, cast: k.numeric ? 'numeric' : 'text', nullable: k.nullable })),
-    { key: MATERIAL_TIE_KEY, dir: 'asc', cast: 'text' },
+    { key: materialTieKey(sort), dir: 'asc', cast: 'text' },
   ];
 }
 
@@ -41,11 +41,11 @@ export async function materialConnection(ctx: ShopContext, params: MaterialConne
   const w = windowSql(columns, window);
   const filter = materialFilter(ctx.shopId, params);
   const rows = await runSql(ctx.em, materialsSql
-    .with('page', (db) => db.selectFrom('materials as m').selectAll('m').select(w.keys).where(filter).where(w.bounds).orderBy(w.order).limit(w.limit))
+    .with('page', () => materialsFrom(sort).selectAll('m').select(w.keys).where(filter).where(w.bounds).orderBy(w.order).limit(w.limit))
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())
     .select((eb) => [
-      ...keysetTotals(() => materialsSql.selectFrom('materials as m').where(filter), w, materialCount(ctx.shopId, params)),
+      ...keysetTotals(() => materialsFrom(sort).where(filter), w, materialCount(ctx.shopId, params)),
       ...materialColumns(eb), ...pageKeys('m', w),
     ])
     .orderBy('m.ord_'));

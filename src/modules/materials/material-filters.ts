@@ -80,11 +80,24 @@ const lower = (column: MaterialColumn) => sql`lower(${sql.ref(column)}) collate 
  * lowering, so PostgreSQL and PGlite agree whatever the database collation; variantName is
  * nullable (nulls last). Ties always break on variantId ascending (MATERIAL_TIE_KEY).
  */
-// inventoryQuantity sorts on the stored `inventory_quantity` (generated from the row and its level total,
-// which triggers on the levels keep current), so a quantity-sorted page is an index scan that stops at the page.
+// inventoryQuantity sorts on the stored `material_quantities.inventory_quantity` (its own narrow row,
+// joined by primary key: `materialsFrom`), ties on that row's variant id, so a quantity-sorted page is
+// an index scan of that table that stops at the page.
 export const MATERIAL_SORT_KEYS: Record<MaterialSort, { key: Expression<unknown>; nullable: boolean; numeric: boolean }[]> = {
   productName: [{ key: lower('m.product_name'), nullable: false, numeric: false }, { key: bytes('m.product_name'), nullable: false, numeric: false }],
   variantName: [{ key: lower('m.variant_name'), nullable: true, numeric: false }, { key: bytes('m.variant_name'), nullable: true, numeric: false }],
-  inventoryQuantity: [{ key: sql.ref('m.inventory_quantity'), nullable: false, numeric: true }],
+  inventoryQuantity: [{ key: sql.ref('q.inventory_quantity'), nullable: false, numeric: true }],
 };
-export const MATERIAL_TIE_KEY = bytes('m.variant_id');
+
+/** The tie key of each sort: the variant id, byte-compared (the quantity sort's from its quantity row, the same value). */
+export function materialTieKey(sort: MaterialSort): Expression<unknown> {
+  return sort === 'inventoryQuantity' ? sql`${sql.ref('q.variant_id')} collate "C"` : bytes('m.variant_id');
+}
+
+/** `materials as m`, joined to its quantity row `q` when the sort reads it. */
+export function materialsFrom(sort: MaterialSort) {
+  const from = materialsSql.selectFrom('materials as m');
+  return sort === 'inventoryQuantity'
+    ? from.innerJoin('material_quantities as q', (join) => join.onRef('q.shop_id', '=', 'm.shop_id').onRef('q.variant_id', '=', 'm.variant_id'))
+    : from;
+}

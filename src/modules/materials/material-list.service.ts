@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { runSql } from '../../db/typed-sql.ts';
 import { rawUseCount } from '../boms/for-materials.ts';
 import {
-  MATERIAL_SORT_KEYS, MATERIAL_TIE_KEY, materialCount, materialFilter, materialSortOf, type MaterialFilterParams,
+  MATERIAL_SORT_KEYS, materialCount, materialFilter, materialsFrom, materialSortOf, materialTieKey, type MaterialFilterParams,
 } from './material-filters.ts';
 import { materialColumns, toMaterialView } from './material-view.ts';
 import { materialsSql } from './tables.ts';
@@ -26,7 +26,7 @@ export interface MaterialListParams extends MaterialFilterParams, PageRequest {
  *
  * O(page) where it can be: a search is one byte-compared `like` on the stored lowered
  * `search_text` (the same match as `ilike` on each field); every sort walks its index and stops
- * at the page (the quantity sort reads the stored `inventory_quantity`); the inventory quantities
+ * at the page (the quantity sort reads the stored quantity, `material_quantities`); the inventory quantities
  * and usage counts are computed for the page's rows only; without a filter the total count is the
  * shop's stored list count. A filtered total count reads every matching row (a substring search
  * has no index that counts).
@@ -36,7 +36,10 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
   const filter = materialFilter(ctx.shopId, params);
   const sort = materialSortOf(params.sortBy);
   const dir = params.sortOrder === 'desc' ? 'desc' : 'asc';
-  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => sql`${k.key} ${sql.raw(`${dir}${k.nullable ? ' nulls last' : ''}`)}`), sql`${MATERIAL_TIE_KEY} asc`];
+  const order = [...MATERIAL_SORT_KEYS[sort].map((k) => sql`${k.key} ${sql.raw(`${dir}${k.nullable ? ' nulls last' : ''}`)}`), sql`${materialTieKey(sort)} asc`];
+  // The page's rows in the same order: the quantity sort's key comes from its quantity row, carried by the page.
+  const byQuantity = sort === 'inventoryQuantity';
+  const pageOrder = byQuantity ? [sql`${sql.ref('m.sort_quantity')} ${sql.raw(dir)}`, sql`${sql.ref('m.variant_id')} collate "C" asc`] : order;
 
   const rows = await runSql(ctx.em, materialsSql
     // The vendor list is a loose index scan: one index probe per distinct vendor, not per material.
@@ -47,7 +50,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
         .select((eb) => eb.selectFrom('materials as m').select('m.vendor').where('m.shop_id', '=', ctx.shopId).whereRef('m.vendor', '>', 'v.vendor')
           .orderBy('m.vendor').limit(1).as('vendor'))
         .where('v.vendor', 'is not', null)))
-    .with('page', (db) => db.selectFrom('materials as m').selectAll('m').where(filter)
+    .with('page', () => materialsFrom(sort).selectAll('m').$if(byQuantity, (q) => q.select(sql<string>`q.inventory_quantity`.as('sort_quantity'))).where(filter)
       .$call((q) => order.reduce((o, key) => o.orderBy(key), q)).limit(pageSize).offset((page - 1) * pageSize))
     .selectFrom(sql`(select 1)`.as('one'))
     .leftJoin('page as m', (join) => join.onTrue())
@@ -59,7 +62,7 @@ export async function listMaterials(ctx: ShopContext, params: MaterialListParams
       rawUseCount(eb.ref('m.shop_id').$notNull(), eb.ref('m.variant_id').$notNull(), 'bom').as('bomUsageCount'),
       rawUseCount(eb.ref('m.shop_id').$notNull(), eb.ref('m.variant_id').$notNull(), 'sub_assembly').as('subAssemblyUsageCount'),
     ])
-    .$call((q) => order.reduce((o, key) => o.orderBy(key), q)));
+    .$call((q) => pageOrder.reduce((o, key) => o.orderBy(key), q)));
   const first = rows[0]!;
   const totalCount = Number(first.totalCount);
   const vendors = typeof first.vendors === 'string' ? JSON.parse(first.vendors) as string[] : first.vendors;

@@ -42,18 +42,6 @@ export const Material = defineEntity({
     searchText: p.text().nullable().lazy().collation('C').generated(
       `(lower(product_name || chr(31) || coalesce(variant_name, '') || chr(31) || coalesce(sku, '') || chr(31) || coalesce(vendor, ''))) stored`,
     ),
-    /**
-     * The sum of the material's own levels (0 with none), kept by the database: triggers on
-     * `material_levels` add each statement's net change (migration Migration20261201090000). Never written here.
-     */
-    levelTotal: p.decimal().default(0).lazy(),
-    /**
-     * The inventory quantity (material-view.ts `inventoryQuantity`), generated from the row: the cached
-     * platform total for platform-linked materials, the level total for virtual ones. The list sorts on it.
-     */
-    inventoryQuantity: p.decimal().nullable().lazy().generated(
-      `(case when origin = 'platform' then coalesce(cached_quantity, 0) else level_total end) stored`,
-    ),
     /** Planning: whole days between ordering the material and having it (default 0). */
     leadTimeDays: p.integer().default(0),
     /** Planning: the smallest quantity a buy suggestion orders (default 0: no minimum). */
@@ -75,15 +63,6 @@ export const Material = defineEntity({
       name: 'materials_variant_name_sort_index',
       expression: 'create index "materials_variant_name_sort_index" on "materials" ("shop_id", lower("variant_name") collate "C", "variant_name" collate "C", "variant_id" collate "C")',
     },
-    // The quantity sort in both directions (ties on variant id ascending), list rows only.
-    {
-      name: 'materials_inventory_quantity_asc_index',
-      expression: 'create index "materials_inventory_quantity_asc_index" on "materials" ("shop_id", "inventory_quantity" asc, "variant_id" collate "C" asc) where "archived_at" is null',
-    },
-    {
-      name: 'materials_inventory_quantity_desc_index',
-      expression: 'create index "materials_inventory_quantity_desc_index" on "materials" ("shop_id", "inventory_quantity" desc, "variant_id" collate "C" asc) where "archived_at" is null',
-    },
     // The search: trigrams of the stored lowered search text, per shop (pg_trgm + btree_gin), so a
     // search of three characters or more costs its matches (migration Migration20261205190000).
     {
@@ -92,6 +71,40 @@ export const Material = defineEntity({
     },
     { properties: ['shopId', 'origin'] },
     { properties: ['shopId', 'vendor'] },
+  ],
+});
+
+/**
+ * A material's inventory quantity (material-view.ts `inventoryQuantity`), in a narrow row of its own so
+ * that a stock move does not rewrite the wide material row and its eight indexes (migration
+ * Migration20261206090000). Kept by the database, never written here: `levelTotal` is the sum of the
+ * variant's levels (triggers on `material_levels` add each statement's net change), `platformQuantity`
+ * the cached platform total of a platform-linked material (null otherwise; triggers on `materials` copy
+ * it), and `inventoryQuantity`, generated from the two, the list's quantity sort (indexed both ways).
+ * Every material has a row; levels written before their material make it first.
+ */
+export const MaterialQuantity = defineEntity({
+  name: 'MaterialQuantity',
+  tableName: 'material_quantities',
+  filters: tenantFilter,
+  properties: {
+    shopId: p.text().primary(),
+    variantId: p.text().primary(),
+    levelTotal: p.decimal().default(0),
+    platformQuantity: p.decimal().nullable(),
+    inventoryQuantity: p.decimal().nullable().generated('(coalesce(platform_quantity, level_total)) stored'),
+  },
+  indexes: [
+    // The quantity sort in both directions (ties on variant id ascending), so a sorted page is an
+    // index scan that stops at the page; the list joins the material by primary key.
+    {
+      name: 'material_quantities_asc_index',
+      expression: 'create index "material_quantities_asc_index" on "material_quantities" ("shop_id", "inventory_quantity" asc, "variant_id" collate "C" asc)',
+    },
+    {
+      name: 'material_quantities_desc_index',
+      expression: 'create index "material_quantities_desc_index" on "material_quantities" ("shop_id", "inventory_quantity" desc, "variant_id" collate "C" asc)',
+    },
   ],
 });
 
