@@ -118,6 +118,9 @@ end $$;`);
     this.addSql(`drop function if exists "bomcore_material_quantities"();`);
     this.addSql(`alter table "materials" add column "level_total" numeric not null default 0;`);
     this.addSql(`update "materials" m set "level_total" = q."level_total" from "material_quantities" q where q."shop_id" = m."shop_id" and q."variant_id" = m."variant_id";`);
+    // That update raised the shops' data versions through a deferred trigger (Migration20261130100000): fire it
+    // now, so that a migration further down, in the same transaction, may drop its table.
+    this.addSql(`set constraints all immediate;`);
     this.addSql(`alter table "materials" add column "inventory_quantity" numeric generated always as
       (case when "origin" = 'platform' then coalesce("cached_quantity", 0) else "level_total" end) stored;`);
     this.addSql(`create index "materials_inventory_quantity_asc_index" on "materials"
