@@ -301,6 +301,17 @@ describe('the work gate over a real HTTP connection', () => {
     app.addHook('preHandler', async (request) => {
       request.auth = { shopId: String(request.headers['x-shop']) } as never;
     });
+    // Answered at once while its costly field computes on (as the deadline's 503 answers a plan still computing).
+    app.post('/answered-early', async (request, reply) => {
+      const { id } = request.body as { id: string };
+      if (!(await gate.admit(request, reply, 50))) return reply;
+      void gate.laneOf(request)!.run(50, async () => {
+        started.push(`${id}+`);
+        await new Promise<void>((resolve) => finishers.set(id, resolve));
+        started.push(`${id}-`);
+      });
+      return { id, answered: 'before its work ended' };
+    });
     app.post('/work', async (request, reply) => {
       const { id, work } = request.body as { id: string; work: number };
       if (!(await gate.admit(request, reply, Number(work)))) return reply;
@@ -339,5 +350,20 @@ describe('the work gate over a real HTTP connection', () => {
     finishers.get('b1')!();
     expect((await b1).status).toBe(200);
     expect(started).toEqual(['a1', 'cheap', 'a2', 'b1']);
+  });
+
+  it('rule: a request answered while its costly field still computes (its deadline passed, its client left) keeps the slot until the computation ends: the next costly request does not start beside it', async () => {
+    started.length = 0;
+    const post = (id: string) => fetch(`${origin}/answered-early`, { method: 'POST', headers: { 'x-shop': 'C', 'content-type': 'application/json' }, body: JSON.stringify({ id }) });
+    expect((await post('p1')).status).toBe(200); // answered; p1's computation runs on
+    const p2 = post('p2');
+    await sleep(150);
+    expect(started).toEqual(['p1+']); // p2 waits for p1's computation, not for p1's answer
+    finishers.get('p1')!();
+    await until(() => started.includes('p2+'));
+    expect(started).toEqual(['p1+', 'p1-', 'p2+']);
+    expect((await p2).status).toBe(200);
+    finishers.get('p2')!();
+    await until(() => started.includes('p2-'));
   });
 });

@@ -94,8 +94,14 @@ export class FairWorkGate {
   }
 }
 
-/** A request's place at the gate. */
-interface Admission { shop: string; holding: boolean; done: boolean }
+/**
+ * A request's place at the gate. `running`: the costly field it is computing, if any. A request can
+ * be over (answered 503 at its deadline, its client gone) while that computation still runs — the
+ * JavaScript of a plan does not stop mid-way — and the slot is given back only once it ends: else the
+ * next costly request would start beside it, and under a queue that keeps passing the deadline the
+ * computations would pile up on the one thread (the bench's 16 plans at once: 1 GB, none answered).
+ */
+interface Admission { shop: string; holding: boolean; done: boolean; running: Promise<unknown> | null }
 
 /** The request is over (answered, timed out or gone): its remaining costly fields are not run. */
 export class RequestEndedError extends Error {
@@ -118,10 +124,14 @@ export class WorkLane {
   #tail: Promise<unknown> = Promise.resolve();
   #started = 0;
 
-  constructor(heavyWork: number, passTurn: () => Promise<void>, ended: () => boolean) {
+  readonly #running: (work: Promise<unknown>) => void;
+
+  /** `running` is told of each costly field's run (its promise) as it starts. */
+  constructor(heavyWork: number, passTurn: () => Promise<void>, ended: () => boolean, running: (work: Promise<unknown>) => void = () => undefined) {
     this.#heavyWork = heavyWork;
     this.#passTurn = passTurn;
     this.#ended = ended;
+    this.#running = running;
   }
 
   /** Runs `resolve` now when `work` is cheap; else after the lane's earlier costly fields. */
@@ -132,7 +142,11 @@ export class WorkLane {
       if (this.#started++ > 0) await this.#passTurn();
       if (this.#ended()) throw new RequestEndedError();
     });
-    const result = turn.then(resolve);
+    const result = turn.then(() => {
+      const running = Promise.resolve(resolve());
+      this.#running(running);
+      return running;
+    });
     this.#tail = result.catch(() => undefined);
     return result;
   }
@@ -186,7 +200,16 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
     const admission = (request as Admitted)[ADMISSION];
     if (!admission) return;
     admission.done = true;
+    releaseWhenIdle(admission);
+  };
+  /** Gives the slot back, once the costly field the request is computing (if any) has ended. */
+  const releaseWhenIdle = (admission: Admission) => {
     if (!admission.holding) return;
+    if (admission.running) {
+      const again = () => releaseWhenIdle(admission);
+      void admission.running.then(again, again);
+      return;
+    }
     admission.holding = false;
     gate.release(admission.shop);
   };
@@ -210,7 +233,7 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
       // Costly from here on, gate or no gate: its yields give way to cheap requests (src/kernel/cooperative.ts).
       markRequestCostly(request);
       if (options.concurrency <= 0) return true;
-      const admission: Admission = { shop: request.auth?.shopId ?? '', holding: false, done: false };
+      const admission: Admission = { shop: request.auth?.shopId ?? '', holding: false, done: false, running: null };
       (request as Admitted)[ADMISSION] = admission;
       // Answered, or the client went away: the slot is given back, the lane runs no further costly field. (Not
       // `request.raw.destroyed`: Node destroys a request's stream once its body is read, long before the answer;
@@ -227,7 +250,14 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
       hold(request, admission);
       // The client went away (or the deadline answered) while it waited: nothing to run.
       if (!admission.holding) return false;
-      lanes.set(admission, new WorkLane(options.heavyWork, () => passTurn(request, admission), () => admission.done));
+      const running = (work: Promise<unknown>) => {
+        admission.running = work;
+        const ended = () => {
+          if (admission.running === work) admission.running = null;
+        };
+        void work.then(ended, ended);
+      };
+      lanes.set(admission, new WorkLane(options.heavyWork, () => passTurn(request, admission), () => admission.done, running));
       return true;
     },
     laneOf(request) {
