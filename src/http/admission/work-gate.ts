@@ -94,14 +94,8 @@ export class FairWorkGate {
   }
 }
 
-/**
- * A request's place at the gate. `running`: the costly field it is computing, if any. A request can
- * be over (answered 503 at its deadline, its client gone) while that computation still runs — the
- * JavaScript of a plan does not stop mid-way — and the slot is given back only once it ends: else the
- * next costly request would start beside it, and under a queue that keeps passing the deadline the
- * computations would pile up on the one thread (the bench's 16 plans at once: 1 GB, none answered).
- */
-interface Admission { shop: string; holding: boolean; done: boolean; running: Promise<unknown> | null }
+/** A request's place at the gate. */
+interface Admission { shop: string; holding: boolean; done: boolean }
 
 /** The request is over (answered, timed out or gone): its remaining costly fields are not run. */
 export class RequestEndedError extends Error {
@@ -124,14 +118,15 @@ export class WorkLane {
   #tail: Promise<unknown> = Promise.resolve();
   #started = 0;
 
-  readonly #running: (work: Promise<unknown>) => void;
-
-  /** `running` is told of each costly field's run (its promise) as it starts. */
-  constructor(heavyWork: number, passTurn: () => Promise<void>, ended: () => boolean, running: (work: Promise<unknown>) => void = () => undefined) {
+  constructor(heavyWork: number, passTurn: () => Promise<void>, ended: () => boolean) {
     this.#heavyWork = heavyWork;
     this.#passTurn = passTurn;
     this.#ended = ended;
-    this.#running = running;
+  }
+
+  /** Settles once every costly field the lane has taken has ended (run, failed or refused). */
+  settled(): Promise<unknown> {
+    return this.#tail;
   }
 
   /** Runs `resolve` now when `work` is cheap; else after the lane's earlier costly fields. */
@@ -142,11 +137,7 @@ export class WorkLane {
       if (this.#started++ > 0) await this.#passTurn();
       if (this.#ended()) throw new RequestEndedError();
     });
-    const result = turn.then(() => {
-      const running = Promise.resolve(resolve());
-      this.#running(running);
-      return running;
-    });
+    const result = turn.then(resolve);
     this.#tail = result.catch(() => undefined);
     return result;
   }
@@ -202,16 +193,20 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
     admission.done = true;
     releaseWhenIdle(admission);
   };
-  /** Gives the slot back, once the costly field the request is computing (if any) has ended. */
+  /**
+   * Gives the slot back once the costly fields the request took have ended. A request can be over
+   * (answered 503 at its deadline, its client gone) while one still computes — the JavaScript of a plan
+   * does not stop half-way — and the next costly request must not start beside it.
+   */
   const releaseWhenIdle = (admission: Admission) => {
-    if (!admission.holding) return;
-    if (admission.running) {
-      const again = () => releaseWhenIdle(admission);
-      void admission.running.then(again, again);
-      return;
-    }
-    admission.holding = false;
-    gate.release(admission.shop);
+    const release = () => {
+      if (!admission.holding) return;
+      admission.holding = false;
+      gate.release(admission.shop);
+    };
+    const lane = lanes.get(admission);
+    if (lane && admission.holding) void lane.settled().then(release);
+    else release();
   };
   app.addHook('onResponse', finish);
   /** Takes the slot back after waiting; a request that ended meanwhile gives it back at once. */
@@ -233,7 +228,7 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
       // Costly from here on, gate or no gate: its yields give way to cheap requests (src/kernel/cooperative.ts).
       markRequestCostly(request);
       if (options.concurrency <= 0) return true;
-      const admission: Admission = { shop: request.auth?.shopId ?? '', holding: false, done: false, running: null };
+      const admission: Admission = { shop: request.auth?.shopId ?? '', holding: false, done: false };
       (request as Admitted)[ADMISSION] = admission;
       // Answered, or the client went away: the slot is given back, the lane runs no further costly field. (Not
       // `request.raw.destroyed`: Node destroys a request's stream once its body is read, long before the answer;
@@ -250,14 +245,7 @@ export function registerWorkGate(app: FastifyInstance, options: { concurrency: n
       hold(request, admission);
       // The client went away (or the deadline answered) while it waited: nothing to run.
       if (!admission.holding) return false;
-      const running = (work: Promise<unknown>) => {
-        admission.running = work;
-        const ended = () => {
-          if (admission.running === work) admission.running = null;
-        };
-        void work.then(ended, ended);
-      };
-      lanes.set(admission, new WorkLane(options.heavyWork, () => passTurn(request, admission), () => admission.done, running));
+      lanes.set(admission, new WorkLane(options.heavyWork, () => passTurn(request, admission), () => admission.done));
       return true;
     },
     laneOf(request) {
